@@ -1,0 +1,45 @@
+# Thin wrapper over CMake. `make` builds build/anymove; `make demo` and `make test` first
+# install what is missing (scripts/deps.sh), so both work on a fresh Debian 12 machine.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build deps demo test test-fast asan fuzz bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+asan:
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAM_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+demo: deps build
+	@bash examples/demo.sh $(BUILD)/anymove
+
+# Every test: the optimized build, then the AddressSanitizer + UBSan build.
+test: deps build asan
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer (clang): each target runs FUZZ_SECONDS on its corpus; crashes land in fuzz/crashes/<fmt>/.
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DAM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: build
+	@bash bench/fk.sh $(BUILD)/anymove
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,30 @@
+/* Shared helpers of the anymove CLI: each cmd_<verb>.c is argument parsing plus library calls. */
+#ifndef AM_CLI_H
+#define AM_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "anymove/anymove.h"
+
+#define X(verb, summary) int am_cmd_##verb(int argc, char **argv);
+#include "commands.def"
+#undef X
+
+/* Print an error as "anymove <cmd>: file:line:col: error: what (info)"; returns the exit code
+ * of its status (1 or 2). */
+int am_cli_fail(const char *cmd, const am_error *err);
+/* Usage error: message on stderr, then "try 'anymove <cmd> --help'"; returns 2. */
+int am_cli_usage(const char *cmd, const char *fmt, ...) AM_PRINTF(2, 3);
+
+/* Minimal option scanner: for (i = 1; i < argc; i++) { if (am_cli_flag(argv[i], "--quiet")) ... }
+ * am_cli_value takes "--opt VALUE" or "--opt=VALUE"; returns the value or NULL (advancing *i). */
+bool am_cli_flag(const char *arg, const char *name);
+const char *am_cli_value(int argc, char **argv, int *i, const char *name);
+/* Parse numbers; false (and a usage message) on garbage. */
+bool am_cli_double(const char *cmd, const char *opt, const char *s, double *out);
+bool am_cli_long(const char *cmd, const char *opt, const char *s, long *out);
+/* True if the argument is -h or --help. */
+bool am_cli_is_help(const char *arg);
+
+#endif

@@ -1,0 +1,84 @@
+#include <string.h>
+
+#include "cli.h"
+
+static void ami_fk_help(FILE *out)
+{
+    fprintf(out,
+            "usage: anymove fk RIG.json [--motion motion.json] [--quiet]\n\n"
+            "Prints {\"joint_names\": [...], \"joints\": [T][J][3]} on stdout: the rig's joints\n"
+            "(SPEC 2.3 keypoints, metres, Z up) for every frame of the motion, or the rest pose\n"
+            "as one frame without --motion.\n");
+}
+
+int am_cmd_fk(int argc, char **argv)
+{
+    const char *rig_path = NULL, *motion_path = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        if (am_cli_is_help(argv[i])) {
+            ami_fk_help(stdout);
+            return 0;
+        } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if ((v = am_cli_value(argc, argv, &i, "--motion"))) {
+            motion_path = v;
+        } else if (argv[i][0] == '-') {
+            return am_cli_usage("fk", "unknown option '%s'", argv[i]);
+        } else if (!rig_path) {
+            rig_path = argv[i];
+        } else {
+            return am_cli_usage("fk", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!rig_path) return am_cli_usage("fk", "missing RIG.json");
+
+    am_error err = {0};
+    am_rig *rig = NULL;
+    am_motion *mo = NULL;
+    double *joints = NULL;
+    int rc = 0;
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK ||
+        (motion_path && am_motion_load(motion_path, rig, &mo, &err) != AM_OK)) {
+        rc = am_cli_fail("fk", &err);
+        goto done;
+    }
+    size_t frames = mo ? mo->frame_count : 1, nj = rig->joint_count;
+    joints = am_alloc_array(frames * nj * 3, sizeof *joints);
+    double *pose = am_alloc_array(rig->bone_count * 16, sizeof *pose);
+    if (!joints || !pose) {
+        am_free(pose);
+        AM_FAIL(&err, AM_E_NOMEM, "joints for %zu frames", frames);
+        rc = am_cli_fail("fk", &err);
+        goto done;
+    }
+    if (mo) {
+        am_rig_fk_clip(rig, mo, joints);
+    } else {
+        am_rig_rest_pose(rig, pose);
+        am_rig_keypoints(rig, pose, joints);
+    }
+    am_free(pose);
+    printf("{\"joint_names\": [");
+    for (size_t j = 0; j < nj; j++) {
+        fputs(j ? ", \"" : "\"", stdout);
+        for (const char *c = rig->joint_names[j]; *c; c++) {
+            if (*c == '"' || *c == '\\') putchar('\\');
+            putchar(*c);
+        }
+        putchar('"');
+    }
+    printf("],\n \"joints\": [");
+    for (size_t t = 0; t < frames; t++) {
+        printf(t ? ",\n  [" : "\n  [");
+        for (size_t j = 0; j < nj; j++) {
+            const double *p = joints + (t * nj + j) * 3;
+            printf("%s[%.9g, %.9g, %.9g]", j ? ", " : "", p[0], p[1], p[2]);
+        }
+        putchar(']');
+    }
+    printf("]}\n");
+done:
+    am_free(joints);
+    am_motion_free(mo);
+    am_rig_free(rig);
+    return rc;
+}

@@ -1,0 +1,9 @@
+/* anymove: motion to game-ready skeletal animation. Umbrella header. */
+#ifndef ANYMOVE_H
+#define ANYMOVE_H
+#include "core.h"
+#include "math.h"
+#include "rig.h"
+#include "io.h"
+#include "gltf.h"
+#endif

@@ -1,0 +1,191 @@
+/* anymove glTF 2.0: a .glb writer for rigs and their animations (SPEC.md section 4.5) and a
+ * general glTF 2.0 reader (.glb, .gltf with embedded data: URIs or external buffers).
+ *
+ * Axes: glTF is Y up with the asset's front facing +Z. A world point (X, Y, Z) of SPEC 1 is
+ * written as (X, Z, -Y); am_gltf_from_world / am_gltf_to_world are the one place that knows.
+ * Quaternions are converted from our (w,x,y,z) to glTF's (x,y,z,w) at this edge only, and
+ * matrices from our row-major to glTF's column-major.
+ *
+ *     am_gltf_export ex = {.rig = rig, .clips = &mo, .clip_count = 1};
+ *     am_gltf_write(&ex, "out.glb", &err);
+ *
+ *     am_gltf *doc = NULL;
+ *     am_gltf_load("model.glb", NULL, &doc, &err);
+ *     am_gltf_free(doc);
+ *
+ * Pairs: am_gltf_load -> am_gltf_free; am_rig_from_gltf -> am_rig_free.
+ */
+#ifndef ANYMOVE_GLTF_H
+#define ANYMOVE_GLTF_H
+
+#include "core.h"
+#include "rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Axis conversion of SPEC 4.5. */
+void am_gltf_from_world(const double world[3], double gltf[3]);
+void am_gltf_to_world(const double gltf[3], double world[3]);
+
+/* ---- writer ---- */
+typedef struct am_gltf_mesh_in {
+    size_t vertex_count;            /* V */
+    const float *positions;         /* [V][3] rest positions, world axes (SPEC 1) */
+    size_t triangle_count;          /* F; 0 writes a POINTS primitive */
+    const int32_t *triangles;       /* [F][3] vertex indices */
+    size_t influences;              /* K slots per vertex in bone_index/weights (any K >= 1) */
+    const int32_t *bone_index;      /* [V][K] rig bone indices (negative = unused slot) */
+    const float *weights;           /* [V][K]; the top 4 are kept and renormalized */
+} am_gltf_mesh_in;
+
+typedef struct am_gltf_export {
+    const am_rig *rig;
+    size_t clip_count;
+    const am_motion *const *clips;  /* each bound to rig (same bone order) */
+    const char *const *clip_names;  /* [clip_count] or NULL ("clip0", ...) */
+    const am_gltf_mesh_in *mesh;    /* NULL: a skinned bone-shape mesh is generated so any
+                                       viewer shows the skeleton move */
+    const char *generator;          /* asset.generator; NULL = "anymove <version>" */
+} am_gltf_export;
+
+/* Write a .glb atomically. Joint node n is bone n, named after it. Animations use LINEAR
+ * translation + rotation samplers, one keyframe per motion frame at t = frame / fps. */
+AM_NODISCARD am_status am_gltf_write(const am_gltf_export *ex, const char *path, am_error *err);
+/* Same, into memory. */
+AM_NODISCARD am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err);
+
+/* ---- reader ---- */
+typedef enum am_gltf_interp {
+    AM_GLTF_LINEAR,
+    AM_GLTF_STEP,
+    AM_GLTF_CUBICSPLINE,
+    AM_GLTF_INTERP_COUNT
+} am_gltf_interp;
+
+typedef enum am_gltf_path {
+    AM_GLTF_PATH_TRANSLATION,
+    AM_GLTF_PATH_ROTATION,
+    AM_GLTF_PATH_SCALE,
+    AM_GLTF_PATH_WEIGHTS,
+    AM_GLTF_PATH_COUNT
+} am_gltf_path;
+
+/* A decoded accessor: always float, `count` elements of `components` each (normalized
+ * integers mapped to [0,1] / [-1,1], sparse substitutions applied). */
+typedef struct am_gltf_accessor {
+    size_t count;
+    size_t components;       /* 1 SCALAR, 2 VEC2, 3 VEC3, 4 VEC4, 9 MAT3, 16 MAT4 */
+    int component_type;      /* the file's GL enum (5120..5126) */
+    bool normalized;
+    float *data;             /* [count][components] decoded */
+    uint32_t *ints;          /* [count][components] for integer component types, else NULL */
+} am_gltf_accessor;
+
+typedef struct am_gltf_node {
+    char *name;              /* NULL if unnamed */
+    int32_t parent;          /* -1 for scene roots */
+    size_t child_count;
+    int32_t *children;
+    double translation[3], rotation[4] /* (w,x,y,z) */, scale[3];
+    double matrix[16];       /* local, row-major; equals TRS when TRS was given */
+    bool has_matrix;         /* the file gave `matrix` */
+    int32_t mesh, skin;      /* -1 if none */
+    size_t weight_count;     /* default morph weights of the node (may be 0) */
+    double *weights;
+} am_gltf_node;
+
+typedef struct am_gltf_skin {
+    char *name;
+    size_t joint_count;
+    int32_t *joints;         /* [n] node indices */
+    double *inverse_bind;    /* [n][16] row-major; identity when absent */
+    int32_t skeleton;        /* -1 if not given */
+} am_gltf_skin;
+
+typedef struct am_gltf_primitive {
+    int mode;                /* 0 POINTS ... 4 TRIANGLES (default) */
+    int32_t position, normal, joints0, weights0, indices; /* accessor indices or -1 */
+    size_t target_count;
+    int32_t *target_position; /* [targets] accessor of POSITION deltas or -1 */
+} am_gltf_primitive;
+
+typedef struct am_gltf_mesh {
+    char *name;
+    size_t primitive_count;
+    am_gltf_primitive *primitives;
+    size_t weight_count;
+    double *weights;         /* default morph weights */
+} am_gltf_mesh;
+
+typedef struct am_gltf_channel {
+    int32_t node;
+    am_gltf_path path;
+    int32_t sampler;
+} am_gltf_channel;
+
+typedef struct am_gltf_sampler {
+    int32_t input, output;   /* accessor indices */
+    am_gltf_interp interp;
+} am_gltf_sampler;
+
+typedef struct am_gltf_animation {
+    char *name;
+    size_t channel_count, sampler_count;
+    am_gltf_channel *channels;
+    am_gltf_sampler *samplers;
+    double t_min, t_max;     /* over all sampler inputs */
+} am_gltf_animation;
+
+typedef struct am_gltf {
+    size_t node_count, skin_count, mesh_count, accessor_count, animation_count;
+    am_gltf_node *nodes;
+    am_gltf_skin *skins;
+    am_gltf_mesh *meshes;
+    am_gltf_accessor *accessors;
+    am_gltf_animation *animations;
+    int32_t scene;           /* default scene or -1 */
+    char *generator;
+} am_gltf;
+
+typedef struct am_gltf_opts {
+    uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+} am_gltf_opts;
+
+/* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */
+AM_NODISCARD am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out,
+                                    am_error *err);
+/* From memory; external URIs are refused unless base_dir is given. */
+AM_NODISCARD am_status am_gltf_read_mem(const void *buf, size_t len, const char *source,
+                                        const char *base_dir, const am_gltf_opts *opts,
+                                        am_gltf **out, am_error *err);
+void am_gltf_free(am_gltf *doc);
+
+/* Local TRS of every node at time t of animation `anim` (-1: rest values from the nodes).
+ * local: [nodes][16] row-major local matrices; morph_weights: optional [nodes][max] ignored
+ * when NULL. No allocation. */
+void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local);
+/* World matrices [nodes][16] (in glTF axes) from local matrices. */
+void am_gltf_world_from_local(const am_gltf *doc, const double *local, double *world);
+/* Morph weights of a mesh node at time t (out: [weight_count of its mesh]). */
+void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, double *out,
+                            size_t out_count);
+
+/* Build a rig from skin `skin` (-1: the first skin): one bone per joint node, named after the
+ * node (unnamed: "joint<i>"), heads at the joint's bind position (inverse of its inverse bind
+ * matrix) converted to world axes, tails at the mean of its child joints' heads or, for leaf
+ * joints, along the node's Y axis at the parent bone's length (min 1 cm). Bones whose
+ * joint carries no skin weight in any mesh using the skin are marked is_helper. */
+AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out,
+                                        am_error *err);
+/* Sample animation `anim` of the skin's joints into a motion bound to `rig` (from
+ * am_rig_from_gltf on the same doc and skin) at fps: trans, root_quat, euler, quat, joints. */
+AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
+                                           int anim, double fps, am_motion **out,
+                                           am_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

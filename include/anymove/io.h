@@ -1,0 +1,128 @@
+/* anymove I/O: .npy/.npz arrays (numpy's format inside a zip, via libzip) and the
+ * shape-checked stage inputs tracks.npz and det.npz (SPEC.md section 4).
+ *
+ * Arrays are loaded into native (little-endian host) C order whatever the file held:
+ * big-endian data is byte-swapped and Fortran order transposed. Object (pickled) arrays are
+ * refused. Strings (numpy '<U') are decoded to UTF-8.
+ *
+ *     am_npz *z = NULL;  am_error err = {0};
+ *     if (am_npz_load("tracks.npz", &z, &err) == AM_OK) {
+ *         const am_array *pts = am_npz_find(z, "points");
+ *         ...
+ *     }
+ *     am_npz_free(z);
+ *
+ * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
+ * am_det_load -> am_det_free. Writers are atomic (temporary name, then rename).
+ * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
+ */
+#ifndef ANYMOVE_IO_H
+#define ANYMOVE_IO_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum am_dtype {
+    AM_DTYPE_F32,
+    AM_DTYPE_F64,
+    AM_DTYPE_I32,
+    AM_DTYPE_I64,
+    AM_DTYPE_U8,
+    AM_DTYPE_BOOL,
+    AM_DTYPE_STR, /* numpy unicode '<U<n>': decoded into `strings` */
+    AM_DTYPE_COUNT
+} am_dtype;
+
+#define AM_MAX_DIMS 8
+
+typedef struct am_array {
+    char *name;                  /* key in the npz, without ".npy" */
+    am_dtype dtype;
+    int ndim;                    /* 0 for a scalar */
+    size_t shape[AM_MAX_DIMS];
+    size_t count;                /* product of shape (1 for a scalar) */
+    void *data;                  /* count elements, C order, native endianness; NULL for STR */
+    char **strings;              /* [count] UTF-8 strings for AM_DTYPE_STR, else NULL */
+    size_t str_chars;            /* for STR: the <U width in characters */
+    bool was_fortran;            /* the file stored it in Fortran order (now transposed) */
+    bool was_big_endian;         /* the file stored it big-endian (now swapped) */
+} am_array;
+
+typedef struct am_npz {
+    size_t count;
+    am_array *arrays;            /* [count] in archive order */
+} am_npz;
+
+typedef struct am_npz_opts {
+    uint64_t max_bytes;          /* limit on one array's decoded size; 0 = 4 GiB */
+} am_npz_opts;
+
+const char *am_dtype_name(am_dtype dt); /* "float32", ... */
+size_t am_dtype_size(am_dtype dt);      /* bytes per element; 0 for STR */
+
+/* Parse one .npy buffer into *arr (arr is overwritten; free with am_array_clear). */
+AM_NODISCARD am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts,
+                                    am_array *arr, am_error *err);
+/* Serialize an array to .npy bytes (version 1.0 header, little-endian, C order). */
+AM_NODISCARD am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err);
+void am_array_clear(am_array *arr);
+
+AM_NODISCARD am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
+                                       const am_npz_opts *opts, am_npz **out, am_error *err);
+AM_NODISCARD am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,
+                                   am_error *err);
+/* Write arrays (compress: deflate, else stored). Atomic. */
+AM_NODISCARD am_status am_npz_write(const char *path, const am_array *arrays, size_t count,
+                                    bool compress, am_error *err);
+const am_array *am_npz_find(const am_npz *z, const char *name);
+void am_npz_free(am_npz *z);
+
+/* Convert any numeric/bool array to doubles / floats (out has arr->count elements).
+ * Returns AM_E_DTYPE for strings. */
+AM_NODISCARD am_status am_array_to_f64(const am_array *arr, double *out, am_error *err);
+AM_NODISCARD am_status am_array_to_f32(const am_array *arr, float *out, am_error *err);
+/* Scalar (or one-element array) as double. */
+AM_NODISCARD am_status am_array_scalar(const am_array *arr, double *out, am_error *err);
+
+/* Build arrays for writing (borrowing data; name and shape copied by the writer). */
+am_array am_array_view(const char *name, am_dtype dtype, int ndim, const size_t *shape,
+                       const void *data);
+
+/* ---- tracks.npz (SPEC 4.1) ---- */
+typedef struct am_tracks {
+    size_t frame_count, point_count, face_count;   /* T, N, F */
+    float *points;       /* [T][N][3]; hidden entries may be NaN */
+    uint8_t *visible;    /* [T][N] 1 = visible */
+    int32_t *faces;      /* [F][3] or NULL */
+    double fps;          /* default 30 */
+} am_tracks;
+/* Shape-checked: points [T,N,3] float, visible [T,N] bool/uint8 (optional), faces [F,3] int
+ * with indices < N, fps scalar > 0. Visible entries must be finite (AM_E_NONFINITE names
+ * frame and point). Hidden entries are set to NaN. */
+AM_NODISCARD am_status am_tracks_load(const char *path, am_tracks **out, am_error *err);
+AM_NODISCARD am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err);
+void am_tracks_free(am_tracks *tr);
+
+/* ---- det.npz (SPEC 4.2) ---- */
+typedef struct am_det {
+    size_t frame_count, joint_count;   /* T, J */
+    float *front_uv, *side_uv;         /* [T][J][2] canvas pixels */
+    float *front_conf, *side_conf;     /* [T][J] in [0,1] */
+    double fps;
+    char **names;                      /* [J] */
+    bool has_calib;
+    double calib[6];                   /* [2][3] */
+} am_det;
+/* Shape-checked: all four arrays agree on T and J, names has J entries, confidences in
+ * [0,1], no NaN where confidence > 0. */
+AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err);
+AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
+void am_det_free(am_det *det);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,167 @@
+/* anymove rigs: rig.json, Blender-compatible bone frames, limits, forward kinematics,
+ * motion.json and creature.json (SPEC.md sections 2, 3.1 and 4.3).
+ *
+ * A rig is built once from a raw description (am_rig_desc: joints + bones + limits, in any
+ * order), validated, sorted parents-first, and holds everything FK needs precomputed:
+ * rest frames, true inverses of the rest matrices, rest offsets, lengths, keypoints and
+ * resolved limits. FK itself never allocates.
+ *
+ *     am_rig *rig = NULL;  am_motion *mo = NULL;  am_error err = {0};
+ *     if (am_rig_load("rig.json", &rig, &err) == AM_OK &&
+ *         am_motion_load("motion.json", rig, &mo, &err) == AM_OK) {
+ *         double *joints = am_alloc_array(mo->frame_count * rig->joint_count * 3, sizeof *joints);
+ *         am_rig_fk_clip(rig, mo, joints);
+ *     }
+ *     am_motion_free(mo); am_rig_free(rig);
+ *
+ * Pairs: am_rig_load/am_rig_parse/am_rig_build -> am_rig_free; am_motion_* -> am_motion_free;
+ * am_creature_load -> am_creature_free.
+ */
+#ifndef ANYMOVE_RIG_H
+#define ANYMOVE_RIG_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raw, editable rig description: what rig.json says, in file order. Borrowed pointers. */
+typedef struct am_rig_desc {
+    size_t joint_count;
+    const char *const *joint_names;  /* [J] */
+    const double *joint_pos;         /* [J][3] rest positions, metres, world axes */
+    size_t bone_count;
+    const char *const *bone_names;   /* [B] */
+    const char *const *bone_head;    /* [B] joint name */
+    const char *const *bone_tail;    /* [B] joint name */
+    const char *const *bone_parent;  /* [B] bone name or NULL for the root */
+    size_t limit_count;
+    const char *const *limit_keys;   /* [L] bone name or stem (SPEC 2.1) */
+    const double *limits_deg;        /* [L][3][2] degrees, (min, max) for X, Y, Z */
+    const char *extra_json;          /* other top-level keys as a JSON object text, or NULL */
+    const char *source;              /* file name for error messages, or NULL */
+} am_rig_desc;
+
+/* A validated rig, bones parents-first (parent[b] < b, root = bone 0, parent -1). */
+typedef struct am_rig {
+    size_t bone_count, joint_count;
+    char **bone_names;      /* [B] */
+    char **joint_names;     /* [J] in rig.json order */
+    int32_t *parent;        /* [B] */
+    int32_t *head_joint;    /* [B] joint index of the head */
+    int32_t *tail_joint;    /* [B] joint index of the tail */
+    double *joint_rest;     /* [J][3] */
+    double *length;         /* [B] |tail - head| */
+    double *rest_rot;       /* [B][9] R_rest: columns are the bone's X, Y, Z axes (SPEC 2.2) */
+    double *rest_mat;       /* [B][16] M_rest = [R_rest | head] */
+    double *rest_inv;       /* [B][16] true inverse of M_rest */
+    double *offset;         /* [B][16] O(b) = M_rest(parent)^-1 M_rest(b); root: M_rest(root) */
+    int32_t *kp_bone;       /* [J] bone whose tail (else head) is joint j */
+    uint8_t *kp_is_tail;    /* [J] 1: tail of kp_bone, 0: head */
+    uint8_t *has_limit;     /* [B] */
+    double *limits;         /* [B][3][2] radians (min, max) per Euler axis; free = +-pi */
+    uint8_t *is_helper;     /* [B] 1 for non-deforming helper bones (IK targets); else 0 */
+    char *name;             /* rig "name" or NULL */
+    char *extra_json;       /* other keys of rig.json, kept for rewriting; NULL if none */
+} am_rig;
+
+/* Validate and build. Errors name the bone or joint: unknown joint, duplicate name, no root
+ * or two roots, a parent cycle, a zero-length bone (< 1e-9 m), malformed or reversed limits,
+ * a limit key that matches no bone or stem, non-finite positions. */
+AM_NODISCARD am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err);
+/* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
+AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
+                                    am_rig **out, am_error *err);
+AM_NODISCARD am_status am_rig_load(const char *path, am_rig **out, am_error *err);
+/* Write rig.json (bones parents-first, limits as resolved per bone, extra keys kept). Atomic. */
+AM_NODISCARD am_status am_rig_write(const am_rig *rig, const char *path, am_error *err);
+/* Serialize to a NUL-terminated JSON string (caller am_free()s it). */
+AM_NODISCARD am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err);
+void am_rig_free(am_rig *rig);
+
+/* -1 if absent. */
+int am_rig_find_bone(const am_rig *rig, const char *name);
+int am_rig_find_joint(const am_rig *rig, const char *name);
+
+/* SPEC 2.2 roll-0 rest frame of a bone from head to tail: R columns X, Y, Z. */
+void am_bone_frame_roll0(const double head[3], const double tail[3], double R[9]);
+/* Clamp Euler angles into the bone's limits (no-op for free bones). */
+void am_rig_clamp_euler(const am_rig *rig, size_t bone, double e[3]);
+
+/* ---- forward kinematics (no allocation) ---- */
+/* pose: [B][16] world matrices P(b). local_rot: [B][9] local rotations relative to rest
+ * (the root's entry is ignored: root_quat is used). */
+void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_quat[4],
+                   const double *local_rot, double *pose);
+/* euler: [B][3] Euler XYZ radians (root entry ignored). */
+void am_rig_fk(const am_rig *rig, const double trans[3], const double root_quat[4],
+               const double *euler, double *pose);
+/* Keypoints of a pose: joints [J][3]. */
+void am_rig_keypoints(const am_rig *rig, const double *pose, double *joints);
+/* Head/tail of every bone: [B][3] each (either may be NULL). */
+void am_rig_bone_ends(const am_rig *rig, const double *pose, double *heads, double *tails);
+/* Rest pose: P = M_rest for every bone. */
+void am_rig_rest_pose(const am_rig *rig, double *pose);
+
+/* ---- motion.json (SPEC 4.3) ---- */
+typedef struct am_motion {
+    size_t frame_count;     /* T */
+    size_t bone_count;      /* B, equal to the rig's once bound */
+    size_t joint_count;     /* J (0 if no joints) */
+    double fps;
+    char **bone_names;      /* [B] in this struct's order (the rig's order once bound) */
+    char **joint_names;     /* [J] or NULL */
+    double *trans;          /* [T][3] root head */
+    double *root_quat;      /* [T][4] (w,x,y,z) */
+    double *euler;          /* [T][B][3] local Euler XYZ radians; root entry 0 */
+    double *quat;           /* [T][B][4] local quaternions, or NULL (derived from euler on write) */
+    double *joints;         /* [T][J][3] FK keypoints, or NULL */
+    char *extra_json;       /* other keys (reproj_px, sync, contacts...) as JSON object text */
+} am_motion;
+
+/* Allocate a zeroed motion with identity rotations, names copied from the rig. */
+AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps,
+                                        am_motion **out, am_error *err);
+/* Parse motion.json. With rig != NULL, bones are matched by name and reordered into the
+ * rig's order (unknown bone name -> AM_E_NAME naming it; rig bones missing from the file keep
+ * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both). */
+AM_NODISCARD am_status am_motion_parse(const char *text, size_t len, const char *source,
+                                       const am_rig *rig, am_motion **out, am_error *err);
+AM_NODISCARD am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out,
+                                      am_error *err);
+/* Fill joints [T][J][3] (and joint_names) from FK of the rig. Allocates joints if NULL. */
+AM_NODISCARD am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig, am_error *err);
+/* Write motion.json with trans, root_quat, quat, euler, joints (if any) and extra keys. Atomic. */
+AM_NODISCARD am_status am_motion_write(const am_motion *mo, const char *path, am_error *err);
+AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err);
+void am_motion_free(am_motion *mo);
+
+/* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order). */
+void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);
+
+/* ---- creature.json (SPEC 3.1) ---- */
+typedef struct am_layout {
+    double w_front, w_side, ground_v, m_per_px, front_cx, side_cx;
+} am_layout;
+
+typedef struct am_creature {
+    char *name;
+    am_layout layout;
+    size_t feet_count;
+    char **feet;
+    size_t contact_count;
+    char **contacts; /* defaults to feet */
+} am_creature;
+
+/* The wolf layout of SPEC 3. */
+void am_layout_default(am_layout *layout);
+AM_NODISCARD am_status am_creature_parse(const char *text, size_t len, const char *source,
+                                         am_creature **out, am_error *err);
+AM_NODISCARD am_status am_creature_load(const char *path, am_creature **out, am_error *err);
+void am_creature_free(am_creature *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what anymove needs on Debian 12: the build tools and libraries from Debian's
+# packages (as root; otherwise prints the exact apt-get line and stops), and the npm test
+# tools (the Khronos glTF Validator) into .deps/npm, which git ignores.
+# Quick when everything is present: it only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev
+          clang libclang-rt-14-dev nodejs npm)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "scripts/deps.sh: missing Debian packages; run as root:" >&2
+    echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "scripts/deps.sh: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ ! -f .deps/npm/node_modules/gltf-validator/package.json ]; then
+  echo "scripts/deps.sh: installing the Khronos glTF Validator (npm gltf-validator) into .deps/npm" >&2
+  mkdir -p .deps/npm
+  (cd .deps/npm && [ -f package.json ] || echo '{"name":"anymove-test-tools","private":true}' > package.json)
+  npm install --prefix .deps/npm --no-audit --no-fund --silent gltf-validator@2.0.0-dev.3.10 >&2
+fi

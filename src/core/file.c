@@ -1,0 +1,133 @@
+#define _POSIX_C_SOURCE 200809L
+#include "anymove/core.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *len, am_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (max_bytes == 0) max_bytes = (size_t)2 << 30;
+    FILE *f = fopen(path, "rb");
+    if (!f) return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "%s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "not a regular file");
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_bytes) {
+        fclose(f);
+        return AM_FAIL_AT(err, AM_E_LIMIT, path, 0, 0, "file is %lld bytes, limit %zu",
+                          (long long)st.st_size, max_bytes);
+    }
+    size_t size = (size_t)st.st_size;
+    char *data = am_alloc(size + 1);
+    if (!data) {
+        fclose(f);
+        return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu bytes", size);
+    }
+    size_t got = size ? fread(data, 1, size, f) : 0;
+    fclose(f);
+    if (got != size) {
+        am_free(data);
+        return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "short read");
+    }
+    data[size] = '\0';
+    *out = data;
+    *len = size;
+    return AM_OK;
+}
+
+void am_tmp_path(char *buf, size_t size, const char *path)
+{
+    snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
+}
+
+am_status am_file_commit(const char *tmp, const char *path, am_error *err)
+{
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "rename: %s", strerror(e));
+    }
+    return AM_OK;
+}
+
+void am_file_discard(const char *tmp) { remove(tmp); }
+
+am_status am_file_write(const char *path, const void *data, size_t len, am_error *err)
+{
+    char tmp[4200];
+    if (strlen(path) > 4000) return AM_FAIL_AT(err, AM_E_ARG, path, 0, 0, "path too long");
+    am_tmp_path(tmp, sizeof tmp, path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", strerror(errno));
+    bool ok = len == 0 || fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        remove(tmp);
+        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "write failed");
+    }
+    return am_file_commit(tmp, path, err);
+}
+
+static bool ami_buf_reserve(am_buf *b, size_t extra)
+{
+    if (b->failed) return false;
+    if (extra > SIZE_MAX - b->len - 1) {
+        b->failed = true;
+        return false;
+    }
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *d = am_realloc(b->data, cap);
+    if (!d) {
+        b->failed = true;
+        return false;
+    }
+    b->data = d;
+    b->cap = cap;
+    return true;
+}
+
+void am_buf_append(am_buf *b, const void *data, size_t len)
+{
+    if (!ami_buf_reserve(b, len)) return;
+    if (len) memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void am_buf_printf(am_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        am_buf_append(b, small, (size_t)n);
+        return;
+    }
+    if (!ami_buf_reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void am_buf_free(am_buf *b)
+{
+    am_free(b->data);
+    *b = (am_buf){0};
+}

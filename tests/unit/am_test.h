@@ -1,0 +1,69 @@
+/* A tiny test runner (ufbx / cglm style). Each tests/unit/test_<module>.c lists its cases:
+ *
+ *     #define AM_TESTS(X) X(quat_roundtrip) X(kabsch_recovers_rotation)
+ *     AM_TEST_MAIN(AM_TESTS)
+ *
+ * and defines `static void quat_roundtrip(void) { ... }` above it. Checks report the file and
+ * line and count failures; a failing case keeps running so every problem is shown. */
+#ifndef AM_TEST_H
+#define AM_TEST_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "anymove/core.h"
+
+extern int am_test_failures;
+extern const char *am_test_current;
+
+void am_test_fail(const char *file, int line, const char *fmt, ...) AM_PRINTF(3, 4);
+/* Path under the shared folder ($AM_SHARED, else ../shared next to the sources). */
+const char *am_test_shared(const char *rel);
+/* Path under the source tree ($AM_SOURCE). */
+const char *am_test_source(const char *rel);
+/* A fresh temporary directory for this test executable (removed by the OS, not by us). */
+const char *am_test_tmpdir(void);
+
+/* Error statistics for float comparisons: count, mean and max absolute difference. */
+typedef struct am_test_diff {
+    size_t count;
+    double sum, max;
+} am_test_diff;
+void am_test_diff_add(am_test_diff *d, double a, double b);
+double am_test_diff_mean(const am_test_diff *d);
+
+#define AM_CHECK(cond) \
+    do { if (!(cond)) am_test_fail(__FILE__, __LINE__, "check failed: %s", #cond); } while (0)
+#define AM_CHECK_MSG(cond, ...) \
+    do { if (!(cond)) am_test_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define AM_CHECK_NEAR(a, b, tol) \
+    do { double am_a_ = (double)(a), am_b_ = (double)(b); \
+         if (!(fabs(am_a_ - am_b_) <= (tol))) \
+             am_test_fail(__FILE__, __LINE__, "%s = %.12g, %s = %.12g, |diff| %.3g > %.3g", \
+                          #a, am_a_, #b, am_b_, fabs(am_a_ - am_b_), (double)(tol)); } while (0)
+#define AM_CHECK_STATUS(expr, want) \
+    do { am_status am_s_ = (expr); \
+         if (am_s_ != (want)) am_test_fail(__FILE__, __LINE__, "%s returned %s, want %s", \
+                                           #expr, am_status_name(am_s_), am_status_name(want)); \
+    } while (0)
+#define AM_CHECK_OK(expr, errp) \
+    do { am_status am_s_ = (expr); \
+         if (am_s_ != AM_OK) { char am_m_[600]; \
+             am_test_fail(__FILE__, __LINE__, "%s failed: %s", #expr, \
+                          am_error_format(am_m_, sizeof am_m_, (errp))); } } while (0)
+
+typedef struct am_test_case {
+    const char *name;
+    void (*fn)(void);
+} am_test_case;
+int am_test_run(const am_test_case *cases, size_t count, int argc, char **argv);
+
+#define AM_TEST_ENTRY_(name) {#name, name},
+#define AM_TEST_MAIN(LIST) \
+    int main(int argc, char **argv) { \
+        static const am_test_case cases[] = {LIST(AM_TEST_ENTRY_)}; \
+        return am_test_run(cases, sizeof cases / sizeof cases[0], argc, argv); \
+    }
+
+#endif
