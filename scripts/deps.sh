@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Installs what anymove needs on Debian 12: the build tools and libraries from Debian's
-# packages (as root; otherwise prints the exact apt-get line and stops), and the npm test
+# packages (and Blender, one of the consumers our GLBs are tested in) (as root; otherwise prints the exact apt-get line and stops), and the npm test
 # tools (the Khronos glTF Validator) into .deps/npm, which git ignores.
 # Quick when everything is present: it only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev
-          clang libclang-rt-14-dev nodejs npm)
+          clang libclang-rt-14-dev blender python3-numpy)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js may come from Debian or from elsewhere (a newer build): any working node + npm will do.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "scripts/deps.sh: missing Debian packages; run as root:" >&2
@@ -30,4 +33,8 @@ if [ ! -f .deps/npm/node_modules/gltf-validator/package.json ]; then
   mkdir -p .deps/npm
   (cd .deps/npm && [ -f package.json ] || echo '{"name":"anymove-test-tools","private":true}' > package.json)
   npm install --prefix .deps/npm --no-audit --no-fund --silent gltf-validator@2.0.0-dev.3.10 >&2
+fi
+if [ ! -f .deps/npm/node_modules/three/package.json ]; then
+  echo "scripts/deps.sh: installing three.js (npm three) into .deps/npm for the consumer tests" >&2
+  npm install --prefix .deps/npm --no-audit --no-fund --silent three@0.160.0 >&2
 fi

@@ -145,6 +145,8 @@ typedef struct am_gltf {
     am_gltf_mesh *meshes;
     am_gltf_accessor *accessors;
     am_gltf_animation *animations;
+    int32_t *node_order;     /* [node_count] every node, parents before children (from the
+                                reader; used by am_gltf_world_from_local, NULL = index order) */
     int32_t scene;           /* default scene or -1 */
     char *generator;
 } am_gltf;
@@ -173,14 +175,25 @@ void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, do
                             size_t out_count);
 
 /* Build a rig from skin `skin` (-1: the first skin): one bone per joint node, named after the
- * node (unnamed: "joint<i>"), heads at the joint's bind position (inverse of its inverse bind
- * matrix) converted to world axes, tails at the mean of its child joints' heads or, for leaf
- * joints, along the node's Y axis at the parent bone's length (min 1 cm). Bones whose
- * joint carries no skin weight in any mesh using the skin are marked is_helper. */
+ * node (unnamed: "joint<i>"; repeated names get "_2", "_3"...), heads at the joint's bind
+ * position (G(skinned mesh node) * inverse(inverseBindMatrix), i.e. plain inverse(IBM) for an
+ * identity mesh node) converted to world axes. The root is the joint carrying the body's
+ * translation (of the joints whose translation an animation changes, the one with the most skin
+ * weight below it; else the top joint with the most weight below it); the tree is re-rooted
+ * there, other top-level joints become its children. Tails: the only child joint's head
+ * (connected), else the mean of the child joints' heads, else (leaves) a non-joint child node
+ * such as "<bone>_end", else along the node's Y axis at the parent bone's length (min 1 cm);
+ * separate tails are joints named "<bone>_end". Bones whose joint and everything below it carry
+ * no skin weight in any mesh using the skin are marked is_helper. AM_E_EMPTY without skins.
+ * Safe on untrusted documents from am_gltf_read_mem. */
 AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out,
                                         am_error *err);
 /* Sample animation `anim` of the skin's joints into a motion bound to `rig` (from
- * am_rig_from_gltf on the same doc and skin) at fps: trans, root_quat, euler, quat, joints. */
+ * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
+ * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
+ * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
+ * relative to the bind pose; FK reproduces the joint nodes' positions exactly where joints keep
+ * their bind-pose local translation (scale and non-root translation are approximated). */
 AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
                                            int anim, double fps, am_motion **out,
                                            am_error *err);

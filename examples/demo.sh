@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `make demo`: the main jobs on the bundled examples. Outputs go to out/demo/.
+set -euo pipefail
+bin="${1:-build/anymove}"
+cd "$(dirname "$0")/.."
+out=out/demo
+mkdir -p "$out"
+
+echo "== export: the bundled walker's walk as an animated skeleton glTF"
+"$bin" info examples/walker/rig.json | head -n 3
+"$bin" export examples/walker/walk.json --rig examples/walker/rig.json -o "$out/walker_walk.glb"
+"$bin" info "$out/walker_walk.glb"
+echo "wrote $out/walker_walk.glb"

@@ -1,0 +1,47 @@
+// Loads a .glb with three.js's own GLTFLoader (as a web viewer or game would), plays its first
+// animation with an AnimationMixer, and compares every bone's world position at every frame with
+// the joint positions of `anymove fk` (converted from glTF's Y-up to our Z-up world).
+// usage: node three_check.mjs FILE.glb RIG.json FK.json FPS  -> one JSON line; exit 1 if off.
+import fs from 'fs';
+import path from 'path';
+import { fileURLToPath, pathToFileURL } from 'url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const three = path.join(here, '..', '.deps', 'npm', 'node_modules', 'three');
+const THREE = await import(pathToFileURL(path.join(three, 'build', 'three.module.js')).href);
+const { GLTFLoader } = await import(pathToFileURL(path.join(three, 'examples', 'jsm', 'loaders', 'GLTFLoader.js')).href);
+
+const [file, rigPath, fkPath, fpsArg] = process.argv.slice(2);
+const data = fs.readFileSync(file);
+const buf = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+const rig = JSON.parse(fs.readFileSync(rigPath, 'utf8'));
+const fk = JSON.parse(fs.readFileSync(fkPath, 'utf8'));
+const fps = Number(fpsArg);
+
+const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(buf, '', resolve, reject));
+const scene = gltf.scene;
+let skinned = 0;
+scene.traverse((o) => { if (o.isSkinnedMesh) skinned++; });
+const mixer = new THREE.AnimationMixer(scene);
+if (gltf.animations.length) mixer.clipAction(gltf.animations[0]).play();
+const jointIndex = new Map(fk.joint_names.map((n, i) => [n, i]));
+let maxErr = 0, count = 0, missing = [];
+const p = new THREE.Vector3();
+for (let t = 0; t < fk.joints.length; t++) {
+  mixer.setTime(t / fps);
+  scene.updateMatrixWorld(true);
+  for (const [bone, head] of rig.bones.map((b) => [b[0], b[1]])) {
+    const node = scene.getObjectByName(bone.replace(/[\[\]\.:\/]/g, '_')) || scene.getObjectByName(bone);
+    if (!node) { if (!missing.includes(bone)) missing.push(bone); continue; }
+    node.getWorldPosition(p);
+    const want = fk.joints[t][jointIndex.get(head)];
+    // glTF/three (x, y, z) is our (x, -z, y).
+    const err = Math.hypot(p.x - want[0], -p.z - want[1], p.y - want[2]);
+    maxErr = Math.max(maxErr, err);
+    count++;
+  }
+}
+const ok = skinned > 0 && gltf.animations.length > 0 && missing.length === 0 && maxErr < 1e-4;
+console.log(JSON.stringify({ file, skinned_meshes: skinned, animations: gltf.animations.length,
+  samples: count, max_error_m: maxErr, missing_bones: missing, ok }));
+process.exitCode = ok ? 0 : 1;

@@ -1,0 +1,212 @@
+/* det.npz (SPEC.md 4.2): joints detected in the front and side views, the input of
+ * `anymove solve`.
+ *
+ * front_uv fixes T (frames) and J (joints); every other array must agree with it, and each
+ * failure names the file and the array ("front_conf has shape [10,5], expected [10,6] to match
+ * front_uv") because det files are written by external detectors that get shapes wrong.
+ * Decisions: fps and names are required (SPEC 4.2 marks only calib optional); no frames or no
+ * joints is AM_E_EMPTY; a NaN pixel is allowed only where its confidence is exactly 0.
+ */
+#include "anymove/io.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void ami_shape_str(const am_array *a, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int k = 0; k < a->ndim && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+static bool ami_shape_is(const am_array *a, int ndim, size_t d0, size_t d1, size_t d2)
+{
+    const size_t want[3] = {d0, d1, d2};
+    if (a->ndim != ndim) return false;
+    for (int k = 0; k < ndim; k++)
+        if (a->shape[k] != want[k]) return false;
+    return true;
+}
+
+static am_status ami_need_float(const char *path, const am_npz *z, const char *name,
+                                const am_array **out, am_error *err)
+{
+    const am_array *a = am_npz_find(z, name);
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array '%s'", name);
+    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
+        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "%s has dtype %s, expected float32 or float64",
+                          name, am_dtype_name(a->dtype));
+    *out = a;
+    return AM_OK;
+}
+
+static am_status ami_det_float(const char *path, const am_array *a, const char *name, size_t T,
+                               size_t J, int ndim, float **out, am_error *err)
+{
+    if (!ami_shape_is(a, ndim, T, J, 2)) {
+        char sh[128];
+        ami_shape_str(a, sh, sizeof sh);
+        if (ndim == 3)
+            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                              "%s has shape %s, expected [%zu,%zu,2] to match front_uv", name, sh,
+                              T, J);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                          "%s has shape %s, expected [%zu,%zu] to match front_uv", name, sh, T, J);
+    }
+    *out = am_alloc_array(a->count, sizeof **out);
+    if (!*out) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%s", name);
+    return am_array_to_f32(a, *out, err);
+}
+
+static am_status ami_det_check_view(const char *path, const char *view, const float *uv,
+                                    const float *conf, size_t T, size_t J, am_error *err)
+{
+    for (size_t t = 0; t < T; t++) {
+        for (size_t j = 0; j < J; j++) {
+            float c = conf[t * J + j];
+            if (!(c >= 0.0f && c <= 1.0f))
+                return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0,
+                                  "%s_conf[%zu][%zu] = %g is outside [0, 1]", view, t, j, (double)c);
+            const float *p = uv + (t * J + j) * 2;
+            if (c > 0.0f && !(isfinite(p[0]) && isfinite(p[1])))
+                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                                  "%s_uv[%zu][%zu] = (%g, %g) is not finite but %s_conf is %g",
+                                  view, t, j, (double)p[0], (double)p[1], view, (double)c);
+        }
+    }
+    return AM_OK;
+}
+
+static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am_error *err)
+{
+    char sh[128];
+    const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
+    AMI_TRY(ami_need_float(path, z, "front_uv", &fuv, err));
+    if (fuv->ndim != 3 || fuv->shape[2] != 2) {
+        ami_shape_str(fuv, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "front_uv has shape %s, expected [T,J,2]", sh);
+    }
+    size_t T = fuv->shape[0], J = fuv->shape[1];
+    if (T == 0 || J == 0) {
+        ami_shape_str(fuv, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
+                          T == 0 ? "frames" : "joints");
+    }
+    AMI_TRY(ami_need_float(path, z, "side_uv", &suv, err));
+    AMI_TRY(ami_need_float(path, z, "front_conf", &fc, err));
+    AMI_TRY(ami_need_float(path, z, "side_conf", &sc, err));
+    det->frame_count = T;
+    det->joint_count = J;
+    AMI_TRY(ami_det_float(path, fuv, "front_uv", T, J, 3, &det->front_uv, err));
+    AMI_TRY(ami_det_float(path, suv, "side_uv", T, J, 3, &det->side_uv, err));
+    AMI_TRY(ami_det_float(path, fc, "front_conf", T, J, 2, &det->front_conf, err));
+    AMI_TRY(ami_det_float(path, sc, "side_conf", T, J, 2, &det->side_conf, err));
+    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
+    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
+
+    const am_array *fps = am_npz_find(z, "fps");
+    if (!fps) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
+    if (fps->dtype == AM_DTYPE_STR || fps->count != 1) {
+        ami_shape_str(fps, sh, sizeof sh);
+        return AM_FAIL_AT(err, fps->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
+                          "fps has dtype %s and shape %s, expected a number",
+                          am_dtype_name(fps->dtype), sh);
+    }
+    AMI_TRY(am_array_scalar(fps, &det->fps, err));
+    if (!(isfinite(det->fps) && det->fps > 0))
+        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected a positive number",
+                          det->fps);
+
+    const am_array *names = am_npz_find(z, "names");
+    if (!names) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'names'");
+    if (names->dtype != AM_DTYPE_STR)
+        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
+                          am_dtype_name(names->dtype));
+    if (!ami_shape_is(names, 1, J, 0, 0)) {
+        ami_shape_str(names, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                          "names has shape %s, expected [%zu] to match front_uv", sh, J);
+    }
+    det->names = am_alloc_array(J, sizeof *det->names);
+    if (!det->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
+    for (size_t j = 0; j < J; j++) {
+        det->names[j] = am_strdup(names->strings[j]);
+        if (!det->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
+    }
+
+    const am_array *calib = am_npz_find(z, "calib");
+    if (calib) {
+        if (calib->dtype != AM_DTYPE_F32 && calib->dtype != AM_DTYPE_F64)
+            return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
+                              "calib has dtype %s, expected float32 or float64",
+                              am_dtype_name(calib->dtype));
+        if (!ami_shape_is(calib, 2, 2, 3, 0)) {
+            ami_shape_str(calib, sh, sizeof sh);
+            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "calib has shape %s, expected [2,3]", sh);
+        }
+        AMI_TRY(am_array_to_f64(calib, det->calib, err));
+        for (int i = 0; i < 6; i++)
+            if (!isfinite(det->calib[i]))
+                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "calib[%d][%d] is not finite",
+                                  i / 3, i % 3);
+        det->has_calib = true;
+    }
+    return AM_OK;
+}
+
+am_status am_det_load(const char *path, am_det **out, am_error *err)
+{
+    assert(path && out);
+    *out = NULL;
+    am_npz *z = NULL;
+    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    am_det *det = am_alloc(sizeof *det);
+    am_status st = det ? ami_det_fill(path, z, det, err)
+                       : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "det");
+    am_npz_free(z);
+    if (st != AM_OK) {
+        am_error_set_file(err, path);
+        am_det_free(det);
+        return st;
+    }
+    *out = det;
+    return AM_OK;
+}
+
+am_status am_det_write(const char *path, const am_det *det, am_error *err)
+{
+    assert(path && det);
+    size_t T = det->frame_count, J = det->joint_count;
+    AMI_CHECK(err, T * J == 0 || (det->front_uv && det->side_uv && det->front_conf &&
+                                  det->side_conf),
+              AM_E_ARG, "det without arrays");
+    AMI_CHECK(err, J == 0 || det->names, AM_E_ARG, "det without names");
+    size_t s_uv[3] = {T, J, 2}, s_conf[2] = {T, J}, s_names[1] = {J}, s_calib[2] = {2, 3};
+    double fps = det->fps;
+    am_array arrs[7];
+    size_t n = 0;
+    arrs[n++] = am_array_view("front_uv", AM_DTYPE_F32, 3, s_uv, det->front_uv);
+    arrs[n++] = am_array_view("side_uv", AM_DTYPE_F32, 3, s_uv, det->side_uv);
+    arrs[n++] = am_array_view("front_conf", AM_DTYPE_F32, 2, s_conf, det->front_conf);
+    arrs[n++] = am_array_view("side_conf", AM_DTYPE_F32, 2, s_conf, det->side_conf);
+    arrs[n++] = am_array_view("fps", AM_DTYPE_F64, 0, NULL, &fps);
+    arrs[n++] = am_array_view("names", AM_DTYPE_STR, 1, s_names, det->names);
+    if (det->has_calib) arrs[n++] = am_array_view("calib", AM_DTYPE_F64, 2, s_calib, det->calib);
+    return am_npz_write(path, arrs, n, true, err);
+}
+
+void am_det_free(am_det *det)
+{
+    if (!det) return;
+    am_free(det->front_uv);
+    am_free(det->side_uv);
+    am_free(det->front_conf);
+    am_free(det->side_conf);
+    if (det->names)
+        for (size_t j = 0; j < det->joint_count; j++) am_free(det->names[j]);
+    am_free(det->names);
+    am_free(det);
+}

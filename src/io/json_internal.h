@@ -1,0 +1,161 @@
+/* Shared JSON helpers on top of jansson, for every JSON loader and writer in the project
+ * (rig.json, motion.json, creature.json, and later BVH conversion, capture and Track2Rig).
+ *
+ * Reading. ami_json_parse() maps every jansson failure into an am_error with the source name
+ * and a 1-based line/column:
+ *     invalid syntax, truncated text, "\u0000"      -> AM_E_SYNTAX
+ *     empty or whitespace-only input                -> AM_E_EMPTY
+ *     invalid UTF-8                                 -> AM_E_UTF8
+ *     a key repeated inside one object              -> AM_E_DUPLICATE
+ *     a number that overflows (1e400, 2^64)         -> AM_E_NONFINITE
+ *     nesting deeper than jansson's limit           -> AM_E_LIMIT
+ * The typed getters then check the document's shape and name the failing value by its path,
+ * e.g. "bones[3][1]: expected a string". The path syntax is `key`, `parent.key`,
+ * `parent["odd key"]` (any key with characters outside [A-Za-z0-9_]) and `parent[i]`; the
+ * document itself is "" (printed as "document"). Error codes, so tests can assert them:
+ *     wrong JSON type, missing required key         -> AM_E_SCHEMA
+ *     array of the right type but wrong length      -> AM_E_SHAPE
+ *     non-finite number                             -> AM_E_NONFINITE
+ *     allocation failure                            -> AM_E_NOMEM
+ *
+ *     json_t *doc = NULL;
+ *     AMI_TRY(ami_json_parse(text, len, "rig.json", &doc, err));
+ *     double fps = 30;
+ *     am_status s = ami_json_get_number(doc, "", "fps", false, &fps, err);
+ *     json_decref(doc);
+ *
+ * Writing. Build a json_t tree with the ami_json_put_* helpers (they refuse non-finite values
+ * with AM_E_NONFINITE naming the element), then ami_json_dump()/ami_json_dump_string()/
+ * ami_json_write_file(). The dumper is our own, deterministic, and writes every double in the
+ * shortest form that reads back bit-identical (at most 17 significant digits, the precision
+ * jansson's JSON_REAL_PRECISION(17) gives, but "0.1" stays "0.1"). The default layout puts an
+ * array of scalars (and a table of at most 6 scalars, e.g. a 3x2 limit) on one line and every
+ * object member / other nested array on its own line, so a motion.json reads one row per line.
+ *
+ * NOTE: jansson allocates with its own (malloc) functions: we don't install am_alloc globally,
+ * since jansson's allocator is process-wide and the host program may use jansson itself.
+ * Everything this module hands back to callers (strings, arrays) comes from am_alloc.
+ *
+ * Pairs: ami_json_parse/ami_json_load_file -> json_decref; ami_json_strings ->
+ * ami_json_strings_free; ami_json_dump_string/ami_json_extra_collect -> am_free.
+ */
+#ifndef ANYMOVE_JSON_INTERNAL_H
+#define ANYMOVE_JSON_INTERNAL_H
+
+#include <jansson.h>
+
+#include "anymove/core.h"
+
+#define AMI_JSON_PATH_MAX 192
+
+/* A value's path for error messages, built by value so callers need no buffers. Long paths
+ * are truncated (still readable, never overflowing). */
+typedef struct ami_jpath {
+    char s[AMI_JSON_PATH_MAX];
+} ami_jpath;
+
+ami_jpath ami_json_path_key(const char *parent, const char *key);
+ami_jpath ami_json_path_index(const char *parent, size_t index);
+
+/* ---- parsing ---- */
+
+/* Parse len bytes (need not be NUL-terminated; a leading UTF-8 BOM is skipped) into *out.
+ * The top level must be an object or an array (jansson's rule). Duplicate keys are refused.
+ * source names the input in errors (may be NULL). */
+AM_NODISCARD am_status ami_json_parse(const char *text, size_t len, const char *source,
+                                      json_t **out, am_error *err);
+/* Read a file (max_bytes 0 = am_file_read's default) and parse it; errors carry the path. */
+AM_NODISCARD am_status ami_json_load_file(const char *path, size_t max_bytes, json_t **out,
+                                          am_error *err);
+
+/* ---- typed getters (v may be NULL: then it is "missing") ---- */
+
+/* The JSON type's name with an article, for messages: "an object", "a number", ... */
+const char *ami_json_type_name(const json_t *v);
+/* AM_OK if v has the type (JSON_TRUE/JSON_FALSE both accept any boolean; JSON_REAL and
+ * JSON_INTEGER both accept any number), else AM_E_SCHEMA "path: expected ..., got ...". */
+AM_NODISCARD am_status ami_json_expect(const json_t *v, json_type type, const char *path,
+                                       am_error *err);
+/* obj must be an object (AM_E_SCHEMA otherwise). *out = obj[key] or NULL when absent; a
+ * missing required key is AM_E_SCHEMA "path: missing key 'key'". */
+AM_NODISCARD am_status ami_json_member(const json_t *obj, const char *path, const char *key,
+                                       bool required, json_t **out, am_error *err);
+/* A finite number (integer or real). */
+AM_NODISCARD am_status ami_json_number(const json_t *v, const char *path, double *out,
+                                       am_error *err);
+/* A string, borrowed from the document (valid while the document lives). */
+AM_NODISCARD am_status ami_json_string(const json_t *v, const char *path, const char **out,
+                                       am_error *err);
+/* obj[key] as a number/string. When the key is absent and not required, *out is left
+ * untouched (so callers preset defaults) and AM_OK is returned. A JSON null counts as absent
+ * only for strings when null_ok (e.g. a root bone's parent). */
+AM_NODISCARD am_status ami_json_get_number(const json_t *obj, const char *path, const char *key,
+                                           bool required, double *out, am_error *err);
+AM_NODISCARD am_status ami_json_get_string(const json_t *obj, const char *path, const char *key,
+                                           bool required, const char **out, am_error *err);
+
+/* An array of strings, copied (am_alloc). *out is NULL when the array is empty. */
+AM_NODISCARD am_status ami_json_strings(const json_t *v, const char *path, char ***out,
+                                        size_t *count, am_error *err);
+void ami_json_strings_free(char **s, size_t count);
+
+/* Nested number arrays of an exact shape: shape[0..ndim) is the expected length of each level
+ * (ndim 1..8), e.g. {T, B, 4} for motion quaternions. Every element is checked (AM_E_SCHEMA
+ * for a non-array/non-number, AM_E_SHAPE for a wrong length, AM_E_NONFINITE) and written in
+ * row-major order into out ([prod(shape)] doubles), or only checked when out is NULL. */
+AM_NODISCARD am_status ami_json_numbers(const json_t *v, const char *path, size_t ndim,
+                                        const size_t *shape, double *out, am_error *err);
+/* As above, allocating *out (am_alloc, NULL when the product is 0). A 0 in shape means "take
+ * it from the document": the length of the first array at that level (0 if there is none);
+ * the resolved shape is written back. */
+AM_NODISCARD am_status ami_json_numbers_alloc(const json_t *v, const char *path, size_t ndim,
+                                              size_t *shape, double **out, am_error *err);
+
+/* Members of obj whose key is not in known (a NULL-terminated list), as compact JSON object
+ * text (am_alloc'd), in document order; *out = NULL when there are none. Used to keep the
+ * keys a stage doesn't understand (SPEC 2.1, 4.3) and write them back. */
+AM_NODISCARD am_status ami_json_extra_collect(const json_t *obj, const char *const *known,
+                                              char **out, am_error *err);
+
+/* ---- building (all set obj[key]; obj must be an object) ---- */
+
+/* Set obj[key] = v, taking the reference; v == NULL (a failed jansson constructor) -> NOMEM. */
+AM_NODISCARD am_status ami_json_put(json_t *obj, const char *key, json_t *v, am_error *err);
+AM_NODISCARD am_status ami_json_put_number(json_t *obj, const char *key, double v,
+                                           am_error *err);
+/* s == NULL writes null. */
+AM_NODISCARD am_status ami_json_put_string(json_t *obj, const char *key, const char *s,
+                                           am_error *err);
+AM_NODISCARD am_status ami_json_put_strings(json_t *obj, const char *key,
+                                            const char *const *s, size_t count, am_error *err);
+/* data: [prod(shape)] row-major. A non-finite value is AM_E_NONFINITE naming key[i][j]. */
+AM_NODISCARD am_status ami_json_put_numbers(json_t *obj, const char *key, const double *data,
+                                            size_t ndim, const size_t *shape, am_error *err);
+/* A nested array value (for arrays inside arrays); NULL on OOM or a non-finite value. */
+json_t *ami_json_from_numbers(const double *data, size_t ndim, const size_t *shape);
+/* Add the members of extra (JSON object text from ami_json_extra_collect, may be NULL) to obj,
+ * skipping keys obj already has (the stage's own values win). Bad text -> AM_E_VALUE. */
+AM_NODISCARD am_status ami_json_extra_merge(json_t *obj, const char *extra, am_error *err);
+
+/* ---- dumping ---- */
+
+enum {
+    AMI_JSON_PRETTY = 0,  /* 2-space indent, scalar rows on one line, trailing newline */
+    AMI_JSON_COMPACT = 1  /* one line, no spaces, no trailing newline */
+};
+
+/* Shortest text that reads back as exactly v ("%.15g".."%.17g", always with a '.' or an
+ * exponent so it stays a real, '.' whatever the locale). buf >= 32. Returns the length.
+ * v must be finite. */
+size_t ami_json_format_double(double v, char *buf, size_t size);
+/* Append the serialization of v to out. */
+AM_NODISCARD am_status ami_json_dump(const json_t *v, unsigned flags, am_buf *out,
+                                     am_error *err);
+/* NUL-terminated, am_alloc'd. */
+AM_NODISCARD am_status ami_json_dump_string(const json_t *v, unsigned flags, char **out,
+                                            am_error *err);
+/* Atomic write (am_file_write). */
+AM_NODISCARD am_status ami_json_write_file(const json_t *v, unsigned flags, const char *path,
+                                           am_error *err);
+
+#endif

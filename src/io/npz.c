@@ -1,0 +1,317 @@
+/* numpy .npz archives: a zip of .npy members ("x.npy" holds array "x"), via libzip.
+ *
+ * Reading opens the caller's buffer as a zip source (no temporary files) with ZIP_CHECKCONS so
+ * local and central headers must agree, checks every member's declared size against the
+ * limit before reading (a zip bomb declares small compressed sizes and huge outputs), reads
+ * exactly the declared size and then probes one byte further: that probe is what makes
+ * libzip verify the CRC, and it catches members that inflate past their declared size.
+ *
+ * Writing serializes every array first, then builds the archive under a temporary name and
+ * renames it into place, so a failure leaves no partial output.
+ */
+#include "anymove/io.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <zip.h>
+
+#define AMI_NPZ_DEFAULT_MAX_BYTES ((uint64_t)4 << 30)
+/* An npy member is its header (at most 1 MiB, see npy.c) plus the array data. */
+#define AMI_NPZ_HEADER_SLACK (((uint64_t)1 << 20) + 64u)
+/* Members get a fixed timestamp so the writer is deterministic (2000-01-01 12:00 UTC). */
+#define AMI_NPZ_MTIME ((time_t)946728000)
+
+static const char *ami_src_name(const char *source) { return source ? source : "<memory>"; }
+
+/* Map a libzip error to our table: the code says whose fault it is. */
+static am_status ami_zip_status(int ze)
+{
+    switch (ze) {
+    case ZIP_ER_MEMORY: return AM_E_NOMEM;
+    case ZIP_ER_EOF: return AM_E_TRUNCATED;
+    case ZIP_ER_MULTIDISK:
+    case ZIP_ER_COMPNOTSUPP:
+    case ZIP_ER_ENCRNOTSUPP:
+    case ZIP_ER_NOPASSWD:
+    case ZIP_ER_WRONGPASSWD: return AM_E_UNSUPPORTED;
+    default: return AM_E_FORMAT;
+    }
+}
+
+static bool ami_has_prefix(const void *buf, size_t len, const char *sig)
+{
+    return len >= 4 && memcmp(buf, sig, 4) == 0;
+}
+
+const am_array *am_npz_find(const am_npz *z, const char *name)
+{
+    if (!z || !name) return NULL;
+    for (size_t i = 0; i < z->count; i++)
+        if (z->arrays[i].name && strcmp(z->arrays[i].name, name) == 0) return &z->arrays[i];
+    return NULL;
+}
+
+void am_npz_free(am_npz *z)
+{
+    if (!z) return;
+    for (size_t i = 0; i < z->count; i++) am_array_clear(&z->arrays[i]);
+    am_free(z->arrays);
+    am_free(z);
+}
+
+/* Read one member completely into a fresh buffer. */
+static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *member, uint64_t size,
+                                 const char *source, unsigned char **out, am_error *err)
+{
+    unsigned char *data = am_alloc(size ? (size_t)size : 1);
+    if (!data) return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member '%s': %" PRIu64 " bytes",
+                                 member, size);
+    zip_file_t *zf = zip_fopen_index(za, index, 0);
+    if (!zf) {
+        zip_error_t *ze = zip_get_error(za);
+        am_free(data);
+        return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                          "member '%s': %s", member, zip_error_strerror(ze));
+    }
+    uint64_t got = 0;
+    am_status st = AM_OK;
+    while (got < size) {
+        zip_int64_t n = zip_fread(zf, data + got, size - got);
+        if (n < 0) {
+            zip_error_t *ze = zip_file_get_error(zf);
+            st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                            "member '%s': %s", member, zip_error_strerror(ze));
+            break;
+        }
+        if (n == 0) {
+            st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
+                            "member '%s' ends after %" PRIu64 " of %" PRIu64 " bytes", member, got,
+                            size);
+            break;
+        }
+        got += (uint64_t)n;
+    }
+    if (st == AM_OK) {
+        unsigned char probe;
+        zip_int64_t n = zip_fread(zf, &probe, 1);
+        if (n < 0) {
+            zip_error_t *ze = zip_file_get_error(zf);
+            st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                            "member '%s': %s", member, zip_error_strerror(ze));
+        } else if (n > 0) {
+            st = AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0,
+                            "member '%s' holds more than its declared %" PRIu64 " bytes", member,
+                            size);
+        }
+    }
+    zip_fclose(zf);
+    if (st != AM_OK) {
+        am_free(data);
+        return st;
+    }
+    *out = data;
+    return AM_OK;
+}
+
+static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *opts, am_npz *z,
+                              am_error *err)
+{
+    uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : AMI_NPZ_DEFAULT_MAX_BYTES;
+    uint64_t max_member = max_bytes + AMI_NPZ_HEADER_SLACK;
+    zip_int64_t n = zip_get_num_entries(za, 0);
+    if (n < 0) return AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0, "cannot list the zip archive");
+    if (n == 0) return AM_OK;
+    AMI_CHECK(err, (uint64_t)n <= SIZE_MAX / sizeof(am_array), AM_E_LIMIT, "%" PRId64 " members",
+              (int64_t)n);
+    z->arrays = am_alloc_array((size_t)n, sizeof *z->arrays);
+    if (!z->arrays) return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "%" PRId64 " members", (int64_t)n);
+
+    for (zip_uint64_t i = 0; i < (zip_uint64_t)n; i++) {
+        zip_stat_t zs;
+        zip_stat_init(&zs);
+        if (zip_stat_index(za, i, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_NAME) ||
+            !(zs.valid & ZIP_STAT_SIZE)) {
+            zip_error_t *ze = zip_get_error(za);
+            return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                              "member %" PRIu64 ": %s", (uint64_t)i, zip_error_strerror(ze));
+        }
+        const char *member = zs.name;
+        size_t mlen = strlen(member);
+        if (mlen == 0 || member[mlen - 1] == '/') continue; /* directories hold no array */
+        if (zs.size > max_member)
+            return AM_FAIL_AT(err, AM_E_LIMIT, source, 0, 0,
+                              "member '%s' inflates to %" PRIu64 " bytes, limit %" PRIu64, member,
+                              (uint64_t)zs.size, max_member);
+        size_t keylen = mlen;
+        if (mlen > 4 && strcmp(member + mlen - 4, ".npy") == 0) keylen -= 4;
+
+        unsigned char *data = NULL;
+        AMI_TRY(ami_read_member(za, i, member, zs.size, source, &data, err));
+        am_array *arr = &z->arrays[z->count];
+        am_error e;
+        memset(&e, 0, sizeof e);
+        am_status st = am_npy_parse(data, (size_t)zs.size, opts, arr, err ? &e : NULL);
+        am_free(data);
+        if (st != AM_OK) {
+            /* The member was read completely and passed its CRC, so a shape that needs more
+             * bytes than it holds is a lying header, not a cut-off file. */
+            if (st == AM_E_TRUNCATED) st = AM_E_SHAPE;
+            if (!err) return st;
+            char where[64] = "";
+            if (e.offset != UINT64_MAX) snprintf(where, sizeof where, " byte %" PRIu64, e.offset);
+            return am_error_set(err, st, source, 0, 0, UINT64_MAX, e.src_file, e.src_line,
+                                "%s%s: %s", member, where, e.info);
+        }
+        z->count++;
+        arr->name = am_strndup(member, keylen);
+        if (!arr->name) return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member name");
+        for (size_t k = 0; k + 1 < z->count; k++)
+            if (strcmp(z->arrays[k].name, arr->name) == 0)
+                return AM_FAIL_AT(err, AM_E_DUPLICATE, source, 0, 0, "array '%s' appears twice",
+                                  arr->name);
+    }
+    return AM_OK;
+}
+
+am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
+                          const am_npz_opts *opts, am_npz **out, am_error *err)
+{
+    assert(out);
+    *out = NULL;
+    const char *name = ami_src_name(source);
+    if (!buf || len == 0) return AM_FAIL_AT(err, AM_E_TRUNCATED, name, 0, 0, "empty file");
+    if (len < 22)
+        return AM_FAIL_AT(err, ami_has_prefix(buf, len, "PK\x03\x04") ? AM_E_TRUNCATED : AM_E_FORMAT,
+                          name, 0, 0, "%zu bytes is too short for a zip archive", len);
+
+    zip_error_t zerr;
+    zip_error_init(&zerr);
+    zip_source_t *src = zip_source_buffer_create(buf, len, 0, &zerr);
+    if (!src) {
+        am_status st = ami_zip_status(zip_error_code_zip(&zerr));
+        st = AM_FAIL_AT(err, st, name, 0, 0, "%s", zip_error_strerror(&zerr));
+        zip_error_fini(&zerr);
+        return st;
+    }
+    zip_t *za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    if (!za) {
+        int code = zip_error_code_zip(&zerr);
+        am_status st = ami_zip_status(code);
+        /* A local file header at the start but no end-of-central-directory record: the
+         * archive was cut off (an interrupted download or copy), not some other file. */
+        if (code == ZIP_ER_NOZIP && ami_has_prefix(buf, len, "PK\x03\x04"))
+            st = AM_FAIL_AT(err, AM_E_TRUNCATED, name, 0, 0,
+                            "zip archive is truncated (no end of central directory)");
+        else if (code == ZIP_ER_NOZIP)
+            st = AM_FAIL_AT(err, AM_E_FORMAT, name, 0, 0, "not a zip archive");
+        else
+            st = AM_FAIL_AT(err, st, name, 0, 0, "zip archive: %s", zip_error_strerror(&zerr));
+        zip_error_fini(&zerr);
+        zip_source_free(src);
+        return st;
+    }
+    zip_error_fini(&zerr);
+
+    am_npz *z = am_alloc(sizeof *z);
+    am_status st = z ? ami_npz_read(za, name, opts, z, err)
+                     : AM_FAIL_AT(err, AM_E_NOMEM, name, 0, 0, "npz");
+    zip_discard(za); /* read-only: discard closes without writing and frees the source */
+    if (st != AM_OK) {
+        am_npz_free(z);
+        return st;
+    }
+    *out = z;
+    return AM_OK;
+}
+
+am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, am_error *err)
+{
+    assert(path && out);
+    *out = NULL;
+    char *data = NULL;
+    size_t len = 0;
+    AMI_TRY(am_file_read(path, 0, &data, &len, err));
+    am_status st = am_npz_read_mem(data, len, path, opts, out, err);
+    am_free(data);
+    return st;
+}
+
+/* An archive with no members: libzip refuses to create one, so write the bare
+ * end-of-central-directory record ourselves. */
+static am_status ami_write_empty_zip(const char *path, am_error *err)
+{
+    static const unsigned char eocd[22] = {'P', 'K', 5, 6};
+    return am_file_write(path, eocd, sizeof eocd, err);
+}
+
+am_status am_npz_write(const char *path, const am_array *arrays, size_t count, bool compress,
+                       am_error *err)
+{
+    assert(path && (arrays || count == 0));
+    for (size_t i = 0; i < count; i++) {
+        const char *nm = arrays[i].name;
+        AMI_CHECK(err, nm && nm[0], AM_E_ARG, "array %zu has no name", i);
+        AMI_CHECK(err, strlen(nm) < 1000, AM_E_ARG, "array name too long");
+        for (size_t k = 0; k < i; k++)
+            AMI_CHECK(err, strcmp(arrays[k].name, nm) != 0, AM_E_DUPLICATE,
+                      "array '%s' given twice", nm);
+    }
+    if (count == 0) return ami_write_empty_zip(path, err);
+    AMI_CHECK(err, strlen(path) < 4000, AM_E_ARG, "path too long");
+
+    /* libzip reads the buffers during zip_close, so they all live until then. */
+    am_buf *bufs = am_alloc_array(count, sizeof *bufs);
+    if (!bufs) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu arrays", count);
+    am_status st = AM_OK;
+    for (size_t i = 0; i < count && st == AM_OK; i++) {
+        st = am_npy_serialize(&arrays[i], &bufs[i], err);
+        if (st != AM_OK) am_error_set_file(err, path);
+    }
+    char tmp[4200];
+    zip_t *za = NULL;
+    if (st == AM_OK) {
+        am_tmp_path(tmp, sizeof tmp, path);
+        int zcode = 0;
+        za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zcode);
+        if (!za) {
+            zip_error_t ze;
+            zip_error_init_with_code(&ze, zcode);
+            st = AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", zip_error_strerror(&ze));
+            zip_error_fini(&ze);
+        }
+    }
+    for (size_t i = 0; i < count && st == AM_OK; i++) {
+        char member[1024];
+        snprintf(member, sizeof member, "%s.npy", arrays[i].name);
+        zip_source_t *src = zip_source_buffer(za, bufs[i].data, bufs[i].len, 0);
+        zip_int64_t idx = src ? zip_file_add(za, member, src, ZIP_FL_ENC_UTF_8) : -1;
+        if (idx < 0) {
+            zip_source_free(src);
+        } else if (zip_set_file_compression(za, (zip_uint64_t)idx,
+                                            compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) == 0 &&
+                   zip_file_set_mtime(za, (zip_uint64_t)idx, AMI_NPZ_MTIME, 0) == 0) {
+            continue;
+        }
+        st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(zip_get_error(za))) == AM_E_NOMEM
+                                 ? AM_E_NOMEM : AM_E_WRITE,
+                        path, 0, 0, "adding '%s': %s", member, zip_strerror(za));
+    }
+    if (za) {
+        if (st == AM_OK && zip_close(za) != 0) {
+            st = AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", zip_strerror(za));
+            zip_discard(za);
+            am_file_discard(tmp);
+        } else if (st != AM_OK) {
+            zip_discard(za);
+            am_file_discard(tmp);
+        } else {
+            st = am_file_commit(tmp, path, err);
+        }
+    }
+    for (size_t i = 0; i < count; i++) am_buf_free(&bufs[i]);
+    am_free(bufs);
+    return st;
+}

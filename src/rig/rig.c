@@ -1,0 +1,406 @@
+/* Building a rig from its raw description: validation, parents-first order, and every
+ * per-bone constant FK needs (SPEC.md 2.1 - 2.3). */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "anymove/math.h"
+#include "anymove/rig.h"
+
+/* Bones shorter than this have no direction, hence no frame. */
+#define AMI_MIN_BONE_LENGTH 1e-9
+
+/* Length of the name without its side suffix; *side = +1 for _L/.L, -1 for _R/.R, 0 none. */
+static size_t ami_stem(const char *name, int *side)
+{
+    size_t n = strlen(name);
+    *side = 0;
+    if (n > 2 && (name[n - 2] == '_' || name[n - 2] == '.')) {
+        if (name[n - 1] == 'L') *side = 1;
+        if (name[n - 1] == 'R') *side = -1;
+    }
+    return *side ? n - 2 : n;
+}
+
+/* A stem key applies to a sided bone whose name minus the suffix equals it. */
+static int ami_stem_match(const char *key, const char *bone, int *side)
+{
+    size_t n = ami_stem(bone, side);
+    return *side != 0 && strlen(key) == n && strncmp(key, bone, n) == 0;
+}
+
+static int ami_find(const char *const *names, size_t count, const char *name)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (names[i] && strcmp(names[i], name) == 0) return (int)i;
+    }
+    return -1;
+}
+
+int am_rig_find_bone(const am_rig *rig, const char *name)
+{
+    if (!rig || !name) return -1;
+    return ami_find((const char *const *)rig->bone_names, rig->bone_count, name);
+}
+
+int am_rig_find_joint(const am_rig *rig, const char *name)
+{
+    if (!rig || !name) return -1;
+    return ami_find((const char *const *)rig->joint_names, rig->joint_count, name);
+}
+
+void am_rig_free(am_rig *rig)
+{
+    if (!rig) return;
+    if (rig->bone_names) {
+        for (size_t b = 0; b < rig->bone_count; b++) am_free(rig->bone_names[b]);
+    }
+    if (rig->joint_names) {
+        for (size_t j = 0; j < rig->joint_count; j++) am_free(rig->joint_names[j]);
+    }
+    am_free(rig->bone_names);
+    am_free(rig->joint_names);
+    am_free(rig->parent);
+    am_free(rig->head_joint);
+    am_free(rig->tail_joint);
+    am_free(rig->joint_rest);
+    am_free(rig->length);
+    am_free(rig->rest_rot);
+    am_free(rig->rest_mat);
+    am_free(rig->rest_inv);
+    am_free(rig->offset);
+    am_free(rig->kp_bone);
+    am_free(rig->kp_is_tail);
+    am_free(rig->has_limit);
+    am_free(rig->limits);
+    am_free(rig->is_helper);
+    am_free(rig->name);
+    am_free(rig->extra_json);
+    am_free(rig);
+}
+
+void am_rig_clamp_euler(const am_rig *rig, size_t bone, double e[3])
+{
+    assert(rig && bone < rig->bone_count && e);
+    if (!rig->has_limit[bone]) return;
+    const double *lim = rig->limits + 6 * bone;
+    for (int a = 0; a < 3; a++) {
+        if (e[a] < lim[2 * a]) e[a] = lim[2 * a];
+        if (e[a] > lim[2 * a + 1]) e[a] = lim[2 * a + 1];
+    }
+}
+
+/* Everything validated in file order, before any of the rig is built. */
+typedef struct ami_rig_scratch {
+    int32_t *head, *tail, *parent; /* [B] file indices */
+    int32_t *order;                /* [B] sorted position -> file index */
+    int32_t *rank;                 /* [B] file index -> sorted position */
+    uint8_t *placed;               /* [B] */
+} ami_rig_scratch;
+
+static void ami_scratch_free(ami_rig_scratch *s)
+{
+    am_free(s->head);
+    am_free(s->tail);
+    am_free(s->parent);
+    am_free(s->order);
+    am_free(s->rank);
+    am_free(s->placed);
+}
+
+static am_status ami_check_names(const am_rig_desc *d, am_error *err)
+{
+    for (size_t j = 0; j < d->joint_count; j++) {
+        AMI_CHECK(err, d->joint_names[j] && d->joint_names[j][0], AM_E_VALUE,
+                  "joint %zu has no name", j);
+        for (size_t k = 0; k < j; k++) {
+            AMI_CHECK(err, strcmp(d->joint_names[k], d->joint_names[j]) != 0, AM_E_DUPLICATE,
+                      "joint '%s' is defined twice", d->joint_names[j]);
+        }
+        const double *p = d->joint_pos + 3 * j;
+        AMI_CHECK(err, isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]), AM_E_NONFINITE,
+                  "joint '%s' has a non-finite position", d->joint_names[j]);
+    }
+    for (size_t b = 0; b < d->bone_count; b++) {
+        AMI_CHECK(err, d->bone_names[b] && d->bone_names[b][0], AM_E_VALUE,
+                  "bone %zu has no name", b);
+        for (size_t k = 0; k < b; k++) {
+            AMI_CHECK(err, strcmp(d->bone_names[k], d->bone_names[b]) != 0, AM_E_DUPLICATE,
+                      "bone '%s' is defined twice", d->bone_names[b]);
+        }
+    }
+    return AM_OK;
+}
+
+static am_status ami_resolve_links(const am_rig_desc *d, ami_rig_scratch *s, am_error *err)
+{
+    size_t B = d->bone_count, J = d->joint_count;
+    int root = -1;
+    for (size_t b = 0; b < B; b++) {
+        const char *name = d->bone_names[b];
+        AMI_CHECK(err, d->bone_head[b] && d->bone_tail[b], AM_E_VALUE,
+                  "bone '%s' lacks a head or tail joint", name);
+        s->head[b] = ami_find(d->joint_names, J, d->bone_head[b]);
+        AMI_CHECK(err, s->head[b] >= 0, AM_E_NAME, "bone '%s': unknown head joint '%s'", name,
+                  d->bone_head[b]);
+        s->tail[b] = ami_find(d->joint_names, J, d->bone_tail[b]);
+        AMI_CHECK(err, s->tail[b] >= 0, AM_E_NAME, "bone '%s': unknown tail joint '%s'", name,
+                  d->bone_tail[b]);
+        const char *par = d->bone_parent ? d->bone_parent[b] : NULL;
+        if (!par) {
+            AMI_CHECK(err, root < 0, AM_E_ROOT, "bones '%s' and '%s' both have no parent",
+                      d->bone_names[root < 0 ? 0 : root], name);
+            root = (int)b;
+            s->parent[b] = -1;
+            continue;
+        }
+        s->parent[b] = ami_find(d->bone_names, B, par);
+        AMI_CHECK(err, s->parent[b] >= 0, AM_E_NAME, "bone '%s': unknown parent bone '%s'", name,
+                  par);
+    }
+    AMI_CHECK(err, root >= 0, AM_E_ROOT, "no root bone (every bone has a parent, e.g. '%s')",
+              d->bone_names[0]);
+    return AM_OK;
+}
+
+/* Stable topological order: always take the earliest bone (in file order) whose parent is
+ * placed. A file already written parents-first keeps its order exactly, and the root, the
+ * only bone without a parent, comes first. */
+static am_status ami_sort_bones(const am_rig_desc *d, ami_rig_scratch *s, am_error *err)
+{
+    size_t B = d->bone_count;
+    for (size_t pos = 0; pos < B; pos++) {
+        size_t pick = B;
+        for (size_t b = 0; b < B && pick == B; b++) {
+            if (!s->placed[b] && (s->parent[b] < 0 || s->placed[s->parent[b]])) pick = b;
+        }
+        if (pick == B) {
+            /* Every unplaced bone hangs below a cycle; B parent steps land inside it. */
+            size_t c = 0;
+            while (s->placed[c]) c++;
+            for (size_t k = 0; k < B; k++) c = (size_t)s->parent[c];
+            return AM_FAIL(err, AM_E_CYCLE, "bone '%s' is its own ancestor", d->bone_names[c]);
+        }
+        s->placed[pick] = 1;
+        s->order[pos] = (int32_t)pick;
+        s->rank[pick] = (int32_t)pos;
+    }
+    return AM_OK;
+}
+
+static am_status ami_check_geometry(const am_rig_desc *d, const ami_rig_scratch *s,
+                                    am_error *err)
+{
+    for (size_t b = 0; b < d->bone_count; b++) {
+        double len = am_vec3_dist(d->joint_pos + 3 * (size_t)s->head[b],
+                                  d->joint_pos + 3 * (size_t)s->tail[b]);
+        AMI_CHECK(err, len >= AMI_MIN_BONE_LENGTH, AM_E_DEGENERATE,
+                  "bone '%s' has length %.3g m (from '%s' to '%s')", d->bone_names[b], len,
+                  d->bone_head[b], d->bone_tail[b]);
+    }
+    for (size_t j = 0; j < d->joint_count; j++) {
+        int used = 0;
+        for (size_t b = 0; b < d->bone_count && !used; b++) {
+            used = s->head[b] == (int32_t)j || s->tail[b] == (int32_t)j;
+        }
+        AMI_CHECK(err, used, AM_E_VALUE, "joint '%s' is neither head nor tail of any bone",
+                  d->joint_names[j]);
+    }
+    return AM_OK;
+}
+
+static am_status ami_check_limits(const am_rig_desc *d, am_error *err)
+{
+    for (size_t l = 0; l < d->limit_count; l++) {
+        const char *key = d->limit_keys[l];
+        AMI_CHECK(err, key && key[0], AM_E_VALUE, "limit %zu has no bone name", l);
+        for (size_t k = 0; k < l; k++) {
+            AMI_CHECK(err, strcmp(d->limit_keys[k], key) != 0, AM_E_DUPLICATE,
+                      "limits for '%s' are given twice", key);
+        }
+        const double *v = d->limits_deg + 6 * l;
+        for (int a = 0; a < 3; a++) {
+            AMI_CHECK(err, isfinite(v[2 * a]) && isfinite(v[2 * a + 1]), AM_E_VALUE,
+                      "limits of '%s': axis %c is not finite", key, "XYZ"[a]);
+            AMI_CHECK(err, v[2 * a] <= v[2 * a + 1], AM_E_VALUE,
+                      "limits of '%s': axis %c range [%g, %g] is reversed", key, "XYZ"[a],
+                      v[2 * a], v[2 * a + 1]);
+        }
+        int found = 0, side;
+        for (size_t b = 0; b < d->bone_count && !found; b++) {
+            found = strcmp(d->bone_names[b], key) == 0 ||
+                    ami_stem_match(key, d->bone_names[b], &side);
+        }
+        AMI_CHECK(err, found, AM_E_NAME, "limits for '%s' match no bone or bone stem", key);
+    }
+    return AM_OK;
+}
+
+/* SPEC 2.1: an exact key wins; else the stem key, mirrored (Y, Z) for the right side. */
+static void ami_resolve_limit(const am_rig_desc *d, const char *bone, uint8_t *has,
+                              double lim[6])
+{
+    int exact = -1, stem = -1, side = 0;
+    for (size_t l = 0; l < d->limit_count; l++) {
+        int s;
+        if (strcmp(d->limit_keys[l], bone) == 0) {
+            exact = (int)l;
+        } else if (stem < 0 && ami_stem_match(d->limit_keys[l], bone, &s)) {
+            stem = (int)l;
+            side = s;
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        lim[2 * a] = -AM_PI;
+        lim[2 * a + 1] = AM_PI;
+    }
+    *has = 0;
+    int l = exact >= 0 ? exact : stem;
+    if (l < 0) return;
+    const double *v = d->limits_deg + 6 * (size_t)l;
+    int mirror = exact < 0 && side < 0;
+    for (int a = 0; a < 3; a++) {
+        if (mirror && a > 0) {
+            lim[2 * a] = AM_RAD(-v[2 * a + 1]);
+            lim[2 * a + 1] = AM_RAD(-v[2 * a]);
+        } else {
+            lim[2 * a] = AM_RAD(v[2 * a]);
+            lim[2 * a + 1] = AM_RAD(v[2 * a + 1]);
+        }
+    }
+    *has = 1;
+}
+
+static am_status ami_rig_alloc(am_rig *r, size_t B, size_t J)
+{
+    r->bone_count = B;
+    r->joint_count = J;
+    r->bone_names = am_alloc_array(B, sizeof *r->bone_names);
+    r->joint_names = am_alloc_array(J, sizeof *r->joint_names);
+    r->parent = am_alloc_array(B, sizeof *r->parent);
+    r->head_joint = am_alloc_array(B, sizeof *r->head_joint);
+    r->tail_joint = am_alloc_array(B, sizeof *r->tail_joint);
+    r->joint_rest = am_alloc_array(J * 3, sizeof *r->joint_rest);
+    r->length = am_alloc_array(B, sizeof *r->length);
+    r->rest_rot = am_alloc_array(B * 9, sizeof *r->rest_rot);
+    r->rest_mat = am_alloc_array(B * 16, sizeof *r->rest_mat);
+    r->rest_inv = am_alloc_array(B * 16, sizeof *r->rest_inv);
+    r->offset = am_alloc_array(B * 16, sizeof *r->offset);
+    r->kp_bone = am_alloc_array(J, sizeof *r->kp_bone);
+    r->kp_is_tail = am_alloc_array(J, sizeof *r->kp_is_tail);
+    r->has_limit = am_alloc_array(B, sizeof *r->has_limit);
+    r->limits = am_alloc_array(B * 6, sizeof *r->limits);
+    r->is_helper = am_alloc_array(B, sizeof *r->is_helper);
+    if (!r->bone_names || !r->joint_names || !r->parent || !r->head_joint || !r->tail_joint ||
+        !r->joint_rest || !r->length || !r->rest_rot || !r->rest_mat || !r->rest_inv ||
+        !r->offset || !r->kp_bone || !r->kp_is_tail || !r->has_limit || !r->limits ||
+        !r->is_helper) {
+        return AM_E_NOMEM;
+    }
+    return AM_OK;
+}
+
+static am_status ami_rig_fill(const am_rig_desc *d, const ami_rig_scratch *s, am_rig *r,
+                              am_error *err)
+{
+    size_t B = d->bone_count, J = d->joint_count;
+    AMI_CHECK(err, ami_rig_alloc(r, B, J) == AM_OK, AM_E_NOMEM, "rig of %zu bones", B);
+    for (size_t j = 0; j < J; j++) {
+        r->joint_names[j] = am_strdup(d->joint_names[j]);
+        AMI_CHECK(err, r->joint_names[j], AM_E_NOMEM, "joint names");
+        memcpy(r->joint_rest + 3 * j, d->joint_pos + 3 * j, 3 * sizeof(double));
+    }
+    if (d->extra_json) {
+        r->extra_json = am_strdup(d->extra_json);
+        AMI_CHECK(err, r->extra_json, AM_E_NOMEM, "rig extra keys");
+    }
+    for (size_t b = 0; b < B; b++) {
+        size_t f = (size_t)s->order[b];
+        r->bone_names[b] = am_strdup(d->bone_names[f]);
+        AMI_CHECK(err, r->bone_names[b], AM_E_NOMEM, "bone names");
+        r->parent[b] = s->parent[f] < 0 ? -1 : s->rank[s->parent[f]];
+        r->head_joint[b] = s->head[f];
+        r->tail_joint[b] = s->tail[f];
+        const double *h = r->joint_rest + 3 * (size_t)s->head[f];
+        const double *t = r->joint_rest + 3 * (size_t)s->tail[f];
+        r->length[b] = am_vec3_dist(h, t);
+        am_bone_frame_roll0(h, t, r->rest_rot + 9 * b);
+        am_mat4_from_rt(r->rest_rot + 9 * b, h, r->rest_mat + 16 * b);
+        /* SPEC 2.3: near -Y the roll-0 axes are orthonormal only to ~3e-5, so the transpose
+         * is not the inverse. */
+        AMI_CHECK(err, am_mat4_inverse(r->rest_mat + 16 * b, r->rest_inv + 16 * b),
+                  AM_E_DEGENERATE, "bone '%s' has a singular rest frame", r->bone_names[b]);
+        ami_resolve_limit(d, r->bone_names[b], r->has_limit + b, r->limits + 6 * b);
+    }
+    for (size_t b = 0; b < B; b++) {
+        if (r->parent[b] < 0) {
+            memcpy(r->offset + 16 * b, r->rest_mat + 16 * b, 16 * sizeof(double));
+        } else {
+            am_mat4_mul(r->rest_inv + 16 * (size_t)r->parent[b], r->rest_mat + 16 * b,
+                        r->offset + 16 * b);
+        }
+    }
+    /* Keypoints (SPEC 2.3): a joint is the tail of the bone ending there; only a joint that
+     * ends no bone (the root's head, an unconnected child's head) is read from a head. The
+     * first such bone in parents-first order is used. */
+    for (size_t j = 0; j < J; j++) {
+        r->kp_bone[j] = -1;
+        for (size_t b = 0; b < B && r->kp_bone[j] < 0; b++) {
+            if (r->tail_joint[b] == (int32_t)j) {
+                r->kp_bone[j] = (int32_t)b;
+                r->kp_is_tail[j] = 1;
+            }
+        }
+        for (size_t b = 0; b < B && r->kp_bone[j] < 0; b++) {
+            if (r->head_joint[b] == (int32_t)j) r->kp_bone[j] = (int32_t)b;
+        }
+        assert(r->kp_bone[j] >= 0); /* ami_check_geometry rejected unused joints */
+    }
+    return AM_OK;
+}
+
+static am_status ami_rig_build(const am_rig_desc *d, am_rig **out, am_error *err)
+{
+    size_t B = d->bone_count, J = d->joint_count;
+    AMI_CHECK(err, B > 0 && J > 0, AM_E_EMPTY, "rig has %zu joints and %zu bones", J, B);
+    assert(d->joint_names && d->joint_pos && d->bone_names && d->bone_head && d->bone_tail);
+    assert(d->limit_count == 0 || (d->limit_keys && d->limits_deg));
+    AMI_TRY(ami_check_names(d, err));
+
+    ami_rig_scratch s = {0};
+    s.head = am_alloc_array(B, sizeof *s.head);
+    s.tail = am_alloc_array(B, sizeof *s.tail);
+    s.parent = am_alloc_array(B, sizeof *s.parent);
+    s.order = am_alloc_array(B, sizeof *s.order);
+    s.rank = am_alloc_array(B, sizeof *s.rank);
+    s.placed = am_alloc_array(B, sizeof *s.placed);
+    am_status st = AM_OK;
+    am_rig *r = NULL;
+    if (!s.head || !s.tail || !s.parent || !s.order || !s.rank || !s.placed) {
+        st = AM_FAIL(err, AM_E_NOMEM, "rig of %zu bones", B);
+    }
+    if (st == AM_OK) st = ami_resolve_links(d, &s, err);
+    if (st == AM_OK) st = ami_sort_bones(d, &s, err);
+    if (st == AM_OK) st = ami_check_geometry(d, &s, err);
+    if (st == AM_OK) st = ami_check_limits(d, err);
+    if (st == AM_OK) {
+        r = am_alloc(sizeof *r);
+        st = r ? ami_rig_fill(d, &s, r, err) : AM_FAIL(err, AM_E_NOMEM, "rig");
+    }
+    ami_scratch_free(&s);
+    if (st != AM_OK) {
+        am_rig_free(r);
+        return st;
+    }
+    *out = r;
+    return AM_OK;
+}
+
+am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err)
+{
+    assert(desc && out);
+    *out = NULL;
+    am_status st = ami_rig_build(desc, out, err);
+    if (st != AM_OK) am_error_set_file(err, desc->source);
+    return st;
+}

@@ -1,0 +1,560 @@
+/* Rigs and motions from glTF skins (am_rig_from_gltf, am_motion_from_gltf in anymove/gltf.h).
+ *
+ * Skeleton rules (each glTF joint of the skin is one bone, named after its node):
+ * - Bind pose: a joint's world bind matrix is G(skinned mesh node) * inverse(inverseBindMatrix).
+ *   glTF skins vertices as G(joint) * IBM * v and ignores the mesh node's transform; exporters
+ *   such as FBX2glTF bake that transform (Y-up rotation, x100 scale) into the IBMs, so only the
+ *   product lands in the same space as the animated node matrices. With an identity mesh node
+ *   (most files) it is plain inverse(IBM).
+ * - Hierarchy: a joint's parent is its nearest ancestor node that is a joint of the skin.
+ * - Root: our rigs translate only at the root (SPEC 2.3), so the root must be the joint that
+ *   carries the body's translation. It is the joint, among those whose translation any animation
+ *   changes, with the most skin weight below it; without such joints, the top joint with the most
+ *   weight below it. The tree is re-rooted there: the root's former ancestors hang below it in
+ *   reverse order and any other top-level joints (IK targets...) become its children. Those
+ *   bones keep their rest offsets, so where they translate on their own the motion
+ *   approximates them (their rotation is right, their head follows their new parent).
+ * - Tails: the head of the only child joint (connected), else the mean of the children's
+ *   heads; for leaves, the bind position of a non-joint child node (exporters' "<bone>_end"
+ *   nodes), else along the node's Y axis at the parent bone's length. Bones shorter than 1 cm
+ *   that way get 1 cm along the node's Y axis.
+ * - is_helper: the joint and every joint below it (in the re-rooted tree) carry zero weight in
+ *   all JOINTS_0/WEIGHTS_0 of meshes skinned by this skin (no weights at all: no helpers).
+ *
+ * Motion: per frame, W(b) = G(node_b, t) * bind(b)^-1 (converted to world axes and made a pure
+ * rotation by a polar decomposition: scaling bones are approximated by their rotation), the
+ * bone's world frame is W(b) * R_rest(b) at the node's world origin, and local rotations come
+ * from FK parent-first so FK reproduces the pose: exactly for joints whose local translation is
+ * their bind translation.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anymove/gltf.h"
+#include "anymove/math.h"
+#include "anymove/rig.h"
+
+#define AMI_MIN_BONE 0.01 /* metres: the zero-length guard */
+
+typedef struct ami_gskel {
+    size_t J;
+    const am_gltf_skin *skin;
+    char **names;         /* [J] unique bone (= head joint) names */
+    double *bind;         /* [J][16] world bind matrices, glTF axes */
+    double *bind_inv;     /* [J][16] */
+    double *head;         /* [J][3] bind heads, world axes */
+    int32_t *of_node;     /* [node_count] skin joint index of a node or -1 */
+    int32_t *orig_parent; /* [J] nearest joint ancestor or -1 */
+    int32_t *parent;      /* [J] parent after re-rooting */
+    double *weight;       /* [J] own skin weight */
+    double *sub_weight;   /* [J] own + all below (file tree) */
+    int32_t root;
+    bool has_weights;
+} ami_gskel;
+
+static void ami_gskel_free(ami_gskel *k)
+{
+    if (k->names)
+        for (size_t j = 0; j < k->J; j++) am_free(k->names[j]);
+    am_free(k->names);
+    am_free(k->bind);
+    am_free(k->bind_inv);
+    am_free(k->head);
+    am_free(k->of_node);
+    am_free(k->orig_parent);
+    am_free(k->parent);
+    am_free(k->weight);
+    am_free(k->sub_weight);
+    memset(k, 0, sizeof *k);
+}
+
+/* World-from-glTF axes as a 3x3 (SPEC 4.5: glTF (x, y, z) is world (x, -z, y)). */
+static const double ami_C[9] = {1, 0, 0, 0, 0, -1, 0, 1, 0};
+
+/* R_world = C R C^T. */
+static void ami_rot_to_world(const double M[16], double out[9])
+{
+    double R[9], T[9], Ct[9];
+    am_mat4_get_rot(M, R);
+    am_mat3_transpose(ami_C, Ct);
+    am_mat3_mul(ami_C, R, T);
+    am_mat3_mul(T, Ct, out);
+}
+
+static void ami_origin_world(const double M[16], double out[3])
+{
+    double g[3] = {M[3], M[7], M[11]};
+    am_gltf_to_world(g, out);
+}
+
+/* The rotation of a (scaled, maybe slightly sheared) matrix: polar decomposition by Newton
+ * iterations X <- (X + X^-T) / 2, which converge quadratically for well-conditioned input. */
+static void ami_polar(const double M[9], double R[9])
+{
+    double X[9], inv[9];
+    double det = am_mat3_det(M);
+    if (!(fabs(det) > 1e-300) || !isfinite(det)) {
+        am_mat3_identity(R);
+        return;
+    }
+    double s = cbrt(fabs(det));
+    for (int i = 0; i < 9; i++) X[i] = M[i] / s;
+    for (int it = 0; it < 8; it++) {
+        if (!am_mat3_inverse(X, inv)) break;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) X[r * 3 + c] = 0.5 * (X[r * 3 + c] + inv[c * 3 + r]);
+    }
+    /* A mirror (negative determinant) has no rotation; keep the nearest proper frame. */
+    if (am_mat3_det(X) < 0)
+        for (int r = 0; r < 3; r++) X[r * 3 + 0] = -X[r * 3 + 0];
+    double q[4];
+    am_quat_from_mat3(X, q);
+    am_quat_to_mat3(q, R);
+}
+
+/* Rest world matrices of every node (glTF axes). */
+static am_status ami_rest_world(const am_gltf *doc, double **out, am_error *err)
+{
+    size_t N = doc->node_count ? doc->node_count : 1;
+    double *local = am_alloc_array(N, 16 * sizeof(double));
+    double *world = am_alloc_array(N, 16 * sizeof(double));
+    if (!local || !world) {
+        am_free(local);
+        am_free(world);
+        return AM_FAIL(err, AM_E_NOMEM, "%zu node matrices", N);
+    }
+    am_gltf_sample_local(doc, -1, 0, local);
+    am_gltf_world_from_local(doc, local, world);
+    am_free(local);
+    *out = world;
+    return AM_OK;
+}
+
+/* moved[n] = 1 if some animation moves node n's translation away from its rest value (beyond
+ * float noise). */
+static void ami_translation_animated(const am_gltf *doc, uint8_t *moved)
+{
+    for (size_t a = 0; a < doc->animation_count; a++) {
+        const am_gltf_animation *an = &doc->animations[a];
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const am_gltf_channel *ch = &an->channels[c];
+            if (ch->node < 0 || ch->path != AM_GLTF_PATH_TRANSLATION || moved[ch->node]) continue;
+            const double *rest = doc->nodes[ch->node].translation;
+            double tol = 1e-7 + 1e-6 * am_vec3_norm(rest);
+            const am_gltf_accessor *out = &doc->accessors[an->samplers[ch->sampler].output];
+            bool cubic = an->samplers[ch->sampler].interp == AM_GLTF_CUBICSPLINE;
+            for (size_t k = cubic ? 1 : 0; k < out->count && !moved[ch->node]; k += cubic ? 3 : 1)
+                for (int i = 0; i < 3; i++)
+                    if (fabs((double)out->data[k * 3 + (size_t)i] - rest[i]) > tol)
+                        moved[ch->node] = 1;
+        }
+    }
+}
+
+static bool ami_name_used(char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (names[i] && strcmp(names[i], s) == 0) return true;
+    return false;
+}
+
+/* A copy of base, or base + "_<k>" for the first k that makes it unused in names[0..n). */
+static char *ami_unique_name(char *const *names, size_t n, const char *base)
+{
+    char buf[320];
+    snprintf(buf, sizeof buf, "%.255s", base);
+    for (unsigned k = 2; ami_name_used(names, n, buf); k++)
+        snprintf(buf, sizeof buf, "%.255s_%u", base, k);
+    return am_strdup(buf);
+}
+
+static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_error *err)
+{
+    memset(k, 0, sizeof *k);
+    k->root = -1;
+    AMI_CHECK(err, doc, AM_E_ARG, "NULL document");
+    if (skin < 0) skin = 0;
+    AMI_CHECK(err, (size_t)skin < doc->skin_count, AM_E_ARG,
+              "skin %d: the document has %zu skins", skin, doc->skin_count);
+    const am_gltf_skin *sk = &doc->skins[skin];
+    size_t J = sk->joint_count, N = doc->node_count;
+    k->J = J;
+    k->skin = sk;
+    k->names = am_alloc_array(J, sizeof *k->names);
+    k->bind = am_alloc_array(J, 16 * sizeof(double));
+    k->bind_inv = am_alloc_array(J, 16 * sizeof(double));
+    k->head = am_alloc_array(J, 3 * sizeof(double));
+    k->of_node = am_alloc_array(N, sizeof *k->of_node);
+    k->orig_parent = am_alloc_array(J, sizeof *k->orig_parent);
+    k->parent = am_alloc_array(J, sizeof *k->parent);
+    k->weight = am_alloc_array(J, sizeof(double));
+    k->sub_weight = am_alloc_array(J, sizeof(double));
+    if (!k->names || !k->bind || !k->bind_inv || !k->head || !k->of_node || !k->orig_parent ||
+        !k->parent || !k->weight || !k->sub_weight)
+        return AM_FAIL(err, AM_E_NOMEM, "skeleton of %zu joints", J);
+    for (size_t n = 0; n < N; n++) k->of_node[n] = -1;
+    for (size_t j = 0; j < J; j++) k->of_node[sk->joints[j]] = (int32_t)j;
+
+    /* Names: the node's, else "joint<j>", made unique. */
+    for (size_t j = 0; j < J; j++) {
+        const char *nm = doc->nodes[sk->joints[j]].name;
+        char fallback[32];
+        if (!nm || !nm[0]) {
+            snprintf(fallback, sizeof fallback, "joint%zu", j);
+            nm = fallback;
+        }
+        k->names[j] = ami_unique_name(k->names, j, nm);
+        AMI_CHECK(err, k->names[j], AM_E_NOMEM, "joint names");
+    }
+
+    /* Bind matrices. */
+    double *rest = NULL;
+    AMI_TRY(ami_rest_world(doc, &rest, err));
+    double mesh_world[16];
+    am_mat4_identity(mesh_world);
+    for (size_t q = 0; q < N; q++) {
+        int32_t n = doc->node_order ? doc->node_order[q] : (int32_t)q;
+        if (doc->nodes[n].skin == skin && doc->nodes[n].mesh >= 0) {
+            memcpy(mesh_world, rest + 16 * (size_t)n, sizeof mesh_world);
+            break;
+        }
+    }
+    am_free(rest);
+    for (size_t j = 0; j < J; j++) {
+        double inv[16];
+        if (!am_mat4_inverse(sk->inverse_bind + 16 * j, inv))
+            return AM_FAIL(err, AM_E_DEGENERATE, "joint '%s': singular inverse bind matrix",
+                           k->names[j]);
+        am_mat4_mul(mesh_world, inv, k->bind + 16 * j);
+        if (!am_mat4_inverse(k->bind + 16 * j, k->bind_inv + 16 * j))
+            return AM_FAIL(err, AM_E_DEGENERATE, "joint '%s': singular bind matrix",
+                           k->names[j]);
+        ami_origin_world(k->bind + 16 * j, k->head + 3 * j);
+        for (int i = 0; i < 3; i++)
+            AMI_CHECK(err, isfinite(k->head[3 * j + (size_t)i]), AM_E_NONFINITE,
+                      "joint '%s': bind position", k->names[j]);
+    }
+
+    /* File hierarchy: nearest joint ancestor (node parents are acyclic: the reader checks). */
+    for (size_t j = 0; j < J; j++) {
+        int32_t p = doc->nodes[sk->joints[j]].parent;
+        while (p >= 0 && k->of_node[p] < 0) p = doc->nodes[p].parent;
+        k->orig_parent[j] = p >= 0 ? k->of_node[p] : -1;
+    }
+
+    /* Skin weights of every mesh skinned by this skin (each mesh once). */
+    for (size_t n = 0; n < N; n++) {
+        const am_gltf_node *nd = &doc->nodes[n];
+        if (nd->skin != skin || nd->mesh < 0) continue;
+        bool dup = false;
+        for (size_t q = 0; q < n && !dup; q++)
+            dup = doc->nodes[q].skin == skin && doc->nodes[q].mesh == nd->mesh;
+        if (dup) continue;
+        const am_gltf_mesh *m = &doc->meshes[nd->mesh];
+        for (size_t p = 0; p < m->primitive_count; p++) {
+            const am_gltf_primitive *pr = &m->primitives[p];
+            if (pr->joints0 < 0 || pr->weights0 < 0) continue;
+            const am_gltf_accessor *ja = &doc->accessors[pr->joints0];
+            const am_gltf_accessor *wa = &doc->accessors[pr->weights0];
+            for (size_t v = 0; v < ja->count && v < wa->count; v++) {
+                for (size_t s = 0; s < 4; s++) {
+                    double w = wa->data[v * 4 + s];
+                    uint32_t ji = ja->ints[v * 4 + s];
+                    if (!(w > 0)) continue;
+                    AMI_CHECK(err, ji < J, AM_E_FORMAT,
+                              "meshes[%d].primitives[%zu]: JOINTS_0 of vertex %zu is %u, the "
+                              "skin has %zu joints",
+                              nd->mesh, p, v, ji, J);
+                    k->weight[ji] += w;
+                    k->has_weights = true;
+                }
+            }
+        }
+    }
+    /* Subtree weights: add each joint's weight to all its joint ancestors. Without any
+     * weights every joint counts as 1 (for choosing the root only; no helpers then). */
+    for (size_t j = 0; j < J; j++) {
+        double w = k->has_weights ? k->weight[j] : 1.0;
+        k->sub_weight[j] += w;
+        size_t steps = 0;
+        for (int32_t p = k->orig_parent[j]; p >= 0 && steps < J; p = k->orig_parent[p], steps++)
+            k->sub_weight[p] += w;
+    }
+
+    /* The root (see the file comment). */
+    uint8_t *moved = am_alloc(N ? N : 1);
+    AMI_CHECK(err, moved, AM_E_NOMEM, "%zu nodes", N);
+    ami_translation_animated(doc, moved);
+    double best = -1;
+    for (int pass = 0; pass < 2 && k->root < 0; pass++) {
+        for (size_t j = 0; j < J; j++) {
+            bool cand = pass == 0 ? moved[sk->joints[j]] != 0 : k->orig_parent[j] < 0;
+            double w = k->sub_weight[j];
+            if (!cand || (pass == 0 && !(w > 0))) continue;
+            if (w > best) {
+                best = w;
+                k->root = (int32_t)j;
+            }
+        }
+    }
+    am_free(moved);
+    AMI_CHECK(err, k->root >= 0, AM_E_ROOT, "skin %d has no top-level joint", skin);
+
+    /* Re-root: the path from the root up to its top joint is reversed; other top joints hang
+     * below the root. */
+    for (size_t j = 0; j < J; j++) k->parent[j] = k->orig_parent[j];
+    int32_t prev = -1, cur = k->root;
+    while (cur >= 0) {
+        int32_t up = k->orig_parent[cur];
+        k->parent[cur] = prev;
+        prev = cur;
+        cur = up;
+    }
+    for (size_t j = 0; j < J; j++)
+        if (k->orig_parent[j] < 0 && (int32_t)j != k->root && k->parent[j] < 0)
+            k->parent[j] = k->root;
+    return AM_OK;
+}
+
+am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error *err)
+{
+    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    *out = NULL;
+    AMI_CHECK(err, doc && doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
+    ami_gskel k;
+    am_status s = ami_gskel_build(doc, skin, &k, err);
+    if (s < 0) {
+        ami_gskel_free(&k);
+        return s;
+    }
+    size_t J = k.J;
+    /* Joints: J heads then up to J separate tails. Bones in depth-first order from the root. */
+    char **jnames = am_alloc_array(2 * J, sizeof *jnames);
+    double *jpos = am_alloc_array(2 * J, 3 * sizeof(double));
+    int32_t *order = am_alloc_array(J, sizeof *order);
+    int32_t *tail = am_alloc_array(J, sizeof *tail);
+    double *len = am_alloc_array(J, sizeof *len);
+    const char **bn = am_alloc_array(J, sizeof *bn), **bh = am_alloc_array(J, sizeof *bh),
+               **bt = am_alloc_array(J, sizeof *bt), **bp = am_alloc_array(J, sizeof *bp);
+    size_t nj = J, nb = 0;
+    if (!jnames || !jpos || !order || !tail || !len || !bn || !bh || !bt || !bp) {
+        s = AM_FAIL(err, AM_E_NOMEM, "rig of %zu joints", J);
+        goto done;
+    }
+    for (size_t j = 0; j < J; j++) {
+        jnames[j] = k.names[j];
+        memcpy(jpos + 3 * j, k.head + 3 * j, 3 * sizeof(double));
+    }
+    /* Breadth-first from the root: parents first, which is all am_rig_build needs. */
+    order[nb++] = k.root;
+    for (size_t q = 0; q < nb; q++) {
+        for (size_t j = 0; j < J; j++)
+            if (k.parent[j] == order[q]) order[nb++] = (int32_t)j;
+    }
+    if (nb != J) {
+        s = AM_FAIL(err, AM_E_INTERNAL, "re-rooted skeleton reaches %zu of %zu joints", nb, J);
+        goto done;
+    }
+    for (size_t q = 0; q < J; q++) {
+        int32_t j = order[q];
+        const double *h = k.head + 3 * (size_t)j;
+        size_t nch = 0;
+        int32_t only = -1;
+        double mean[3] = {0, 0, 0};
+        for (size_t c = 0; c < J; c++) {
+            if (k.parent[c] != j) continue;
+            nch++;
+            only = (int32_t)c;
+            am_vec3_add(mean, k.head + 3 * c, mean);
+        }
+        tail[j] = -1;
+        double tp[3];
+        bool have = false;
+        if (nch == 1 && am_vec3_dist(h, k.head + 3 * (size_t)only) >= AMI_MIN_BONE) {
+            tail[j] = only; /* connected */
+        } else if (nch > 1) {
+            am_vec3_scale(mean, 1.0 / (double)nch, tp);
+            have = am_vec3_dist(h, tp) >= AMI_MIN_BONE;
+        }
+        const am_gltf_node *nd = &doc->nodes[k.skin->joints[j]];
+        if (tail[j] < 0 && !have && nch == 0) {
+            /* Exporters add "<bone>_end" leaf nodes that mark the tail. */
+            for (size_t c = 0; c < nd->child_count && !have; c++) {
+                const am_gltf_node *cn = &doc->nodes[nd->children[c]];
+                if (k.of_node[nd->children[c]] >= 0) continue;
+                double g[3];
+                am_mat4_mul_point(k.bind + 16 * (size_t)j, cn->translation, g);
+                am_gltf_to_world(g, tp);
+                have = am_vec3_dist(h, tp) >= AMI_MIN_BONE;
+            }
+        }
+        if (tail[j] < 0 && !have) {
+            /* Along the node's Y axis (the bone axis of Blender exports). */
+            double y[3] = {k.bind[16 * (size_t)j + 1], k.bind[16 * (size_t)j + 5],
+                           k.bind[16 * (size_t)j + 9]},
+                   yw[3];
+            am_gltf_to_world(y, yw);
+            if (am_vec3_normalize(yw, yw) == 0) am_vec3_set(yw, 0, 0, 1);
+            double l = k.parent[j] >= 0 ? len[k.parent[j]] : AMI_MIN_BONE;
+            if (!(l >= AMI_MIN_BONE)) l = AMI_MIN_BONE;
+            am_vec3_madd(h, l, yw, tp);
+        }
+        if (tail[j] < 0) {
+            char base[300];
+            snprintf(base, sizeof base, "%.250s_end", k.names[j]);
+            jnames[nj] = ami_unique_name(jnames, nj, base);
+            if (!jnames[nj]) {
+                s = AM_FAIL(err, AM_E_NOMEM, "joint names");
+                goto done;
+            }
+            memcpy(jpos + 3 * nj, tp, sizeof tp);
+            tail[j] = (int32_t)nj++;
+        }
+        len[j] = am_vec3_dist(h, jpos + 3 * (size_t)tail[j]);
+        bn[q] = k.names[j];
+        bh[q] = k.names[j];
+        bt[q] = jnames[tail[j]];
+        bp[q] = k.parent[j] >= 0 ? k.names[k.parent[j]] : NULL;
+    }
+    am_rig_desc d = {0};
+    d.joint_count = nj;
+    d.joint_names = (const char *const *)jnames;
+    d.joint_pos = jpos;
+    d.bone_count = J;
+    d.bone_names = bn;
+    d.bone_head = bh;
+    d.bone_tail = bt;
+    d.bone_parent = bp;
+    d.source = k.skin->name;
+    s = am_rig_build(&d, out, err);
+    if (s == AM_OK && k.has_weights) {
+        /* Helpers: no weight on the joint nor anywhere below it in the re-rooted tree (a
+         * re-rooted former ancestor such as an armature root joint then counts as a helper). */
+        double *below = am_alloc_array(J, sizeof *below);
+        if (!below) {
+            am_rig_free(*out);
+            *out = NULL;
+            s = AM_FAIL(err, AM_E_NOMEM, "helper flags");
+            goto done;
+        }
+        for (size_t j = 0; j < J; j++) {
+            size_t steps = 0;
+            for (int32_t p = (int32_t)j; p >= 0 && steps <= J; p = k.parent[p], steps++)
+                below[p] += k.weight[j];
+        }
+        am_rig *rig = *out;
+        for (size_t j = 0; j < J; j++) {
+            int b = am_rig_find_bone(rig, k.names[j]);
+            if (b >= 0) rig->is_helper[b] = !(below[j] > 0);
+        }
+        am_free(below);
+    }
+done:
+    if (jnames)
+        for (size_t j = J; j < nj; j++) am_free(jnames[j]);
+    am_free(jnames);
+    am_free(jpos);
+    am_free(order);
+    am_free(tail);
+    am_free(len);
+    am_free(bn);
+    am_free(bh);
+    am_free(bt);
+    am_free(bp);
+    ami_gskel_free(&k);
+    return s;
+}
+
+am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, int anim,
+                              double fps, am_motion **out, am_error *err)
+{
+    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    *out = NULL;
+    AMI_CHECK(err, doc && rig, AM_E_ARG, "NULL document or rig");
+    AMI_CHECK(err, isfinite(fps) && fps > 0, AM_E_ARG, "fps must be > 0, got %g", fps);
+    AMI_CHECK(err, anim >= -1 && (anim < 0 || (size_t)anim < doc->animation_count), AM_E_ARG,
+              "animation %d: the document has %zu", anim, doc->animation_count);
+    /* anim -1: one frame of the rest pose. */
+    double t0 = 0, t1 = 0;
+    if (anim >= 0) {
+        t0 = doc->animations[anim].t_min;
+        t1 = doc->animations[anim].t_max;
+        if (!(t1 >= t0)) t1 = t0;
+    }
+    double span = floor((t1 - t0) * fps + 1e-9);
+    AMI_CHECK(err, span < 1e7, AM_E_LIMIT, "%.0f frames", span);
+    size_t T = (size_t)span + 1, B = rig->bone_count, N = doc->node_count;
+
+    ami_gskel k;
+    am_status s = ami_gskel_build(doc, skin, &k, err);
+    int32_t *joint_of = am_alloc_array(B ? B : 1, sizeof *joint_of);
+    double *local = am_alloc_array(N ? N : 1, 16 * sizeof(double));
+    double *world = am_alloc_array(N ? N : 1, 16 * sizeof(double));
+    double *pose = am_alloc_array(B ? B : 1, 16 * sizeof(double));
+    am_motion *mo = NULL;
+    if (s == AM_OK && (!joint_of || !local || !world || !pose))
+        s = AM_FAIL(err, AM_E_NOMEM, "motion scratch");
+    for (size_t b = 0; b < B && s == AM_OK; b++) {
+        joint_of[b] = -1;
+        for (size_t j = 0; j < k.J && joint_of[b] < 0; j++)
+            if (strcmp(k.names[j], rig->bone_names[b]) == 0) joint_of[b] = (int32_t)j;
+        if (joint_of[b] < 0)
+            s = AM_FAIL(err, AM_E_NAME, "rig bone '%s' is not a joint of skin %d",
+                        rig->bone_names[b], skin < 0 ? 0 : skin);
+    }
+    if (s == AM_OK) s = am_motion_create(rig, T, fps, &mo, err);
+    if (s == AM_OK && !(mo->quat = am_alloc_array(T, (B ? B : 1) * 4 * sizeof(double))))
+        s = AM_FAIL(err, AM_E_NOMEM, "quaternions of %zu frames", T);
+    for (size_t t = 0; t < T && s == AM_OK; t++) {
+        double time = t0 + (double)t / fps;
+        if (time > t1) time = t1;
+        am_gltf_sample_local(doc, anim, time, local);
+        am_gltf_world_from_local(doc, local, world);
+        for (size_t b = 0; b < B; b++) {
+            int32_t j = joint_of[b];
+            const double *G = world + 16 * (size_t)k.skin->joints[j];
+            double W[16], Wg[9], Rw[9], Pt[9], head[3];
+            am_mat4_mul(G, k.bind_inv + 16 * (size_t)j, W);
+            ami_rot_to_world(W, Wg);
+            ami_polar(Wg, Rw);
+            am_mat3_mul(Rw, rig->rest_rot + 9 * b, Pt);
+            ami_origin_world(G, head);
+            double *q = mo->quat + (t * B + b) * 4, *e = mo->euler + (t * B + b) * 3;
+            if (rig->parent[b] < 0) {
+                double *rq = mo->root_quat + 4 * t, R[9];
+                am_quat_from_mat3(Rw, rq);
+                memcpy(mo->trans + 3 * t, head, sizeof head);
+                am_quat_identity(q);
+                e[0] = e[1] = e[2] = 0;
+                am_quat_to_mat3(rq, R);
+                am_mat3_mul(R, rig->rest_rot + 9 * b, R);
+                am_mat4_from_rt(R, head, pose + 16 * b);
+                continue;
+            }
+            /* P(b) = P(parent) O(b) [L | 0]: L = (P(parent) O(b))_rot^T P_target. */
+            double Q[16], Qr[9], L[9], Lm[9], P[16];
+            am_mat4_mul(pose + 16 * (size_t)rig->parent[b], rig->offset + 16 * b, Q);
+            am_mat4_get_rot(Q, Qr);
+            am_mat3_tmul(Qr, Pt, L);
+            am_quat_from_mat3(L, q);
+            am_quat_to_mat3(q, Lm);
+            if (t == 0) am_mat3_to_euler_xyz(Lm, e);
+            else am_mat3_to_euler_xyz_near(Lm, e - 3 * B, e);
+            am_mat4_from_rt(Lm, (const double[3]){0, 0, 0}, P);
+            am_mat4_mul(Q, P, pose + 16 * b);
+        }
+    }
+    if (s == AM_OK) s = am_motion_compute_joints(mo, rig, err);
+    am_free(joint_of);
+    am_free(local);
+    am_free(world);
+    am_free(pose);
+    ami_gskel_free(&k);
+    if (s < 0) {
+        am_motion_free(mo);
+        return s;
+    }
+    *out = mo;
+    return AM_OK;
+}

@@ -1,0 +1,272 @@
+/* rig.json reading and writing (SPEC 2.1). This file checks syntax and the document's shape
+ * only; am_rig_build (rig.c) validates names, parents, cycles and limits and sorts the bones. */
+#include "anymove/rig.h"
+#include "anymove/math.h"
+#include "io/json_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* rig.json is hand-authored and small; a larger file is almost certainly the wrong file. */
+#define AMI_RIG_MAX_BYTES ((size_t)64 << 20)
+
+static const char *const ami_rig_known_keys[] = {"joints", "bones", "limits_deg", NULL};
+
+typedef struct ami_rig_parse {
+    const char **joint_names;
+    double *joint_pos;
+    const char **bone_names, **bone_head, **bone_tail, **bone_parent;
+    const char **limit_keys;
+    double *limits;
+    char *extra;
+} ami_rig_parse;
+
+static void ami_rig_parse_free(ami_rig_parse *p)
+{
+    am_free((void *)p->joint_names);
+    am_free(p->joint_pos);
+    am_free((void *)p->bone_names);
+    am_free((void *)p->bone_head);
+    am_free((void *)p->bone_tail);
+    am_free((void *)p->bone_parent);
+    am_free((void *)p->limit_keys);
+    am_free(p->limits);
+    am_free(p->extra);
+}
+
+static am_status ami_rig_parse_joints(const json_t *doc, ami_rig_parse *p, am_rig_desc *d,
+                                      am_error *err)
+{
+    json_t *joints = NULL;
+    AMI_TRY(ami_json_member(doc, "", "joints", true, &joints, err));
+    AMI_TRY(ami_json_expect(joints, JSON_OBJECT, "joints", err));
+    size_t n = json_object_size(joints);
+    if (n == 0) return AM_OK; /* am_rig_build names the problem (no bones can attach) */
+    p->joint_names = am_alloc_array(n, sizeof *p->joint_names);
+    p->joint_pos = am_alloc_array(n, 3 * sizeof *p->joint_pos);
+    AMI_CHECK(err, p->joint_names && p->joint_pos, AM_E_NOMEM, "%zu joints", n);
+    const char *key;
+    json_t *val;
+    size_t j = 0;
+    json_object_foreach(joints, key, val) {
+        static const size_t shape3[1] = {3};
+        AMI_TRY(ami_json_numbers(val, ami_json_path_key("joints", key).s, 1, shape3,
+                                 p->joint_pos + 3 * j, err));
+        p->joint_names[j++] = key;
+    }
+    d->joint_count = n;
+    d->joint_names = p->joint_names;
+    d->joint_pos = p->joint_pos;
+    return AM_OK;
+}
+
+static am_status ami_rig_parse_bones(const json_t *doc, ami_rig_parse *p, am_rig_desc *d,
+                                     am_error *err)
+{
+    json_t *bones = NULL;
+    AMI_TRY(ami_json_member(doc, "", "bones", true, &bones, err));
+    AMI_TRY(ami_json_expect(bones, JSON_ARRAY, "bones", err));
+    size_t n = json_array_size(bones);
+    if (n == 0) return AM_OK; /* am_rig_build reports the missing root */
+    p->bone_names = am_alloc_array(n, sizeof(char *));
+    p->bone_head = am_alloc_array(n, sizeof(char *));
+    p->bone_tail = am_alloc_array(n, sizeof(char *));
+    p->bone_parent = am_alloc_array(n, sizeof(char *));
+    AMI_CHECK(err, p->bone_names && p->bone_head && p->bone_tail && p->bone_parent, AM_E_NOMEM,
+              "%zu bones", n);
+    for (size_t b = 0; b < n; b++) {
+        ami_jpath bp = ami_json_path_index("bones", b);
+        const json_t *e = json_array_get(bones, b);
+        AMI_TRY(ami_json_expect(e, JSON_ARRAY, bp.s, err));
+        AMI_CHECK(err, json_array_size(e) == 4, AM_E_SHAPE,
+                  "%s: expected [name, head_joint, tail_joint, parent_or_null], got %zu elements",
+                  bp.s, json_array_size(e));
+        const char **slots[3] = {&p->bone_names[b], &p->bone_head[b], &p->bone_tail[b]};
+        for (size_t k = 0; k < 3; k++)
+            AMI_TRY(ami_json_string(json_array_get(e, k), ami_json_path_index(bp.s, k).s,
+                                    slots[k], err));
+        const json_t *par = json_array_get(e, 3);
+        if (json_is_null(par))
+            p->bone_parent[b] = NULL;
+        else
+            AMI_TRY(ami_json_string(par, ami_json_path_index(bp.s, 3).s, &p->bone_parent[b],
+                                    err));
+    }
+    d->bone_count = n;
+    d->bone_names = p->bone_names;
+    d->bone_head = p->bone_head;
+    d->bone_tail = p->bone_tail;
+    d->bone_parent = p->bone_parent;
+    return AM_OK;
+}
+
+static am_status ami_rig_parse_limits(const json_t *doc, ami_rig_parse *p, am_rig_desc *d,
+                                      am_error *err)
+{
+    json_t *lim = NULL;
+    AMI_TRY(ami_json_member(doc, "", "limits_deg", false, &lim, err));
+    if (!lim) return AM_OK;
+    AMI_TRY(ami_json_expect(lim, JSON_OBJECT, "limits_deg", err));
+    size_t n = json_object_size(lim);
+    if (n == 0) return AM_OK;
+    p->limit_keys = am_alloc_array(n, sizeof(char *));
+    p->limits = am_alloc_array(n, 6 * sizeof(double));
+    AMI_CHECK(err, p->limit_keys && p->limits, AM_E_NOMEM, "%zu limits", n);
+    const char *key;
+    json_t *val;
+    size_t l = 0;
+    json_object_foreach(lim, key, val) {
+        static const size_t shape32[2] = {3, 2};
+        AMI_TRY(ami_json_numbers(val, ami_json_path_key("limits_deg", key).s, 2, shape32,
+                                 p->limits + 6 * l, err));
+        p->limit_keys[l++] = key;
+    }
+    d->limit_count = n;
+    d->limit_keys = p->limit_keys;
+    d->limits_deg = p->limits;
+    return AM_OK;
+}
+
+static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig **out,
+                                  am_error *err)
+{
+    AMI_TRY(ami_json_expect(doc, JSON_OBJECT, "", err));
+    ami_rig_parse p = {0};
+    am_rig_desc d = {0};
+    d.source = source;
+    const char *name = NULL;
+    am_status s = ami_rig_parse_joints(doc, &p, &d, err);
+    if (s == AM_OK) s = ami_rig_parse_bones(doc, &p, &d, err);
+    if (s == AM_OK) s = ami_rig_parse_limits(doc, &p, &d, err);
+    if (s == AM_OK) s = ami_json_get_string(doc, "", "name", false, &name, err);
+    /* Every other key (name, skin, ...) rides along so rewriting the file keeps it. */
+    if (s == AM_OK) s = ami_json_extra_collect(doc, ami_rig_known_keys, &p.extra, err);
+    d.extra_json = p.extra;
+    am_rig *rig = NULL;
+    if (s == AM_OK) s = am_rig_build(&d, &rig, err);
+    /* am_rig_build knows nothing of "name"; fill what it left empty. */
+    if (s == AM_OK && !rig->name && name) {
+        rig->name = am_strdup(name);
+        if (!rig->name) s = AM_FAIL(err, AM_E_NOMEM, "rig name");
+    }
+    if (s == AM_OK && !rig->extra_json && p.extra) {
+        rig->extra_json = p.extra;
+        p.extra = NULL;
+    }
+    ami_rig_parse_free(&p);
+    if (s != AM_OK) {
+        am_rig_free(rig);
+        return s;
+    }
+    *out = rig;
+    return AM_OK;
+}
+
+am_status am_rig_parse(const char *text, size_t len, const char *source, am_rig **out,
+                       am_error *err)
+{
+    *out = NULL;
+    json_t *doc = NULL;
+    am_status s = ami_json_parse(text, len, source, &doc, err);
+    if (s == AM_OK) s = ami_rig_from_doc(doc, source, out, err);
+    json_decref(doc);
+    if (s != AM_OK) am_error_set_file(err, source);
+    return s;
+}
+
+am_status am_rig_load(const char *path, am_rig **out, am_error *err)
+{
+    *out = NULL;
+    json_t *doc = NULL;
+    am_status s = ami_json_load_file(path, AMI_RIG_MAX_BYTES, &doc, err);
+    if (s == AM_OK) s = ami_rig_from_doc(doc, path, out, err);
+    json_decref(doc);
+    if (s != AM_OK) am_error_set_file(err, path);
+    return s;
+}
+
+/* Limits are stored in radians; degrees * pi/180 * 180/pi can come back one ulp off, and a
+ * file that said -40 should say -40 again. Snap to a micro-degree only when that close. */
+static double ami_deg_out(double rad)
+{
+    double deg = AM_DEG(rad);
+    double snapped = round(deg * 1e6) / 1e6;
+    return fabs(snapped - deg) < 1e-9 ? snapped : deg;
+}
+
+static am_status ami_rig_to_tree(const am_rig *rig, json_t **out, am_error *err)
+{
+    *out = NULL;
+    json_t *root = json_object();
+    AMI_CHECK(err, root, AM_E_NOMEM, "rig.json");
+    am_status s = AM_OK;
+    if (rig->name) s = ami_json_put_string(root, "name", rig->name, err);
+
+    json_t *joints = json_object();
+    if (s == AM_OK)
+        s = ami_json_put(root, "joints", joints, err);
+    else
+        json_decref(joints);
+    static const size_t shape3[1] = {3};
+    for (size_t j = 0; s == AM_OK && j < rig->joint_count; j++)
+        s = ami_json_put_numbers(joints, rig->joint_names[j], rig->joint_rest + 3 * j, 1,
+                                 shape3, err);
+
+    json_t *bones = json_array();
+    if (s == AM_OK)
+        s = ami_json_put(root, "bones", bones, err);
+    else
+        json_decref(bones);
+    for (size_t b = 0; s == AM_OK && b < rig->bone_count; b++) {
+        json_t *e = json_array();
+        int32_t par = rig->parent[b];
+        if (!e || json_array_append_new(bones, e) != 0 ||
+            json_array_append_new(e, json_string(rig->bone_names[b])) != 0 ||
+            json_array_append_new(e, json_string(rig->joint_names[rig->head_joint[b]])) != 0 ||
+            json_array_append_new(e, json_string(rig->joint_names[rig->tail_joint[b]])) != 0 ||
+            json_array_append_new(e, par < 0 ? json_null() : json_string(rig->bone_names[par])) !=
+                0)
+            s = AM_FAIL(err, AM_E_NOMEM, "bones[%zu]", b);
+    }
+
+    bool any_limit = false;
+    for (size_t b = 0; b < rig->bone_count; b++)
+        if (rig->has_limit && rig->has_limit[b]) any_limit = true;
+    if (s == AM_OK && any_limit) {
+        json_t *lim = json_object();
+        s = ami_json_put(root, "limits_deg", lim, err);
+        static const size_t shape32[2] = {3, 2};
+        for (size_t b = 0; s == AM_OK && b < rig->bone_count; b++) {
+            if (!rig->has_limit[b]) continue;
+            double deg[6];
+            for (size_t k = 0; k < 6; k++) deg[k] = ami_deg_out(rig->limits[6 * b + k]);
+            s = ami_json_put_numbers(lim, rig->bone_names[b], deg, 2, shape32, err);
+        }
+    }
+    if (s == AM_OK) s = ami_json_extra_merge(root, rig->extra_json, err);
+    if (s != AM_OK) {
+        json_decref(root);
+        return s;
+    }
+    *out = root;
+    return AM_OK;
+}
+
+am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err)
+{
+    *out = NULL;
+    json_t *tree = NULL;
+    AMI_TRY(ami_rig_to_tree(rig, &tree, err));
+    am_status s = ami_json_dump_string(tree, AMI_JSON_PRETTY, out, err);
+    json_decref(tree);
+    return s;
+}
+
+am_status am_rig_write(const am_rig *rig, const char *path, am_error *err)
+{
+    json_t *tree = NULL;
+    AMI_TRY(ami_rig_to_tree(rig, &tree, err));
+    am_status s = ami_json_write_file(tree, AMI_JSON_PRETTY, path, err);
+    json_decref(tree);
+    return s;
+}

@@ -1,0 +1,722 @@
+/* The .glb writer: validator-clean files, joints that sample back onto FK, exact skin weights
+ * and byte-identical output. Reads back through the library's own glTF reader. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_test.h"
+#include "anymove/gltf.h"
+#include "anymove/math.h"
+#include "anymove/rig.h"
+
+/* Keypoints must come back to this (SPEC 4.5: "must match motion.json joints"). */
+#define AMI_TOL_POS 1e-5
+
+/* ---- fixtures ---------------------------------------------------------------------------- */
+
+/* Tiny deterministic PRNG so failures reproduce. */
+static uint64_t ami_rng = 0x9E3779B97F4A7C15ull;
+static double ami_rand(void)
+{
+    ami_rng ^= ami_rng << 13;
+    ami_rng ^= ami_rng >> 7;
+    ami_rng ^= ami_rng << 17;
+    return (double)(ami_rng >> 11) / 9007199254740992.0;
+}
+static double ami_rand_range(double lo, double hi) { return lo + (hi - lo) * ami_rand(); }
+
+/* Random unit direction kept out of the cone around -Y where roll-0 frames are only nearly
+ * orthonormal (the near -Y case has its own test with its own tolerance). */
+static void ami_rand_dir(double d[3])
+{
+    for (;;) {
+        double v[3] = {ami_rand_range(-1, 1), ami_rand_range(-1, 1), ami_rand_range(-1, 1)};
+        double n = am_vec3_norm(v);
+        if (n < 0.1 || n > 1) continue;
+        am_vec3_scale(v, 1.0 / n, d);
+        if (d[1] > -0.99) return;
+    }
+}
+
+#define AMI_MAX_BONES 64
+typedef struct ami_names {
+    char joint[2 * AMI_MAX_BONES + 1][32];
+    char bone[AMI_MAX_BONES][32];
+    const char *jp[2 * AMI_MAX_BONES + 1], *bp[AMI_MAX_BONES], *head[AMI_MAX_BONES],
+        *tail[AMI_MAX_BONES], *parent[AMI_MAX_BONES];
+    double pos[(2 * AMI_MAX_BONES + 1) * 3];
+} ami_names;
+
+/* A random tree of n bones: most children connected to their parent's tail, some offset. */
+static am_rig *ami_random_rig(size_t n)
+{
+    static ami_names nm;
+    memset(&nm, 0, sizeof nm);
+    size_t J = 0;
+    am_vec3_set(nm.pos, 0, 0, 1);
+    snprintf(nm.joint[J], sizeof nm.joint[J], "j%zu", J);
+    J++;
+    for (size_t b = 0; b < n; b++) {
+        size_t hj;
+        int parent = b ? (int)(ami_rand() * (double)b) : -1;
+        if (parent < 0) {
+            hj = 0;
+        } else if (ami_rand() < 0.75) {
+            hj = (size_t)atoi(nm.tail[parent] + 1);
+        } else {
+            /* Unconnected child: its head is a new joint near the parent's tail. */
+            hj = J;
+            size_t pt = (size_t)atoi(nm.tail[parent] + 1);
+            for (int k = 0; k < 3; k++) nm.pos[J * 3 + k] = nm.pos[pt * 3 + k] + ami_rand_range(-0.05, 0.05);
+            snprintf(nm.joint[J], sizeof nm.joint[J], "j%zu", J);
+            J++;
+        }
+        double d[3];
+        ami_rand_dir(d);
+        double len = ami_rand_range(0.05, 0.4);
+        for (int k = 0; k < 3; k++) nm.pos[J * 3 + k] = nm.pos[hj * 3 + k] + len * d[k];
+        snprintf(nm.joint[J], sizeof nm.joint[J], "j%zu", J);
+        snprintf(nm.bone[b], sizeof nm.bone[b], "bone%zu", b);
+        nm.head[b] = nm.joint[hj];
+        nm.tail[b] = nm.joint[J];
+        nm.parent[b] = parent < 0 ? NULL : nm.bone[parent];
+        J++;
+    }
+    for (size_t j = 0; j < J; j++) nm.jp[j] = nm.joint[j];
+    for (size_t b = 0; b < n; b++) nm.bp[b] = nm.bone[b];
+    am_rig_desc desc = {.joint_count = J, .joint_names = nm.jp, .joint_pos = nm.pos,
+                        .bone_count = n, .bone_names = nm.bp, .bone_head = nm.head,
+                        .bone_tail = nm.tail, .bone_parent = nm.parent, .source = "random"};
+    am_rig *rig = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&desc, &rig, &err), &err);
+    return rig;
+}
+
+static am_motion *ami_random_motion(const am_rig *rig, size_t T, double fps)
+{
+    am_motion *mo = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_motion_create(rig, T, fps, &mo, &err), &err);
+    if (!mo) return NULL;
+    size_t B = rig->bone_count;
+    for (size_t t = 0; t < T; t++) {
+        double axis[3], q[4];
+        ami_rand_dir(axis);
+        am_quat_from_axis_angle(axis, ami_rand_range(0, 3.0), q);
+        memcpy(mo->root_quat + t * 4, q, sizeof q);
+        for (int k = 0; k < 3; k++) mo->trans[t * 3 + k] = ami_rand_range(-1, 1) + (k == 2 ? 1 : 0);
+        for (size_t b = 1; b < B; b++)
+            for (int k = 0; k < 3; k++) mo->euler[(t * B + b) * 3 + k] = ami_rand_range(-1.2, 1.2);
+        if (mo->quat)
+            for (size_t b = 0; b < B; b++) {
+                double *qo = mo->quat + (t * B + b) * 4;
+                if (b == 0) am_quat_identity(qo);
+                else am_euler_xyz_to_quat(mo->euler + (t * B + b) * 3, qo);
+            }
+    }
+    return mo;
+}
+
+/* A user mesh around the rig: V points scattered near bone heads, K slots each with random
+ * bones (repeats and unused slots included to exercise merging), triangles if tris > 0. */
+typedef struct ami_mesh {
+    am_gltf_mesh_in in;
+    float *pos, *w;
+    int32_t *bi, *tri;
+} ami_mesh;
+
+static void ami_make_mesh(const am_rig *rig, size_t V, size_t K, size_t tris, ami_mesh *m)
+{
+    memset(m, 0, sizeof *m);
+    m->pos = am_alloc_array(V * 3, sizeof *m->pos);
+    m->w = am_alloc_array(V * K, sizeof *m->w);
+    m->bi = am_alloc_array(V * K, sizeof *m->bi);
+    m->tri = tris ? am_alloc_array(tris * 3, sizeof *m->tri) : NULL;
+    for (size_t v = 0; v < V; v++) {
+        size_t b = v % rig->bone_count;
+        const double *h = rig->joint_rest + rig->head_joint[b] * 3;
+        for (int k = 0; k < 3; k++) m->pos[v * 3 + k] = (float)(h[k] + ami_rand_range(-0.05, 0.05));
+        for (size_t k = 0; k < K; k++) {
+            double r = ami_rand();
+            m->bi[v * K + k] = r < 0.15 ? -1 : (int32_t)(ami_rand() * (double)rig->bone_count);
+            m->w[v * K + k] = (float)(r < 0.25 ? 0.0 : ami_rand());
+        }
+    }
+    /* Vertex 0 has no influence at all: it must bind to the root. */
+    for (size_t k = 0; k < K; k++) m->bi[k] = -1;
+    for (size_t f = 0; f < tris; f++)
+        for (int k = 0; k < 3; k++) m->tri[f * 3 + k] = (int32_t)((f + (size_t)k * 7) % V);
+    m->in = (am_gltf_mesh_in){.vertex_count = V, .positions = m->pos, .triangle_count = tris,
+                              .triangles = m->tri, .influences = K, .bone_index = m->bi,
+                              .weights = m->w};
+}
+
+static void ami_free_mesh(ami_mesh *m)
+{
+    am_free(m->pos);
+    am_free(m->w);
+    am_free(m->bi);
+    am_free(m->tri);
+}
+
+static const char *ami_tmp(const char *name)
+{
+    static char bufs[8][512];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", am_test_tmpdir(), name);
+    return b;
+}
+
+/* ---- checks ------------------------------------------------------------------------------- */
+
+/* Run the Khronos validator on a file: 0 errors and 0 warnings, or the test fails. */
+static void ami_validate(const char *path)
+{
+    const char *v = getenv("AM_VALIDATOR");
+    char cmd[2048];
+    if (!v || !v[0]) v = am_test_source("scripts/gltf_validate.sh");
+    snprintf(cmd, sizeof cmd, "'%s' '%s'", v, path);
+    int rc = system(cmd);
+    AM_CHECK_MSG(rc == 0, "validator rejected %s (status %d)", path, rc);
+}
+
+static void ami_write_file(const am_gltf_export *ex, const char *path)
+{
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_write(ex, path, &err), &err);
+}
+
+/* Every clip, every frame: joint node origins are the FK heads, origin + node Y * length the
+ * FK tails, hence every keypoint. Also the document's static shape. */
+static void ami_check_readback(const am_gltf_export *ex, const char *path)
+{
+    const am_rig *rig = ex->rig;
+    size_t B = rig->bone_count, J = rig->joint_count;
+    am_gltf *doc = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (!doc) return;
+    /* Joints, the mesh node, then one "<bone>_end" node per leaf bone. */
+    size_t leaves = 0;
+    for (size_t b = 0; b < B; b++) {
+        bool leaf = true;
+        for (size_t c = b + 1; c < B && leaf; c++) leaf = rig->parent[c] != (int32_t)b;
+        leaves += leaf;
+    }
+    AM_CHECK(doc->node_count == B + 1 + leaves);
+    AM_CHECK(doc->skin_count == 1 && doc->mesh_count == 1);
+    AM_CHECK(doc->animation_count == ex->clip_count);
+    if (doc->node_count != B + 1 + leaves || doc->skin_count != 1 || doc->animation_count != ex->clip_count) {
+        am_gltf_free(doc);
+        return;
+    }
+    AM_CHECK(doc->generator && strncmp(doc->generator, "anymove ", 8) == 0);
+    const am_gltf_skin *sk = &doc->skins[0];
+    AM_CHECK(sk->joint_count == B && sk->skeleton == 0);
+    for (size_t b = 0; b < B && sk->joint_count == B; b++) {
+        AM_CHECK(sk->joints[b] == (int32_t)b);
+        AM_CHECK_MSG(doc->nodes[b].name && strcmp(doc->nodes[b].name, rig->bone_names[b]) == 0,
+                     "node %zu named '%s', bone '%s'", b, doc->nodes[b].name ? doc->nodes[b].name : "",
+                     rig->bone_names[b]);
+        AM_CHECK(doc->nodes[b].parent == rig->parent[b]);
+    }
+    const am_gltf_node *mn = &doc->nodes[B];
+    AM_CHECK(mn->parent == -1 && mn->mesh == 0 && mn->skin == 0);
+    for (int k = 0; k < 16; k++) AM_CHECK(mn->matrix[k] == (k % 5 == 0 ? 1.0 : 0.0));
+    for (size_t n = B + 1; n < doc->node_count; n++) {
+        int32_t p = doc->nodes[n].parent;
+        AM_CHECK(p >= 0 && p < (int32_t)B && doc->nodes[n].name);
+        if (p < 0 || p >= (int32_t)B || !doc->nodes[n].name) continue;
+        AM_CHECK(strncmp(doc->nodes[n].name, rig->bone_names[p], strlen(rig->bone_names[p])) == 0);
+        AM_CHECK_NEAR(doc->nodes[n].translation[1], rig->length[p], 1e-12);
+    }
+
+    double *local = am_alloc_array(doc->node_count * 16, sizeof *local);
+    double *world = am_alloc_array(doc->node_count * 16, sizeof *world);
+    double *pose = am_alloc_array(B * 16, sizeof *pose);
+    double *heads = am_alloc_array(B * 3, sizeof *heads), *tails = am_alloc_array(B * 3, sizeof *tails);
+    double *kp = am_alloc_array(J * 3, sizeof *kp);
+    double *gh = am_alloc_array(B * 3, sizeof *gh), *gt = am_alloc_array(B * 3, sizeof *gt);
+
+    /* Rest pose and inverse bind matrices: IBM(b) * W_rest(b) = identity. */
+    am_test_diff ibm = {0}, rest = {0};
+    am_gltf_sample_local(doc, -1, 0.0, local);
+    am_gltf_world_from_local(doc, local, world);
+    am_rig_rest_pose(rig, pose);
+    am_rig_bone_ends(rig, pose, heads, NULL);
+    for (size_t b = 0; b < B; b++) {
+        double I[16], h[3], g[3] = {world[b * 16 + 3], world[b * 16 + 7], world[b * 16 + 11]};
+        am_mat4_mul(sk->inverse_bind + b * 16, world + b * 16, I);
+        for (int k = 0; k < 16; k++) am_test_diff_add(&ibm, I[k], k % 5 == 0 ? 1.0 : 0.0);
+        am_gltf_to_world(g, h);
+        for (int k = 0; k < 3; k++) am_test_diff_add(&rest, h[k], heads[b * 3 + k]);
+    }
+    AM_CHECK_MSG(ibm.max < 1e-5, "IBM * rest world differs from identity by %.3g", ibm.max);
+    AM_CHECK_MSG(rest.max < 1e-6, "rest heads off by %.3g m", rest.max);
+
+    for (size_t c = 0; c < ex->clip_count; c++) {
+        const am_motion *mo = ex->clips[c];
+        am_test_diff dh = {0}, dt = {0}, dk = {0};
+        for (size_t t = 0; t < mo->frame_count; t++) {
+            /* Sample at the stored (float) key time. */
+            double time = (double)(float)((double)t / mo->fps);
+            am_gltf_sample_local(doc, (int)c, time, local);
+            am_gltf_world_from_local(doc, local, world);
+            am_rig_fk(rig, mo->trans + t * 3, mo->root_quat + t * 4, mo->euler + t * B * 3, pose);
+            am_rig_bone_ends(rig, pose, heads, tails);
+            am_rig_keypoints(rig, pose, kp);
+            /* Leaf tails through the "<bone>_end" nodes too. */
+            for (size_t n = B + 1; n < doc->node_count; n++) {
+                size_t b = (size_t)doc->nodes[n].parent;
+                double o[3] = {world[n * 16 + 3], world[n * 16 + 7], world[n * 16 + 11]}, e[3];
+                am_gltf_to_world(o, e);
+                for (int k = 0; k < 3; k++) am_test_diff_add(&dt, e[k], tails[b * 3 + k]);
+            }
+            for (size_t b = 0; b < B; b++) {
+                const double *W = world + b * 16;
+                double o[3] = {W[3], W[7], W[11]}, y[3] = {W[1], W[5], W[9]}, tl[3];
+                am_vec3_madd(o, rig->length[b], y, tl);
+                am_gltf_to_world(o, gh + b * 3);
+                am_gltf_to_world(tl, gt + b * 3);
+                for (int k = 0; k < 3; k++) {
+                    am_test_diff_add(&dh, gh[b * 3 + k], heads[b * 3 + k]);
+                    am_test_diff_add(&dt, gt[b * 3 + k], tails[b * 3 + k]);
+                }
+            }
+            for (size_t j = 0; j < J; j++) {
+                size_t b = (size_t)rig->kp_bone[j];
+                const double *p = (rig->kp_is_tail[j] ? gt : gh) + b * 3;
+                for (int k = 0; k < 3; k++) am_test_diff_add(&dk, p[k], kp[j * 3 + k]);
+                if (mo->joints && mo->joint_count == J)
+                    for (int k = 0; k < 3; k++) am_test_diff_add(&dk, p[k], mo->joints[(t * J + j) * 3 + k]);
+            }
+        }
+        AM_CHECK_MSG(dh.max < AMI_TOL_POS && dt.max < AMI_TOL_POS && dk.max < AMI_TOL_POS,
+                     "%s clip %zu: heads max %.3g mean %.3g, tails max %.3g, keypoints max %.3g (n=%zu)",
+                     path, c, dh.max, am_test_diff_mean(&dh), dt.max, dk.max, dk.count);
+        /* The time range of the animation is the motion's. */
+        AM_CHECK_NEAR(doc->animations[c].t_min, 0.0, 0.0);
+        AM_CHECK_NEAR(doc->animations[c].t_max, (double)(mo->frame_count - 1) / mo->fps, 1e-6);
+    }
+    am_free(local);
+    am_free(world);
+    am_free(pose);
+    am_free(heads);
+    am_free(tails);
+    am_free(kp);
+    am_free(gh);
+    am_free(gt);
+    am_gltf_free(doc);
+}
+
+/* The expected top-4 of one vertex, straight from the definition: merge repeated bones, keep
+ * the 4 heaviest, divide by their sum. Returns the weight of `bone` (0 if not kept). */
+static double ami_expected_weight(const am_gltf_mesh_in *m, size_t v, int32_t bone, size_t *kept)
+{
+    size_t K = m->influences, n = 0;
+    int32_t bs[64];
+    double ws[64];
+    for (size_t k = 0; k < K; k++) {
+        int32_t b = m->bone_index[v * K + k];
+        double w = m->weights[v * K + k];
+        if (b < 0 || !(w > 0)) continue;
+        size_t e = 0;
+        while (e < n && bs[e] != b) e++;
+        if (e == n) {
+            bs[n] = b;
+            ws[n++] = 0;
+        }
+        ws[e] += w;
+    }
+    double sum = 0, found = 0;
+    size_t keep = n < 4 ? n : 4;
+    for (size_t i = 0; i < keep; i++) {
+        size_t best = i;
+        for (size_t e = i + 1; e < n; e++)
+            if (ws[e] > ws[best] || (ws[e] == ws[best] && bs[e] < bs[best])) best = e;
+        int32_t tb = bs[i];
+        double tw = ws[i];
+        bs[i] = bs[best], ws[i] = ws[best], bs[best] = tb, ws[best] = tw;
+        sum += ws[i];
+    }
+    *kept = keep;
+    if (keep == 0) return bone == 0 ? 1.0 : 0.0;
+    for (size_t i = 0; i < keep; i++)
+        if (bs[i] == bone) found = ws[i] / sum;
+    return found;
+}
+
+static void ami_check_weights(const am_gltf_mesh_in *m, const char *path)
+{
+    am_gltf *doc = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (!doc) return;
+    const am_gltf_primitive *pr = &doc->meshes[0].primitives[0];
+    AM_CHECK(pr->mode == (m->triangle_count ? 4 : 0));
+    AM_CHECK(pr->joints0 >= 0 && pr->weights0 >= 0 && pr->position >= 0);
+    if (pr->joints0 < 0 || pr->weights0 < 0 || pr->position < 0) {
+        am_gltf_free(doc);
+        return;
+    }
+    const am_gltf_accessor *ja = &doc->accessors[pr->joints0], *wa = &doc->accessors[pr->weights0];
+    const am_gltf_accessor *pa = &doc->accessors[pr->position];
+    AM_CHECK(ja->count == m->vertex_count && wa->count == m->vertex_count && ja->ints);
+    if (m->triangle_count) {
+        AM_CHECK(pr->indices >= 0);
+        if (pr->indices >= 0) {
+            const am_gltf_accessor *ia = &doc->accessors[pr->indices];
+            AM_CHECK(ia->count == m->triangle_count * 3);
+            for (size_t i = 0; i < ia->count && ia->ints; i++)
+                AM_CHECK(ia->ints[i] == (uint32_t)m->triangles[i]);
+        }
+    }
+    am_test_diff dw = {0}, dp = {0};
+    size_t bad = 0;
+    for (size_t v = 0; v < m->vertex_count && ja->ints; v++) {
+        float fsum = 0.0f;
+        size_t nonzero = 0, kept = 0;
+        for (int k = 0; k < 4; k++) {
+            uint32_t j = ja->ints[v * 4 + k];
+            float w = wa->data[v * 4 + k];
+            fsum += w;
+            if (w == 0.0f) {
+                if (j != 0) bad++;
+                continue;
+            }
+            nonzero++;
+            am_test_diff_add(&dw, w, ami_expected_weight(m, v, (int32_t)j, &kept));
+        }
+        ami_expected_weight(m, v, 0, &kept);
+        if (fsum != 1.0f || nonzero != (kept ? kept : 1)) bad++;
+        double w3[3] = {m->positions[v * 3], m->positions[v * 3 + 1], m->positions[v * 3 + 2]}, g[3];
+        am_gltf_from_world(w3, g);
+        for (int k = 0; k < 3; k++) am_test_diff_add(&dp, pa->data[v * 3 + k], g[k]);
+    }
+    AM_CHECK_MSG(bad == 0, "%zu vertices with a bad slot, float sum != 1 or wrong count", bad);
+    AM_CHECK_MSG(dw.max < 1e-6, "weights differ from top-4 renormalized by %.3g", dw.max);
+    AM_CHECK_MSG(dp.max < 1e-6, "positions differ by %.3g", dp.max);
+    /* Vertex 0 had no influence: bound to the root alone. */
+    AM_CHECK(ja->ints[0] == 0 && wa->data[0] == 1.0f);
+    am_gltf_free(doc);
+}
+
+static void ami_check_deterministic(const am_gltf_export *ex, const char *path)
+{
+    am_buf a = {0}, b = {0};
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_write_mem(ex, &a, &err), &err);
+    AM_CHECK_OK(am_gltf_write_mem(ex, &b, &err), &err);
+    AM_CHECK(a.len > 0 && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    AM_CHECK(a.len % 4 == 0);
+    char *f = NULL;
+    size_t len = 0;
+    AM_CHECK_OK(am_file_read(path, 0, &f, &len, &err), &err);
+    AM_CHECK_MSG(f && len == a.len && memcmp(f, a.data, len) == 0, "%s differs from write_mem", path);
+    am_free(f);
+    am_buf_free(&a);
+    am_buf_free(&b);
+}
+
+/* ---- tests --------------------------------------------------------------------------------- */
+
+static void gltf_write_golden_fk_motion(void)
+{
+    am_rig *rig = NULL;
+    am_motion *mo = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_load(am_test_shared("golden/fk/testrig.json"), &rig, &err), &err);
+    if (rig) AM_CHECK_OK(am_motion_load(am_test_shared("golden/fk/testrig_motion.json"), rig, &mo, &err), &err);
+    if (!rig || !mo) goto done;
+    const am_motion *clips[1] = {mo};
+    const char *names[1] = {"golden"};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names};
+    const char *path = ami_tmp("golden.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_readback(&ex, path);
+    ami_check_deterministic(&ex, path);
+
+    /* Importing the file rebuilds the rig: every head, and every leaf tail (from the end
+     * nodes), at the rig's rest positions. */
+    am_gltf *doc = NULL;
+    am_rig *back = NULL;
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (doc) AM_CHECK_OK(am_rig_from_gltf(doc, -1, &back, &err), &err);
+    if (back) {
+        AM_CHECK(back->bone_count == rig->bone_count);
+        am_test_diff dh = {0}, dt = {0};
+        for (size_t b = 0; b < rig->bone_count; b++) {
+            int bb = am_rig_find_bone(back, rig->bone_names[b]);
+            AM_CHECK_MSG(bb >= 0, "bone '%s' lost", rig->bone_names[b]);
+            if (bb < 0) continue;
+            const double *h0 = rig->joint_rest + rig->head_joint[b] * 3;
+            const double *h1 = back->joint_rest + back->head_joint[bb] * 3;
+            for (int k = 0; k < 3; k++) am_test_diff_add(&dh, h1[k], h0[k]);
+            bool leaf = true;
+            for (size_t c = 0; c < rig->bone_count; c++) leaf = leaf && rig->parent[c] != (int32_t)b;
+            if (!leaf) continue;
+            const double *t0 = rig->joint_rest + rig->tail_joint[b] * 3;
+            const double *t1 = back->joint_rest + back->tail_joint[bb] * 3;
+            for (int k = 0; k < 3; k++) am_test_diff_add(&dt, t1[k], t0[k]);
+        }
+        AM_CHECK_MSG(dh.max < AMI_TOL_POS && dt.max < AMI_TOL_POS && dt.count > 0,
+                     "re-imported rig: heads off by %.3g, leaf tails by %.3g (n=%zu)", dh.max, dt.max,
+                     dt.count);
+    }
+    am_rig_free(back);
+    am_gltf_free(doc);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+static void gltf_write_random_rig_two_clips(void)
+{
+    am_rig *rig = ami_random_rig(40);
+    am_motion *a = rig ? ami_random_motion(rig, 25, 30.0) : NULL;
+    am_motion *b = rig ? ami_random_motion(rig, 7, 24.0) : NULL;
+    if (!a || !b) goto done;
+    const am_motion *clips[2] = {a, b};
+    am_gltf_export ex = {.rig = rig, .clip_count = 2, .clips = clips};
+    const char *path = ami_tmp("random.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_readback(&ex, path);
+    ami_check_deterministic(&ex, path);
+done:
+    am_motion_free(a);
+    am_motion_free(b);
+    am_rig_free(rig);
+}
+
+static void gltf_write_user_mesh_triangles_and_points(void)
+{
+    am_rig *rig = ami_random_rig(12);
+    am_motion *mo = rig ? ami_random_motion(rig, 10, 30.0) : NULL;
+    if (!mo) goto done;
+    const am_motion *clips[1] = {mo};
+    for (int points = 0; points < 2; points++) {
+        ami_mesh m;
+        ami_make_mesh(rig, 300, 7, points ? 0 : 200, &m);
+        am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .mesh = &m.in};
+        const char *path = ami_tmp(points ? "points.glb" : "triangles.glb");
+        ami_write_file(&ex, path);
+        ami_validate(path);
+        ami_check_readback(&ex, path);
+        ami_check_weights(&m.in, path);
+        ami_check_deterministic(&ex, path);
+        ami_free_mesh(&m);
+    }
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+/* 300 bones: joint indices no longer fit a byte; a single keyframe; no clip at all. */
+static void gltf_write_many_bones_single_frame(void)
+{
+    /* A chain long enough for 16-bit joints. */
+    enum { N = 300 };
+    static char jn[N + 1][32], bn[N][32];
+    static const char *jp[N + 1], *bp[N], *hd[N], *tl[N], *pa[N];
+    static double pos[(N + 1) * 3];
+    for (int j = 0; j <= N; j++) {
+        snprintf(jn[j], sizeof jn[j], "j%d", j);
+        jp[j] = jn[j];
+        pos[j * 3 + 0] = 0.01 * sin(j * 0.7);
+        pos[j * 3 + 1] = 0.01 * cos(j * 0.3);
+        pos[j * 3 + 2] = 0.02 * j;
+    }
+    for (int b = 0; b < N; b++) {
+        snprintf(bn[b], sizeof bn[b], "b%d", b);
+        bp[b] = bn[b];
+        hd[b] = jn[b];
+        tl[b] = jn[b + 1];
+        pa[b] = b ? bn[b - 1] : NULL;
+    }
+    am_rig_desc desc = {.joint_count = N + 1, .joint_names = jp, .joint_pos = pos, .bone_count = N,
+                        .bone_names = bp, .bone_head = hd, .bone_tail = tl, .bone_parent = pa};
+    am_error err = {0};
+    am_rig *rig = NULL;
+    AM_CHECK_OK(am_rig_build(&desc, &rig, &err), &err);
+    am_motion *mo = rig ? ami_random_motion(rig, 1, 30.0) : NULL;
+    if (!mo) goto done;
+    for (size_t i = 0; i < N * 3; i++) mo->euler[i] *= 0.05; /* keep the chain from folding */
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    const char *path = ami_tmp("chain300.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_readback(&ex, path);
+    am_gltf *doc = NULL;
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (doc) {
+        const am_gltf_accessor *ja = &doc->accessors[doc->meshes[0].primitives[0].joints0];
+        AM_CHECK(ja->component_type == 5123);
+        am_gltf_free(doc);
+    }
+    am_gltf_export still = {.rig = rig};
+    const char *path2 = ami_tmp("rest_only.glb");
+    ami_write_file(&still, path2);
+    ami_validate(path2);
+    ami_check_readback(&still, path2);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+/* A leaf bone just off -Y (inside the roll-0 approximation cone, SPEC 2.2): its frame is
+ * nearly orthonormal, so glTF (rigid) cannot follow FK exactly. The head stays exact; the
+ * tail keeps its direction and may miss by the frame's skew times the length (<= 4e-5 L). */
+static void gltf_write_near_minus_y_bone(void)
+{
+    const char *jn[] = {"a", "b", "c"};
+    double pos[] = {0, 0, 1, 0, 0.2, 1, 0.01, 0.2 - 0.3, 1.005};
+    const char *bn[] = {"spine", "nose"}, *hd[] = {"a", "b"}, *tl[] = {"b", "c"}, *pa[] = {NULL, "spine"};
+    am_rig_desc desc = {.joint_count = 3, .joint_names = jn, .joint_pos = pos, .bone_count = 2,
+                        .bone_names = bn, .bone_head = hd, .bone_tail = tl, .bone_parent = pa};
+    am_rig *rig = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&desc, &rig, &err), &err);
+    am_motion *mo = rig ? ami_random_motion(rig, 5, 30.0) : NULL;
+    if (!mo) goto done;
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    const char *path = ami_tmp("near_minus_y.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    am_gltf *doc = NULL;
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (!doc) goto done;
+    double local[4 * 16], world[4 * 16], pose[2 * 16], heads[6], tails[6];
+    AM_CHECK(doc->node_count == 4);
+    for (size_t t = 0; t < mo->frame_count; t++) {
+        am_gltf_sample_local(doc, 0, (double)(float)((double)t / mo->fps), local);
+        am_gltf_world_from_local(doc, local, world);
+        am_rig_fk(rig, mo->trans + t * 3, mo->root_quat + t * 4, mo->euler + t * 6, pose);
+        am_rig_bone_ends(rig, pose, heads, tails);
+        for (size_t b = 0; b < 2; b++) {
+            const double *W = world + b * 16;
+            double o[3] = {W[3], W[7], W[11]}, y[3] = {W[1], W[5], W[9]}, tl3[3], h[3], tw[3];
+            am_vec3_madd(o, rig->length[b], y, tl3);
+            am_gltf_to_world(o, h);
+            am_gltf_to_world(tl3, tw);
+            AM_CHECK(am_vec3_dist(h, heads + b * 3) < 1e-6);
+            AM_CHECK(am_vec3_dist(tw, tails + b * 3) < 4e-5 * rig->length[b] + 1e-6);
+        }
+    }
+    am_gltf_free(doc);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+/* Bad inputs give exact codes and write nothing. */
+static void gltf_write_rejects_bad_input(void)
+{
+    am_rig *rig = ami_random_rig(5), *other = ami_random_rig(6);
+    am_motion *mo = rig ? ami_random_motion(rig, 3, 30.0) : NULL;
+    am_motion *wrong = other ? ami_random_motion(other, 3, 30.0) : NULL;
+    if (!mo || !wrong) goto done;
+    am_error err = {0};
+    am_buf out = {0};
+    const am_motion *clips[1] = {wrong};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);
+    AM_CHECK(out.len == 0);
+
+    clips[0] = mo;
+    double fps = mo->fps;
+    mo->fps = 0;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    mo->fps = fps;
+    double keep = mo->euler[5];
+    mo->euler[5] = NAN;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_NONFINITE);
+    mo->euler[5] = keep;
+    size_t T = mo->frame_count;
+    mo->frame_count = 0;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_EMPTY);
+    mo->frame_count = T;
+
+    ami_mesh m;
+    ami_make_mesh(rig, 10, 2, 4, &m);
+    ex.mesh = &m.in;
+    m.tri[5] = 10;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    m.tri[5] = 0;
+    m.bi[3] = 5;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    m.bi[3] = 0;
+    m.pos[4] = INFINITY;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_NONFINITE);
+    m.pos[4] = 0;
+    m.in.vertex_count = 0;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_EMPTY);
+    m.in.vertex_count = 10;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_OK);
+    AM_CHECK(out.len > 0);
+    am_buf_free(&out);
+
+    /* A failed file write leaves neither the file nor its temporary behind. */
+    const char *path = ami_tmp("never.glb");
+    mo->fps = -1;
+    ex.mesh = NULL;
+    AM_CHECK_STATUS(am_gltf_write(&ex, path, &err), AM_E_VALUE);
+    AM_CHECK(strstr(err.file, "never.glb") != NULL);
+    mo->fps = fps;
+    char tmp[600];
+    am_tmp_path(tmp, sizeof tmp, path);
+    FILE *f = fopen(path, "rb"), *g = fopen(tmp, "rb");
+    AM_CHECK(!f && !g);
+    if (f) fclose(f);
+    if (g) fclose(g);
+    AM_CHECK_STATUS(am_gltf_write(&ex, "/nonexistent-dir/x.glb", &err), AM_E_WRITE);
+    ami_free_mesh(&m);
+done:
+    am_motion_free(mo);
+    am_motion_free(wrong);
+    am_rig_free(rig);
+    am_rig_free(other);
+}
+
+/* Out of memory at every allocation: a clean AM_E_NOMEM, no leak (ASan checks the leaks). */
+static void gltf_write_survives_allocation_failures(void)
+{
+    am_rig *rig = ami_random_rig(6);
+    am_motion *mo = rig ? ami_random_motion(rig, 4, 30.0) : NULL;
+    if (!mo) goto done;
+    ami_mesh m;
+    ami_make_mesh(rig, 20, 3, 5, &m);
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .mesh = &m.in};
+    size_t failures = 0, limit;
+    for (limit = 1; limit < 400; limit++) {
+        am_buf out = {0};
+        am_error err = {0};
+        am_set_alloc_limit(limit);
+        am_status st = am_gltf_write_mem(&ex, &out, &err);
+        am_set_alloc_limit(0);
+        am_buf_free(&out);
+        if (st == AM_OK) break;
+        if (st != AM_E_NOMEM) failures++;
+    }
+    AM_CHECK_MSG(failures == 0, "%zu allocation limits gave a code other than E_NOMEM", failures);
+    AM_CHECK_MSG(limit < 400, "never succeeded within 400 allocations");
+    ami_free_mesh(&m);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+#define AM_TESTS(X)                                  \
+    X(gltf_write_golden_fk_motion)                   \
+    X(gltf_write_random_rig_two_clips)               \
+    X(gltf_write_user_mesh_triangles_and_points)     \
+    X(gltf_write_many_bones_single_frame)            \
+    X(gltf_write_near_minus_y_bone)                  \
+    X(gltf_write_rejects_bad_input)                  \
+    X(gltf_write_survives_allocation_failures)
+AM_TEST_MAIN(AM_TESTS)
