@@ -5,6 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
+MAKEFLAGS  += --no-print-directory
 
 .PHONY: all build deps demo test test-fast asan fuzz bench clean
 
