@@ -1,14 +1,32 @@
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
+
+/* A rig from rig.json, or from the skeleton of a skinned .glb/.gltf (users bring their rigs). */
+static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)
+{
+    size_t n = strlen(path);
+    bool gltf = (n >= 4 && strcasecmp(path + n - 4, ".glb") == 0) ||
+                (n >= 5 && strcasecmp(path + n - 5, ".gltf") == 0);
+    if (!gltf) return am_rig_load(path, rig, err);
+    am_gltf *doc = NULL;
+    am_status s = am_gltf_load(path, NULL, &doc, err);
+    if (s == AM_OK) {
+        s = am_rig_from_gltf(doc, -1, rig, err);
+        am_error_set_file(err, path);
+    }
+    am_gltf_free(doc);
+    return s;
+}
 
 static void ami_fk_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove fk RIG.json [--motion motion.json] [--quiet]\n\n"
+            "usage: anymove fk RIG [--motion motion.json] [--quiet]\n\n"
             "Prints {\"joint_names\": [...], \"joints\": [T][J][3]} on stdout: the rig's joints\n"
             "(SPEC 2.3 keypoints, metres, Z up) for every frame of the motion, or the rest pose\n"
-            "as one frame without --motion.\n");
+            "as one frame without --motion. RIG is a rig.json or a skinned .glb/.gltf (its skeleton).\n");
 }
 
 int am_cmd_fk(int argc, char **argv)
@@ -29,14 +47,14 @@ int am_cmd_fk(int argc, char **argv)
             return am_cli_usage("fk", "unexpected argument '%s'", argv[i]);
         }
     }
-    if (!rig_path) return am_cli_usage("fk", "missing RIG.json");
+    if (!rig_path) return am_cli_usage("fk", "missing RIG");
 
     am_error err = {0};
     am_rig *rig = NULL;
     am_motion *mo = NULL;
     double *joints = NULL;
     int rc = 0;
-    if (am_rig_load(rig_path, &rig, &err) != AM_OK ||
+    if (ami_fk_load_rig(rig_path, &rig, &err) != AM_OK ||
         (motion_path && am_motion_load(motion_path, rig, &mo, &err) != AM_OK)) {
         rc = am_cli_fail("fk", &err);
         goto done;

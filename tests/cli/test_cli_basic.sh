@@ -25,6 +25,8 @@ assert len(got["joints"]) == len(want["joints"]) == 6, len(got["joints"])
 assert err < 1e-6, err
 PY
 then am_pass fk_golden_motion; else am_fail fk_golden_motion "CLI fk differs from the golden joints"; fi
+expect fk_gltf_rig 0 '"joint_names": \[' -- "$AM_BIN" fk "$AM_SHARED/data/gltf/khronos_fox/Fox.glb"
+expect fk_gltf_no_skin 2 'Flamingo\.glb' -- "$AM_BIN" fk "$AM_SHARED/data/gltf/Flamingo.glb"
 expect fk_missing_rig 2 'nope\.json' -- "$AM_BIN" fk "$TMP/nope.json"
 expect fk_no_args 2 'missing RIG' -- "$AM_BIN" fk
 expect fk_bad_option 2 "unknown option '--frobnicate'" -- "$AM_BIN" fk "$G/fk/testrig.json" --frobnicate
