@@ -6,4 +6,7 @@
 #include "rig.h"
 #include "io.h"
 #include "gltf.h"
+#include "bvh.h"
+#include "ik.h"
+#include "metrics.h"
 #endif

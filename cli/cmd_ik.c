@@ -1,0 +1,268 @@
+/* `anymove ik POSITIONS --rig RIG -o DIR`: joint positions -> local rotations (docs/ik.md). */
+#include <math.h>
+#include <string.h>
+
+#include "anymove/bvh.h"
+#include "anymove/ik.h"
+#include "anymove/metrics.h"
+#include "cli.h"
+#include "ik_util.h"
+
+static void ami_ik_help(FILE *out)
+{
+    fprintf(out,
+            "usage: anymove ik POSITIONS --rig RIG.json -o DIR [--reference motion.json | --no-reference]\n"
+            "                 [--fps F] [--temporal W] [--twist-weight W] [--no-twist] [--no-temporal]\n"
+            "                 [--no-limits] [--quiet]\n\n"
+            "Recovers every bone's local rotation from joint positions, for any rig.\n"
+            "POSITIONS: joints.npz (joints [T,J,3] metres, names [J], fps) or a motion.json with\n"
+            "joints and joint_names. Names must be rig joints; rig joints missing from POSITIONS and\n"
+            "joints only carried by helper bones are not used.\n"
+            "--reference: a motion of the rig whose frame 0 holds the true rotations of frame 0\n"
+            "(pose2rot's protocol); the default is none (rest pose priors).\n"
+            "Writes DIR/motion.json, DIR/animation.glb, DIR/animation.bvh and DIR/report.json (FK\n"
+            "position error: cm, %% of body size, per joint; solve time).\n");
+}
+
+/* Positions in the rig's joint order: pos [T][J][3] (0 where unobserved), mask [J]. */
+typedef struct ami_positions {
+    size_t T;
+    double fps;
+    double *pos;
+    uint8_t *mask;
+} ami_positions;
+
+static am_status ami_map_names(const am_rig *rig, char *const *names, size_t n, const char *src,
+                               int32_t *map, am_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        map[i] = am_rig_find_joint(rig, names[i]);
+        if (map[i] < 0)
+            return AM_FAIL_AT(err, AM_E_NAME, src, 0, 0, "joint '%s' is not a joint of the rig", names[i]);
+        for (size_t k = 0; k < i; k++)
+            if (map[k] == map[i]) return AM_FAIL_AT(err, AM_E_DUPLICATE, src, 0, 0, "joint '%s' twice", names[i]);
+    }
+    return AM_OK;
+}
+
+static am_status ami_load_positions(const char *path, const am_rig *rig, ami_positions *out,
+                                    am_error *err)
+{
+    size_t n = strlen(path), J = rig->joint_count;
+    const double *src = NULL;
+    char *const *names = NULL;
+    size_t T = 0, nj = 0;
+    double fps = 30;
+    am_npz *z = NULL;
+    am_motion *mo = NULL;
+    double *buf = NULL;
+    int32_t *map = NULL;
+    am_status st = AM_OK;
+    if (n > 4 && strcmp(path + n - 4, ".npz") == 0) {
+        AMI_TRY(am_npz_load(path, NULL, &z, err));
+        const am_array *a = am_npz_find(z, "joints"), *nm = am_npz_find(z, "names"),
+                       *f = am_npz_find(z, "fps");
+        if (!a || !nm) {
+            st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "needs 'joints' [T,J,3] and 'names' [J]");
+            goto done;
+        }
+        if (a->ndim != 3 || a->shape[2] != 3 || nm->dtype != AM_DTYPE_STR || nm->count != a->shape[1]) {
+            st = AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints must be [T,J,3] with J names");
+            goto done;
+        }
+        T = a->shape[0];
+        nj = a->shape[1];
+        buf = am_alloc_array(a->count ? a->count : 1, sizeof *buf);
+        if (!buf) {
+            st = AM_FAIL(err, AM_E_NOMEM, "positions");
+            goto done;
+        }
+        if ((st = am_array_to_f64(a, buf, err)) != AM_OK) goto done;
+        if (f && (st = am_array_scalar(f, &fps, err)) != AM_OK) goto done;
+        src = buf;
+        names = nm->strings;
+    } else {
+        if ((st = am_motion_load(path, NULL, &mo, err)) != AM_OK) goto done;
+        if (!mo->joints || !mo->joint_names) {
+            st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "has no 'joints' with 'joint_names'");
+            goto done;
+        }
+        T = mo->frame_count;
+        nj = mo->joint_count;
+        src = mo->joints;
+        names = mo->joint_names;
+        fps = mo->fps;
+    }
+    if (T == 0) {
+        st = AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "no frames (T = 0)");
+        goto done;
+    }
+    if (!(fps > 0) || !isfinite(fps)) {
+        st = AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps %g", fps);
+        goto done;
+    }
+    map = am_alloc_array(nj ? nj : 1, sizeof *map);
+    out->pos = am_alloc_array(T * J * 3, sizeof(double));
+    out->mask = am_alloc(J);
+    if (!map || !out->pos || !out->mask) {
+        st = AM_FAIL(err, AM_E_NOMEM, "positions");
+        goto done;
+    }
+    if ((st = ami_map_names(rig, names, nj, path, map, err)) != AM_OK) goto done;
+    uint8_t *usable = am_alloc(J);
+    if (!usable) {
+        st = AM_FAIL(err, AM_E_NOMEM, "mask");
+        goto done;
+    }
+    am_ik_default_mask(rig, usable);
+    for (size_t i = 0; i < nj; i++) out->mask[map[i]] = usable[map[i]];
+    am_free(usable);
+    for (size_t t = 0; t < T; t++)
+        for (size_t i = 0; i < nj; i++) {
+            const double *p = src + (t * nj + i) * 3;
+            if (!out->mask[map[i]]) continue;
+            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
+                st = AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "joint '%s' at frame %zu", names[i], t);
+                goto done;
+            }
+            memcpy(out->pos + (t * J + (size_t)map[i]) * 3, p, 3 * sizeof(double));
+        }
+    out->T = T;
+    out->fps = fps;
+done:
+    am_free(map);
+    am_free(buf);
+    am_npz_free(z);
+    am_motion_free(mo);
+    return st;
+}
+
+static am_status ami_write_report(const char *path, const am_rig *rig, const ami_positions *P,
+                                  const am_motion *mo, bool with_ref, double solve_s, am_error *err)
+{
+    size_t J = rig->joint_count;
+    double *per = am_alloc_array(J, sizeof *per);
+    if (!per) return AM_FAIL(err, AM_E_NOMEM, "report");
+    am_stats st;
+    am_status s = am_joint_position_error(mo->joints, P->pos, P->T, J, P->mask, per, &st, err);
+    if (s != AM_OK) {
+        am_free(per);
+        return s;
+    }
+    double size = am_body_size(P->pos, J, P->mask);
+    am_buf o = {0};
+    am_buf_printf(&o, "{\n  \"frames\": %zu, \"joints_used\": %zu, \"reference\": %s,\n", P->T, st.count / (P->T ? P->T : 1),
+                  with_ref ? "true" : "false");
+    am_buf_printf(&o, "  \"solve_ms\": %.3f, \"frames_per_s\": %.1f,\n", solve_s * 1e3,
+                  solve_s > 0 ? (double)P->T / solve_s : 0.0);
+    am_buf_printf(&o, "  \"fk_error\": {\"mean_cm\": %.6g, \"median_cm\": %.6g, \"p95_cm\": %.6g, \"max_cm\": %.6g, "
+                  "\"body_size_m\": %.6g, \"mean_pct_size\": %.6g, \"max_rel_size\": %.3g},\n",
+                  100 * st.mean, 100 * st.median, 100 * st.p95, 100 * st.max, size,
+                  size > 0 ? 100 * st.mean / size : 0.0, size > 0 ? st.max / size : 0.0);
+    am_buf_printf(&o, "  \"per_joint_cm\": {");
+    bool first = true;
+    for (size_t j = 0; j < J; j++) {
+        if (!P->mask[j]) continue;
+        am_buf_printf(&o, "%s\"%s\": %.6g", first ? "" : ", ", rig->joint_names[j], 100 * per[j]);
+        first = false;
+    }
+    am_buf_printf(&o, "}\n}\n");
+    am_free(per);
+    if (o.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
+    else s = am_file_write(path, o.data, o.len, err);
+    if (s == AM_OK) am_log("FK error: mean %.3g cm, max %.3g of body size (%s)", 100 * st.mean,
+                           size > 0 ? st.max / size : 0.0, path);
+    am_buf_free(&o);
+    return s;
+}
+
+int am_cmd_ik(int argc, char **argv)
+{
+    const char *pos_path = NULL, *rig_path = NULL, *out_dir = NULL, *ref_path = NULL, *v;
+    bool no_ref = false;
+    double fps_override = 0;
+    am_ik_opts opts = {0};
+    for (int i = 1; i < argc; i++) {
+        if (am_cli_is_help(argv[i])) {
+            ami_ik_help(stdout);
+            return 0;
+        } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
+            rig_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "-o")) || (v = am_cli_value(argc, argv, &i, "--out"))) {
+            out_dir = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--reference"))) {
+            ref_path = v;
+        } else if (am_cli_flag(argv[i], "--no-reference")) {
+            no_ref = true;
+        } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
+            if (!am_cli_double("ik", "--fps", v, &fps_override)) return 2;
+            if (!(fps_override > 0)) return am_cli_usage("ik", "--fps must be positive");
+        } else if ((v = am_cli_value(argc, argv, &i, "--temporal"))) {
+            if (!am_cli_double("ik", "--temporal", v, &opts.temporal)) return 2;
+            if (!(opts.temporal >= 0 && opts.temporal <= 1)) return am_cli_usage("ik", "--temporal is in [0, 1]");
+            if (opts.temporal == 0) opts.flags |= AM_IK_NO_TEMPORAL;
+        } else if ((v = am_cli_value(argc, argv, &i, "--twist-weight"))) {
+            if (!am_cli_double("ik", "--twist-weight", v, &opts.twist_weight)) return 2;
+            if (!(opts.twist_weight > 0)) return am_cli_usage("ik", "--twist-weight must be positive");
+        } else if (am_cli_flag(argv[i], "--no-twist")) {
+            opts.flags |= AM_IK_NO_GRANDCHILD_TWIST;
+        } else if (am_cli_flag(argv[i], "--no-temporal")) {
+            opts.flags |= AM_IK_NO_TEMPORAL;
+        } else if (am_cli_flag(argv[i], "--no-limits")) {
+            opts.flags |= AM_IK_NO_LIMITS;
+        } else if (argv[i][0] == '-') {
+            return am_cli_usage("ik", "unknown option '%s'", argv[i]);
+        } else if (!pos_path) {
+            pos_path = argv[i];
+        } else {
+            return am_cli_usage("ik", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!pos_path) return am_cli_usage("ik", "missing POSITIONS");
+    if (!rig_path) return am_cli_usage("ik", "missing --rig RIG.json");
+    if (!out_dir) return am_cli_usage("ik", "missing -o DIR");
+    if (ref_path && no_ref) return am_cli_usage("ik", "--reference and --no-reference exclude each other");
+
+    am_error err = {0};
+    am_rig *rig = NULL;
+    am_motion *ref = NULL, *mo = NULL;
+    am_bvh *bvh = NULL;
+    ami_positions P = {0};
+    int rc = 0;
+    char path[4096];
+    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
+        (ref_path && am_motion_load(ref_path, rig, &ref, &err) != AM_OK))
+        goto fail;
+    if (fps_override > 0) P.fps = fps_override;
+    if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
+    am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
+                     .reference = ref, .opts = &opts, .out = mo};
+    double t0 = am_stage_begin();
+    if (am_ik_run(&job, &err) != AM_OK) goto fail;
+    double solve_s = am_stage_end(t0, "ik solve");
+    if (am_motion_compute_joints(mo, rig, &err) != AM_OK || am_cli_mkdir_p(out_dir, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/motion.json", out_dir);
+    if (am_motion_write(mo, path, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/animation.glb", out_dir);
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/animation.bvh", out_dir);
+    am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP};
+    if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, path, &err) != AM_OK)
+        goto fail;
+    snprintf(path, sizeof path, "%s/report.json", out_dir);
+    if (ami_write_report(path, rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK) goto fail;
+    goto done;
+fail:
+    rc = am_cli_fail("ik", &err);
+done:
+    am_bvh_free(bvh);
+    am_motion_free(mo);
+    am_motion_free(ref);
+    am_free(P.pos);
+    am_free(P.mask);
+    am_rig_free(rig);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/* `anymove score ik TRUE_MOTION PRED_MOTION`: pose2rot's geodesic error and the joint error. */
+#include <math.h>
+#include <string.h>
+
+#include "anymove/ik.h"
+#include "anymove/metrics.h"
+#include "cli.h"
+#include "ik_util.h"
+#include "score.h"
+
+static void ami_score_ik_help(FILE *out)
+{
+    fprintf(out,
+            "usage: anymove score ik TRUE_MOTION PRED_MOTION [--rig RIG.json] [--frames N] [--quiet]\n\n"
+            "Prints one JSON object on stdout:\n"
+            "  pose2rot: deg(arccos(clamp((tr(R_pred^T R_true) - 1)/2, -1, 1))) per bone and\n"
+            "            frame on parent-local rotations, every bone with the root (root_quat),\n"
+            "            the first N frames (default 48), helper bones left out;\n"
+            "  all_frames, no_leaves, no_leaves_all_frames: the same over the whole clip and/or\n"
+            "            without bones that have no child bone; per_bone_deg: whole-clip means;\n"
+            "  position: per-joint error in cm (mean, median, p95, max) and in %% of body size\n"
+            "            (SPEC 5) over the non-helper joints, from each file's joints (FK if absent).\n"
+            "The rig defaults to rig.json next to TRUE_MOTION. Bones are matched by name.\n");
+}
+
+static void ami_json_str(am_buf *o, const char *s)
+{
+    am_buf_append(o, "\"", 1);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') am_buf_append(o, "\\", 1);
+        if ((unsigned char)*s < 0x20) am_buf_printf(o, "\\u%04x", (unsigned)(unsigned char)*s);
+        else am_buf_append(o, s, 1);
+    }
+    am_buf_append(o, "\"", 1);
+}
+
+static void ami_stats_json(am_buf *o, const char *key, const am_stats *s, size_t frames, bool last)
+{
+    am_buf_printf(o, "  \"%s\": {\"frames\": %zu, \"count\": %zu, \"mean_deg\": %.4f, "
+                  "\"median_deg\": %.4f, \"p95_deg\": %.4f, \"max_deg\": %.4f}%s\n",
+                  key, frames, s->count, s->mean, s->median, s->p95, s->max, last ? "" : ",");
+}
+
+int am_score_ik_main(int argc, char **argv)
+{
+    const char *true_path = NULL, *pred_path = NULL, *rig_path = NULL, *v;
+    long frames = 48;
+    for (int i = 1; i < argc; i++) {
+        if (am_cli_is_help(argv[i])) {
+            ami_score_ik_help(stdout);
+            return 0;
+        } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
+            rig_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--frames"))) {
+            if (!am_cli_long("score ik", "--frames", v, &frames)) return 2;
+            if (frames < 1) return am_cli_usage("score ik", "--frames must be at least 1");
+        } else if (argv[i][0] == '-') {
+            return am_cli_usage("score ik", "unknown option '%s'", argv[i]);
+        } else if (!true_path) {
+            true_path = argv[i];
+        } else if (!pred_path) {
+            pred_path = argv[i];
+        } else {
+            return am_cli_usage("score ik", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!true_path || !pred_path) return am_cli_usage("score ik", "need TRUE_MOTION and PRED_MOTION");
+    char sibling[4096];
+    if (!rig_path) {
+        const char *slash = strrchr(true_path, '/');
+        int n = slash ? (int)(slash - true_path) + 1 : 0;
+        snprintf(sibling, sizeof sibling, "%.*srig.json", n, true_path);
+        rig_path = sibling;
+    }
+    am_error err = {0};
+    am_rig *rig = NULL;
+    am_motion *tr = NULL, *pr = NULL;
+    uint8_t *mask = NULL;
+    double *per = NULL;
+    am_buf o = {0};
+    int rc = 0;
+    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(true_path, rig, &tr, &err) != AM_OK ||
+        am_motion_load(pred_path, rig, &pr, &err) != AM_OK)
+        goto fail;
+    if ((!tr->joints && am_motion_compute_joints(tr, rig, &err) != AM_OK) ||
+        (!pr->joints && am_motion_compute_joints(pr, rig, &err) != AM_OK))
+        goto fail;
+    size_t B = rig->bone_count, J = rig->joint_count;
+    size_t T = tr->frame_count < pr->frame_count ? tr->frame_count : pr->frame_count;
+    size_t T48 = (size_t)frames < T ? (size_t)frames : T;
+    mask = am_alloc(J);
+    per = am_alloc_array(T * B, sizeof *per);
+    if (!mask || !per) {
+        AM_FAIL(&err, AM_E_NOMEM, "score");
+        goto fail;
+    }
+    am_ik_default_mask(rig, mask);
+    am_stats s48, sall, nl48, nlall, pos;
+    am_rot_error_opts o48 = {.frame_count = T48}, oall = {0};
+    am_rot_error_opts onl48 = {.flags = AM_ROTERR_SKIP_LEAVES, .frame_count = T48};
+    am_rot_error_opts onlall = {.flags = AM_ROTERR_SKIP_LEAVES};
+    if (am_motion_rotation_error(rig, pr, tr, &o48, NULL, &s48, &err) != AM_OK ||
+        am_motion_rotation_error(rig, pr, tr, &onl48, NULL, &nl48, &err) != AM_OK ||
+        am_motion_rotation_error(rig, pr, tr, &onlall, NULL, &nlall, &err) != AM_OK ||
+        am_motion_rotation_error(rig, pr, tr, &oall, per, &sall, &err) != AM_OK ||
+        am_joint_position_error(pr->joints, tr->joints, T, J, mask, NULL, &pos, &err) != AM_OK)
+        goto fail;
+    double size = am_body_size(tr->joints, J, mask);
+    am_buf_printf(&o, "{\n");
+    if (tr->frame_count != pr->frame_count)
+        am_buf_printf(&o, "  \"warning\": \"frame counts differ (%zu true, %zu predicted): scored %zu\",\n",
+                      tr->frame_count, pr->frame_count, T);
+    ami_stats_json(&o, "pose2rot", &s48, T48, false);
+    ami_stats_json(&o, "all_frames", &sall, T, false);
+    ami_stats_json(&o, "no_leaves", &nl48, T48, false);
+    ami_stats_json(&o, "no_leaves_all_frames", &nlall, T, false);
+    am_buf_printf(&o, "  \"position\": {\"frames\": %zu, \"count\": %zu, \"mean_cm\": %.6g, \"median_cm\": %.6g, "
+                  "\"p95_cm\": %.6g, \"max_cm\": %.6g, \"body_size_m\": %.6g, \"mean_pct_size\": %.6g, "
+                  "\"max_rel_size\": %.3g},\n",
+                  T, pos.count, 100 * pos.mean, 100 * pos.median, 100 * pos.p95, 100 * pos.max, size,
+                  size > 0 ? 100 * pos.mean / size : 0.0, size > 0 ? pos.max / size : 0.0);
+    am_buf_printf(&o, "  \"per_bone_deg\": {");
+    bool first = true;
+    for (size_t b = 0; b < B; b++) {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t t = 0; t < T; t++)
+            if (!isnan(per[t * B + b])) sum += per[t * B + b], n++;
+        if (!n) continue;
+        am_buf_printf(&o, first ? "" : ", ");
+        ami_json_str(&o, rig->bone_names[b]);
+        am_buf_printf(&o, ": %.3f", sum / (double)n);
+        first = false;
+    }
+    am_buf_printf(&o, "}\n}\n");
+    if (o.failed) {
+        AM_FAIL(&err, AM_E_NOMEM, "score JSON");
+        goto fail;
+    }
+    fwrite(o.data, 1, o.len, stdout);
+    goto done;
+fail:
+    rc = am_cli_fail("score ik", &err);
+done:
+    am_buf_free(&o);
+    am_free(per);
+    am_free(mask);
+    am_motion_free(pr);
+    am_motion_free(tr);
+    am_rig_free(rig);
+    return rc;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# anymove convert / ik / score ik: BVH and glTF in, motion.json + rig.json out, positions back to
+# rotations (exact FK, low geodesic error with the reference), BVH and glTF out, bad input -> 2.
+. "$(dirname "$0")/lib.sh"
+C=$AM_SOURCE/fuzz/corpus/bvh
+D=$AM_SHARED/data
+
+# BVH -> rig.json + motion.json -> ik (with / without reference) -> score
+expect convert_bvh 0 'rig.json' -- "$AM_BIN" convert "$C/human.bvh" -o "$TMP/h"
+expect ik_bvh_ref 0 'FK error' -- "$AM_BIN" ik "$TMP/h/motion.json" --rig "$TMP/h/rig.json" --reference "$TMP/h/motion.json" -o "$TMP/h_ik"
+for f in motion.json animation.glb animation.bvh report.json; do
+  if [ -s "$TMP/h_ik/$f" ]; then am_pass "ik_writes_$f"; else am_fail "ik_writes_$f" "missing"; fi
+done
+expect ik_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/h_ik/report.json"
+expect score_ik_ref 0 '"pose2rot": \{"frames": 2, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/h/motion.json" "$TMP/h_ik/motion.json"
+expect score_ik_variants 0 '"no_leaves_all_frames".*' -- "$AM_BIN" score ik "$TMP/h/motion.json" "$TMP/h_ik/motion.json" --rig "$TMP/h/rig.json" --frames 1
+expect ik_bvh_noref 0 '' -- "$AM_BIN" ik "$TMP/h/motion.json" --rig "$TMP/h/rig.json" --no-reference -o "$TMP/h_ik2" -q
+expect ik_bvh_out_parses 0 'rig.json' -- "$AM_BIN" convert "$TMP/h_ik/animation.bvh" --up y -o "$TMP/h_back"
+if [ -x "$(command -v node)" ] && [ -x "$AM_VALIDATOR" ]; then
+  expect ik_glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/h_ik/animation.glb"
+fi
+
+# motion.json + rig -> BVH and glTF
+expect convert_to_bvh 0 '' -- "$AM_BIN" convert "$TMP/h/motion.json" --rig "$TMP/h/rig.json" -o "$TMP/h.bvh" -q
+expect convert_to_glb 0 '' -- "$AM_BIN" convert "$TMP/h/motion.json" --rig "$TMP/h/rig.json" -o "$TMP/h.glb" -q
+expect convert_bvh_reads_back 0 '' -- "$AM_BIN" convert "$TMP/h.bvh" -o "$TMP/h2" -q
+# the round trip keeps every joint: same rig.json joints
+if [ "$(jq -c '.joints | keys' "$TMP/h/rig.json")" = "$(jq -c '.joints | keys' "$TMP/h2/rig.json")" ]; then
+  am_pass convert_bvh_roundtrip_joints; else am_fail convert_bvh_roundtrip_joints "joint sets differ"; fi
+
+# glTF: a skinned model's clip, helper bones listed, ik reproduces its positions
+if [ -f "$D/gltf/quaternius/Fox.glb" ]; then
+  expect convert_glb_clips 0 'Walk' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --list-clips
+  expect convert_glb 0 '' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Walk -o "$TMP/fox" -q
+  expect convert_glb_helpers 0 'PoleTarget' -- jq -c .helpers "$TMP/fox/rig.json"
+  expect ik_glb_ref 0 '' -- "$AM_BIN" ik "$TMP/fox/motion.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox/motion.json" -o "$TMP/fox_ik" -q
+  expect ik_glb_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/fox_ik/report.json"
+  expect score_glb_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox/motion.json" "$TMP/fox_ik/motion.json"
+  expect convert_glb_bad_clip 2 "no clip 'Sleep'" -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Sleep -o "$TMP/x"
+fi
+
+# joints.npz input (written without numpy by ik_npz.py)
+if command -v python3 >/dev/null; then
+  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/j.npz"
+  expect ik_npz 0 '' -- "$AM_BIN" ik "$TMP/j.npz" --rig "$TMP/h/rig.json" --reference "$TMP/h/motion.json" -o "$TMP/npz_ik" -q
+  expect ik_npz_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/npz_ik/report.json"
+  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/nan.npz" nan
+  expect ik_npz_nan 2 "nan\.npz: error: NaN or infinite value \(.*frame 1" -- "$AM_BIN" ik "$TMP/nan.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
+  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/empty.npz" empty
+  expect ik_npz_empty 2 'empty input' -- "$AM_BIN" ik "$TMP/empty.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
+fi
+
+# Bad input: exit 2 with the place named.
+printf 'HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n' > "$TMP/nomotion.bvh"
+expect bvh_missing_motion 2 'nomotion\.bvh:11:1: error: syntax error.*MOTION' -- "$AM_BIN" convert "$TMP/nomotion.bvh" -o "$TMP/x"
+expect bvh_short_frame 2 'short_frame\.bvh:15:2: error: wrong array shape' -- "$AM_BIN" convert "$C/short_frame.bvh" -o "$TMP/x"
+expect bvh_nan 2 'nan\.bvh:10:1: error: NaN' -- "$AM_BIN" convert "$C/nan.bvh" -o "$TMP/x"
+sed 's/Frames: 2/Frames: 0/' "$C/human.bvh" > "$TMP/t0.bvh"
+expect bvh_zero_frames 2 't0\.bvh:[0-9]+:[0-9]+: error: empty input' -- "$AM_BIN" convert "$TMP/t0.bvh" -o "$TMP/x"
+sed 's/CHANNELS 3 Zrotation Xrotation Yrotation/CHANNELS 3 Zrotation Xrotation/' "$C/human.bvh" > "$TMP/ch.bvh"
+expect bvh_channel_count 2 'ch\.bvh:[0-9]+:[0-9]+: error: syntax error' -- "$AM_BIN" convert "$TMP/ch.bvh" -o "$TMP/x"
+sed 's/"Spine"/"Spline"/g' "$TMP/h/motion.json" > "$TMP/badnames.json"
+expect ik_unknown_name 2 "Spline" -- "$AM_BIN" ik "$TMP/badnames.json" --rig "$TMP/h/rig.json" -o "$TMP/x"
+jq '.joints = [] | .quat = [] | .euler = [] | .trans = [] | .root_quat = []' "$TMP/h/motion.json" > "$TMP/empty.json"
+expect ik_zero_frames 2 'error' -- "$AM_BIN" ik "$TMP/empty.json" --rig "$TMP/h/rig.json" -o "$TMP/x"
+jq '.joints.Spine = .joints.Hips' "$TMP/h/rig.json" > "$TMP/zero_rig.json"
+expect ik_zero_length_bone 2 'zero|degenerate|length' -- "$AM_BIN" ik "$TMP/h/motion.json" --rig "$TMP/zero_rig.json" -o "$TMP/x"
+if [ ! -e "$TMP/x" ]; then am_pass bad_input_writes_nothing; else am_fail bad_input_writes_nothing "$TMP/x exists"; fi
+expect ik_usage 2 'missing --rig' -- "$AM_BIN" ik "$TMP/h/motion.json" -o "$TMP/x"
+expect ik_ref_conflict 2 'exclude' -- "$AM_BIN" ik "$TMP/h/motion.json" --rig "$TMP/h/rig.json" --reference "$TMP/h/motion.json" --no-reference -o "$TMP/x"
+expect score_unknown 2 "unknown score 'dance'" -- "$AM_BIN" score dance
+expect score_help 0 'ik' -- "$AM_BIN" score --help
+am_done
