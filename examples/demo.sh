@@ -11,3 +11,8 @@ echo "== export: the bundled walker's walk as an animated skeleton glTF"
 "$bin" export examples/walker/walk.json --rig examples/walker/rig.json -o "$out/walker_walk.glb"
 "$bin" info "$out/walker_walk.glb"
 echo "wrote $out/walker_walk.glb"
+
+echo "== rig: Track2Rig on a bundled synthetic grison (mustelid) walk"
+"$bin" rig examples/tracks/grison_walk.tracks.npz -o "$out/grison_rig" --bones 15
+"$bin" score rig --truth examples/tracks/grison_walk.truth.npz "$out/grison_rig"
+echo "wrote $out/grison_rig/rig.glb"

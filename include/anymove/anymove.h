@@ -9,4 +9,6 @@
 #include "bvh.h"
 #include "ik.h"
 #include "metrics.h"
+#include "decompose.h"
+#include "synth.h"
 #endif

@@ -1,0 +1,164 @@
+/* `anymove score rig --truth TRUTH.npz DIR`: a Track2Rig result against the true clip (SPEC 5). */
+#include <math.h>
+#include <string.h>
+
+#include "anymove/decompose.h"
+#include "anymove/metrics.h"
+#include "cli.h"
+#include "score.h"
+
+static void ami_score_rig_help(FILE *out)
+{
+    fprintf(out,
+            "usage: anymove score rig --truth TRUTH.npz DIR [--tracks TRACKS.npz] [--quiet]\n\n"
+            "Reconstructs every point from DIR/skin.npz, DIR/rig.json and DIR/motion.json by the\n"
+            "SPEC 4.4 formula and prints one JSON line: reconstruction error (%% of body size) over\n"
+            "all entries, the entries hidden in the input and the visible ones; joint error\n"
+            "(symmetric chamfer, %% of body size and cm); bone counts. TRUTH.npz holds `points`\n"
+            "[T,N,3] (clean), `joints` [T,J,3] and the input's `visible` [T,N] (or give --tracks).\n");
+}
+
+static am_status ami_get_f32(const am_npz *z, const char *name, int ndim, const char *src, float **out,
+                             const am_array **arr, am_error *err)
+{
+    const am_array *a = am_npz_find(z, name);
+    if (!a) return AM_FAIL(err, AM_E_SCHEMA, "%s: no '%s' array", src, name);
+    if (a->ndim != ndim) return AM_FAIL(err, AM_E_SHAPE, "%s: '%s' must have %d dimensions", src, name, ndim);
+    *out = am_alloc_array(a->count ? a->count : 1, sizeof(float));
+    if (!*out) return AM_FAIL(err, AM_E_NOMEM, "%s", name);
+    *arr = a;
+    return am_array_to_f32(a, *out, err);
+}
+
+int am_score_rig_main(int argc, char **argv)
+{
+    const char *truth_path = NULL, *dir = NULL, *tracks_path = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        if (am_cli_is_help(argv[i])) {
+            ami_score_rig_help(stdout);
+            return 0;
+        } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if ((v = am_cli_value(argc, argv, &i, "--truth"))) {
+            truth_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--tracks"))) {
+            tracks_path = v;
+        } else if (argv[i][0] == '-') {
+            return am_cli_usage("score rig", "unknown option or missing value '%s'", argv[i]);
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            return am_cli_usage("score rig", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!truth_path || !dir) return am_cli_usage("score rig", "need --truth TRUTH.npz and DIR");
+    am_error err = {0};
+    am_npz *tz = NULL, *sz = NULL;
+    am_rig *rig = NULL;
+    am_motion *mo = NULL;
+    am_tracks *tr = NULL;
+    float *tp = NULL, *tj = NULL, *rest = NULL, *wt = NULL, *rec = NULL;
+    int32_t *bi = NULL;
+    uint8_t *vis = NULL;
+    double *pj = NULL;
+    int rc = 0;
+    char path[4096];
+    const am_array *ap = NULL, *aj = NULL, *ar = NULL, *aw = NULL, *ab;
+    if (am_npz_load(truth_path, NULL, &tz, &err) != AM_OK) goto fail;
+    if (ami_get_f32(tz, "points", 3, truth_path, &tp, &ap, &err) != AM_OK) goto fail;
+    if (ami_get_f32(tz, "joints", 3, truth_path, &tj, &aj, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/rig.json", dir);
+    if (am_rig_load(path, &rig, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/motion.json", dir);
+    if (am_motion_load(path, rig, &mo, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/skin.npz", dir);
+    if (am_npz_load(path, NULL, &sz, &err) != AM_OK) goto fail;
+    if (ami_get_f32(sz, "rest", 2, path, &rest, &ar, &err) != AM_OK) goto fail;
+    if (ami_get_f32(sz, "weight", 2, path, &wt, &aw, &err) != AM_OK) goto fail;
+    size_t T = ap->shape[0], N = ap->shape[1], J = aj->shape[1];
+    ab = am_npz_find(sz, "bone_index");
+    if (!ab || ab->ndim != 2 || ab->shape[0] != N || ab->shape[1] != 4 || ar->shape[0] != N || aw->shape[0] != N ||
+        aw->shape[1] != 4) {
+        AM_FAIL(&err, AM_E_SHAPE, "%s: rest [N,3], bone_index and weight [N,4] with N = %zu expected", path, N);
+        goto fail;
+    }
+    if (ap->shape[2] != 3 || aj->shape[0] != T || aj->shape[2] != 3 || mo->frame_count != T) {
+        AM_FAIL(&err, AM_E_SHAPE, "truth has %zu frames, motion %zu (joints [T,J,3] must agree)", T, mo->frame_count);
+        goto fail;
+    }
+    bi = am_alloc_array(N * 4, sizeof(int32_t));
+    double *bd = am_alloc_array(N * 4, sizeof(double));
+    if (!bi || !bd) {
+        am_free(bd);
+        AM_FAIL(&err, AM_E_NOMEM, "bone_index");
+        goto fail;
+    }
+    if (am_array_to_f64(ab, bd, &err) != AM_OK) {
+        am_free(bd);
+        goto fail;
+    }
+    for (size_t i = 0; i < N * 4; i++) bi[i] = (int32_t)bd[i];
+    am_free(bd);
+    if (tracks_path) {
+        if (am_tracks_load(tracks_path, &tr, &err) != AM_OK) goto fail;
+        if (tr->frame_count != T || tr->point_count != N) {
+            AM_FAIL(&err, AM_E_SHAPE, "%s: %zu x %zu tracks, truth %zu x %zu", tracks_path, tr->frame_count,
+                    tr->point_count, T, N);
+            goto fail;
+        }
+        vis = tr->visible;
+    } else {
+        const am_array *av = am_npz_find(tz, "visible");
+        if (av) {
+            if (av->ndim != 2 || av->shape[0] != T || av->shape[1] != N) {
+                AM_FAIL(&err, AM_E_SHAPE, "%s: visible must be [%zu, %zu]", truth_path, T, N);
+                goto fail;
+            }
+            float *vf = am_alloc_array(T * N, sizeof(float));
+            vis = am_alloc_array(T * N, 1);
+            if (!vf || !vis || am_array_to_f32(av, vf, &err) != AM_OK) {
+                am_free(vf);
+                if (err.code == AM_OK) AM_FAIL(&err, AM_E_NOMEM, "visible");
+                goto fail;
+            }
+            for (size_t i = 0; i < T * N; i++) vis[i] = vf[i] != 0.0f;
+            am_free(vf);
+        }
+    }
+    rec = am_alloc_array(T * N * 3, sizeof(float));
+    pj = am_alloc_array(T * rig->joint_count * 3, sizeof(double));
+    if (!rec || !pj) {
+        AM_FAIL(&err, AM_E_NOMEM, "reconstruction");
+        goto fail;
+    }
+    if (am_skin_reconstruct(rig, mo, N, rest, bi, wt, rec, &err) != AM_OK) goto fail;
+    am_track_errors te;
+    if (am_track_recon_error(rec, tp, vis, T, N, &te, &err) != AM_OK) goto fail;
+    am_rig_fk_clip(rig, mo, pj);
+    double je = am_joint_chamfer(pj, rig->joint_count, tj, J, T);
+    const am_array *atb = am_npz_find(tz, "bones");
+    double true_bones = NAN;
+    if (atb && am_array_scalar(atb, &true_bones, &err) != AM_OK) true_bones = NAN;
+    printf("{\"recon_all_pct\": %.5f, \"recon_hidden_pct\": %.5f, \"recon_visible_pct\": %.5f, ", te.recon_all,
+           te.recon_hidden, te.recon_visible);
+    if (isfinite(je)) /* no true joints (a morph-only model): null, never a fake number */
+        printf("\"joint_error_pct\": %.5f, \"joint_error_cm\": %.4f, ", 100.0 * je / te.body_size, 100.0 * je);
+    else
+        printf("\"joint_error_pct\": null, \"joint_error_cm\": null, ");
+    printf("\"body_size_m\": %.5f, \"hidden_entries\": %zu, \"entries\": %zu, \"bones\": %zu, \"joints\": %zu, "
+           "\"true_joints\": %zu",
+           te.body_size, te.hidden_count, T * N, rig->bone_count, rig->joint_count, J);
+    if (isfinite(true_bones)) printf(", \"true_bones\": %.0f", true_bones);
+    printf("}\n");
+    goto done;
+fail:
+    rc = am_cli_fail("score rig", &err);
+done:
+    if (!tr) am_free(vis);
+    am_tracks_free(tr);
+    am_npz_free(tz);
+    am_npz_free(sz);
+    am_rig_free(rig);
+    am_motion_free(mo);
+    am_free(tp), am_free(tj), am_free(rest), am_free(wt), am_free(rec), am_free(bi), am_free(pj);
+    return rc;
+}

@@ -1,0 +1,114 @@
+/* anymove decompose (Track2Rig): 3D point tracks -> bones, sparse skin weights, per-frame
+ * rigid bone transforms, and an articulated skeleton (rig + motion) that reproduces them.
+ *
+ * Method (docs/track2rig.md): an SSDR-family linear-blend-skinning decomposition that uses
+ * only the visible entries (hidden ones are missing data, filled EM-style by the current
+ * model), robust to noise and bad tracks (vector-Huber pseudo-observations per entry, Cauchy
+ * weight per track), initialised by rigid-fit clustering of point trajectories with bone
+ * splitting, alternating closed-form rigid bone transforms with sparse convex weights
+ * (<= 4 per point, >= 0, sum 1) under Laplacian smoothness over the surface (faces) or a
+ * k-nearest-neighbour graph, plus a per-point rest-pose update. Then joints where
+ * neighbouring bones pivot, a minimum spanning tree, a central root, and a refit in which
+ * bones rotate about their joints so that only the root translates.
+ * `AM_DECOMPOSE_SSDR` runs the plain baseline (Le & Deng 2012 style SSDR, 30 iterations,
+ * hidden entries held from the nearest visible frame, no robustness, no smoothness, rest =
+ * first frame) through the same code, so comparisons run side by side.
+ *
+ * Conventions: SPEC.md 1 (metres, Z up). Transforms are rest -> frame t, row-major 3x4
+ * `[R | t]` acting on column vectors. Shapes are given on each field.
+ *
+ *     am_decompose_opts o = {0};             // ours, --bones auto, 30 iterations
+ *     am_decomposition *d = NULL;
+ *     if (am_decompose_run(tracks, &o, &d, &err) == AM_OK) {
+ *         am_rig_write(d->rig, "rig.json", &err);
+ *         ...
+ *     }
+ *     am_decomposition_free(d);
+ *
+ * Pairs: am_decompose_run -> am_decomposition_free.
+ */
+#ifndef ANYMOVE_DECOMPOSE_H
+#define ANYMOVE_DECOMPOSE_H
+
+#include "core.h"
+#include "io.h"
+#include "rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum am_decompose_method {
+    AM_DECOMPOSE_OURS = 0, /* robust, EM on hidden entries, smooth weights, rest refit */
+    AM_DECOMPOSE_SSDR,     /* plain 30-iteration SSDR baseline */
+    AM_DECOMPOSE_METHOD_COUNT
+} am_decompose_method;
+
+/* Flags (0 = defaults). */
+enum {
+    AM_DECOMPOSE_NO_SKELETON = 1u << 0 /* stop after the decomposition: rig/motion stay NULL */
+};
+
+typedef struct am_decompose_opts {
+    am_decompose_method method; /* default AM_DECOMPOSE_OURS */
+    size_t bones;               /* bone count; 0 = auto (the criterion in docs/track2rig.md) */
+    size_t max_bones;           /* upper bound for auto; default 16 */
+    size_t iterations;          /* alternations; default 30 */
+    size_t knn;                 /* neighbours of the smoothness graph without faces; default 8 */
+    double smooth;              /* Laplacian weight alpha (ours), in units of the noise energy;
+                                   default 1.0; negative = 0 */
+    double huber;               /* Huber threshold in median residual norms; default 2.5 */
+    uint32_t seed;              /* reserved for randomized steps; default 0 */
+    uint32_t flags;             /* AM_DECOMPOSE_* */
+    size_t threads;             /* worker threads of the per-point passes; 0 = the online CPUs
+                                   (at most 8). Results are deterministic for a given count. */
+} am_decompose_opts;
+
+typedef struct am_decomposition {
+    size_t frame_count, point_count, bone_count; /* T, N, B */
+    double fps;
+    float *rest;            /* [N][3] rest positions (world axes) */
+    int32_t *bone_index;    /* [N][4] bone of slot k (rig bone order when rig != NULL) */
+    float *weight;          /* [N][4] >= 0, each row sums to 1, unused slots 0 */
+    double *xform;          /* [T][B][12] skinning transform rest -> frame t, [R | t] row-major;
+                               with a rig equal to P(b,t) M_rest(b)^-1 */
+    am_rig *rig;            /* articulated skeleton, one rig bone per bone (NULL with NO_SKELETON) */
+    am_motion *motion;      /* bound to rig, with joints */
+    double body_size;       /* diagonal of the frame-0 box of the visible points, metres */
+    double err_visible;     /* mean |recon - observed| over visible entries, % of body_size */
+    double err_visible_free;/* the same before the articulated refit (free bone transforms) */
+    double noise_floor;     /* robust noise estimate from temporal differences, % of body_size */
+    size_t iterations;      /* alternations run */
+    size_t auto_count;      /* entries of auto_err (0 unless bones was auto) */
+    double *auto_err;       /* [auto_count] clustering error (% of body size) for 1..auto_count bones */
+    double time_init, time_solve, time_skeleton; /* seconds */
+} am_decomposition;
+
+/* Resolve defaults: NULL or zero fields take the documented defaults. */
+void am_decompose_opts_defaults(const am_decompose_opts *in, am_decompose_opts *out);
+
+/* Check that the tracks can be decomposed: T >= 2, at least one visible entry in some frame,
+ * no NaN/Inf in visible entries, at least as many points with >= 3 visible frames as bones
+ * (bones >= 1 when given), not static (some point moves by > 1e-6 of the body size).
+ * AM_E_EMPTY / AM_E_NONFINITE / AM_E_VALUE / AM_E_SHAPE / AM_E_DEGENERATE with a message. */
+AM_NODISCARD am_status am_decompose_validate(const am_tracks *tracks, const am_decompose_opts *opts,
+                                             am_error *err);
+
+/* Decompose and (unless AM_DECOMPOSE_NO_SKELETON) extract the skeleton. Deterministic.
+ * *out is owned by the caller (am_decomposition_free). */
+AM_NODISCARD am_status am_decompose_run(const am_tracks *tracks, const am_decompose_opts *opts,
+                                        am_decomposition **out, am_error *err);
+void am_decomposition_free(am_decomposition *d);
+
+/* SPEC 4.4 reconstruction of N points over the motion's frames:
+ * out[t][n] = sum_k weight[n][k] * P(bone_index[n][k], t) * M_rest^-1 * rest[n].
+ * rest [N][3], bone_index/weight [N][4], out [T][N][3]. Bone indices out of range ->
+ * AM_E_VALUE. No allocation besides a [B][16] scratch. */
+AM_NODISCARD am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n,
+                                           const float *rest, const int32_t *bone_index,
+                                           const float *weight, float *out, am_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* Private state of the Track2Rig decomposition (src/decompose/). */
+#ifndef AMI_DECOMPOSE_INTERNAL_H
+#define AMI_DECOMPOSE_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "anymove/decompose.h"
+
+#define AMI_K 4        /* influences per point (SPEC 4.4) */
+#define AMI_MAXB 64    /* hard cap on bones */
+#define AMI_MAXC 24    /* candidate bones per point in the weight step */
+#define AMI_MAXT 8     /* worker threads */
+
+struct ami_work;
+
+typedef struct ami_dec {
+    size_t T, N, B;          /* frames, points, current bones */
+    const float *obs;        /* [N][T][3] point-major observations; hidden entries filled */
+    const uint8_t *vis;      /* [N][T] 1 = visible */
+    float *pstar;            /* [N][T][3] pseudo-observations the solvers fit */
+    double *rest;            /* [N][3] */
+    int32_t *idx;            /* [N][4] bone per slot (slot unused when its weight is 0) */
+    double *w;               /* [N][4] */
+    double *w_old;           /* [N][4] previous weights (Laplacian target, Jacobi style) */
+    int32_t *idx_old;        /* [N][4] */
+    double *G;               /* [T][gs][12] rest -> frame transforms, [R | t] */
+    size_t gs;               /* bone stride of G: AMI_MAXB while clustering, then B */
+    double *Gt;              /* [T][gs][16] G by columns (4 x (3 + pad)), for reconstruction */
+    double *cn;              /* [N] robust per-track weight */
+    double *mres;            /* [N] mean visible residual norm of each track (-1: none) */
+    bool f_ready;            /* F and H hold the current weights' sums (fused pass) */
+    size_t threads;          /* workers of the per-point pass (>= 1) */
+    struct ami_work *work;   /* [threads] */
+    double *Fw, *Hw;         /* [threads - 1] extra F and H sums, like F and H */
+    int32_t *nb_off, *nb;    /* CSR neighbour graph: nb[nb_off[n] .. nb_off[n+1]) */
+    double *sup;             /* [AMI_MAXB][T] visible points of each bone and frame (clustering) */
+    double *F;               /* [AMI_MAXB][T][12] sum_n c w p* [r;1]^T per bone and frame */
+    double *H;               /* [AMI_MAXB][AMI_MAXB][16] sum_n c w_j w_k [r;1][r;1]^T */
+    double *S;               /* [AMI_MAXB][AMI_MAXB][9] sum_t R_j^T R_k */
+    double *U;               /* [AMI_MAXB][AMI_MAXB][3] sum_t R_j^T t_k */
+    double *C;               /* [AMI_MAXB][AMI_MAXB] sum_t t_j . t_k */
+    /* method switches */
+    bool robust;             /* Huber pseudo-observations + track weights */
+    bool em;                 /* hidden entries -> current reconstruction */
+    bool rest_update;        /* per-point rest refit */
+    double alpha;            /* Laplacian weight (0 = none) */
+    double huber;            /* Huber threshold in median residual norms */
+    double body;             /* body size, metres */
+    double med_res;          /* current median residual norm over visible entries */
+    /* articulated constraint (skeleton refit): NULL = free transforms */
+    const int32_t *order;    /* [B] bones top-down */
+    const int32_t *par;      /* [B] parent bone or -1 */
+    const double *pivot;     /* [B][3] rest head (pivot with the parent) */
+} ami_dec;
+
+/* ssdr.c */
+void ami_dec_stats(ami_dec *d);                       /* S, U, C from G */
+void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, bool update_rest);
+void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
+double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
+void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
+void ami_xf_apply(const double *G, const double p[3], double out[3]);
+
+/* init.c */
+am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,
+                        am_error *err);
+am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_pct,
+                       double **auto_err, size_t *auto_count, size_t *chosen, am_error *err);
+
+/* skeleton.c */
+am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out,
+                           am_error *err);
+
+#endif

@@ -1,0 +1,479 @@
+/* Track2Rig start: the smoothness graph (faces or k nearest neighbours) and the initial bones
+ * by rigid-fit clustering of point trajectories with bone splitting.
+ *
+ * This work is based on:
+ * - B. H. Le and Z. Deng, "Robust and Accurate Skeletal Rigging from Mesh Sequences", 2014:
+ *   grow the bone set by splitting where the current bones explain the motion worst, and
+ *   refine by k-means in which a "centre" is a rigid motion and the distance is how badly it
+ *   moves the point's trajectory.
+ * The clustering runs on at most AMI_INIT_FRAMES frames and fits each bone on at most
+ * AMI_INIT_POINTS points: it only has to start the alternation well.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anymove/math.h"
+#include "decompose_internal.h"
+
+#define AMI_INIT_FRAMES 32
+#define AMI_INIT_SUBSET 2000 /* points the k-means rounds run on */
+#define AMI_INIT_POINTS 1500
+#define AMI_KMEANS_ROUNDS 4
+
+/* ---- neighbour graph ---- */
+
+typedef struct {
+    double d;
+    int32_t i;
+} ami_cand;
+
+static int ami_cand_cmp(const void *a, const void *b)
+{
+    const ami_cand *x = a, *y = b;
+    return x->d < y->d ? -1 : x->d > y->d ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+static int ami_i32_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* k nearest neighbours of every rest point through a uniform grid, searching rings of cells
+ * outwards until the k-th distance is inside the searched radius (exact). */
+static am_status ami_knn(ami_dec *d, size_t k, am_error *err)
+{
+    size_t N = d->N;
+    if (k > N - 1) k = N - 1;
+    d->nb_off = am_alloc_array(N + 1, sizeof(int32_t));
+    d->nb = am_alloc_array(N * (k ? k : 1), sizeof(int32_t));
+    AMI_CHECK(err, d->nb_off && d->nb, AM_E_NOMEM, "neighbour graph");
+    if (k == 0) return AM_OK;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t n = 0; n < N; n++)
+        for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], d->rest[n * 3 + i]), hi[i] = fmax(hi[i], d->rest[n * 3 + i]);
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    /* tracked points lie on a surface: spacing ~ diag / sqrt(N) */
+    double h = diag * sqrt((double)k / (double)N);
+    if (!(h > 0.0)) h = 1.0;
+    size_t dim[3];
+    for (;;) {
+        for (int i = 0; i < 3; i++) dim[i] = (size_t)((hi[i] - lo[i]) / h) + 1;
+        if (dim[0] * dim[1] * dim[2] <= 4 * N + 64) break;
+        h *= 1.5;
+    }
+    size_t cells = dim[0] * dim[1] * dim[2];
+    int32_t *start = am_alloc_array(cells + 1, sizeof(int32_t));
+    int32_t *items = am_alloc_array(N, sizeof(int32_t));
+    size_t *cell_of = am_alloc_array(N, sizeof(size_t));
+    ami_cand *cand = am_alloc_array(N, sizeof(ami_cand));
+    if (!start || !items || !cell_of || !cand) {
+        am_free(start), am_free(items), am_free(cell_of), am_free(cand);
+        return AM_FAIL(err, AM_E_NOMEM, "neighbour grid");
+    }
+    for (size_t n = 0; n < N; n++) {
+        size_t c[3];
+        for (int i = 0; i < 3; i++) {
+            c[i] = (size_t)((d->rest[n * 3 + i] - lo[i]) / h);
+            if (c[i] >= dim[i]) c[i] = dim[i] - 1;
+        }
+        cell_of[n] = (c[2] * dim[1] + c[1]) * dim[0] + c[0];
+        start[cell_of[n] + 1]++;
+    }
+    for (size_t c = 0; c < cells; c++) start[c + 1] += start[c];
+    int32_t *fill = am_alloc_array(cells, sizeof(int32_t));
+    if (!fill) {
+        am_free(start), am_free(items), am_free(cell_of), am_free(cand);
+        return AM_FAIL(err, AM_E_NOMEM, "neighbour grid");
+    }
+    for (size_t n = 0; n < N; n++) items[start[cell_of[n]] + fill[cell_of[n]]++] = (int32_t)n;
+    am_free(fill);
+    for (size_t n = 0; n < N; n++) {
+        const double *p = d->rest + n * 3;
+        long c0[3];
+        for (int i = 0; i < 3; i++) {
+            c0[i] = (long)((p[i] - lo[i]) / h);
+            if (c0[i] >= (long)dim[i]) c0[i] = (long)dim[i] - 1;
+        }
+        size_t nc = 0;
+        for (long ring = 0;; ring++) {
+            /* add the shell of cells at Chebyshev distance `ring` */
+            for (long z = c0[2] - ring; z <= c0[2] + ring; z++) {
+                if (z < 0 || z >= (long)dim[2]) continue;
+                for (long y = c0[1] - ring; y <= c0[1] + ring; y++) {
+                    if (y < 0 || y >= (long)dim[1]) continue;
+                    for (long x = c0[0] - ring; x <= c0[0] + ring; x++) {
+                        if (x < 0 || x >= (long)dim[0]) continue;
+                        long cheb = labs(x - c0[0]);
+                        if (labs(y - c0[1]) > cheb) cheb = labs(y - c0[1]);
+                        if (labs(z - c0[2]) > cheb) cheb = labs(z - c0[2]);
+                        if (cheb != ring) continue;
+                        size_t c = ((size_t)z * dim[1] + (size_t)y) * dim[0] + (size_t)x;
+                        for (int32_t e = start[c]; e < start[c + 1]; e++) {
+                            size_t m = (size_t)items[e];
+                            if (m == n) continue;
+                            const double *q = d->rest + m * 3;
+                            double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+                            double dd = dx * dx + dy * dy + dz * dz;
+                            /* insertion into the sorted best-k list (ties by index) */
+                            if (nc == k && !(dd < cand[k - 1].d ||
+                                             (dd == cand[k - 1].d && (int32_t)m < cand[k - 1].i)))
+                                continue;
+                            size_t pos = nc < k ? nc++ : k - 1;
+                            while (pos > 0 && (cand[pos - 1].d > dd ||
+                                               (cand[pos - 1].d == dd && cand[pos - 1].i > (int32_t)m))) {
+                                cand[pos] = cand[pos - 1];
+                                pos--;
+                            }
+                            cand[pos].d = dd;
+                            cand[pos].i = (int32_t)m;
+                        }
+                    }
+                }
+            }
+            bool covered = ring >= (long)dim[0] && ring >= (long)dim[1] && ring >= (long)dim[2];
+            if (nc >= k) {
+                double r = (double)ring * h;
+                if (covered || cand[k - 1].d <= r * r) break;
+            } else if (covered) {
+                break;
+            }
+        }
+        size_t take = nc < k ? nc : k;
+        d->nb_off[n + 1] = d->nb_off[n] + (int32_t)take;
+        for (size_t j = 0; j < take; j++) d->nb[(size_t)d->nb_off[n] + j] = cand[j].i;
+    }
+    am_free(start), am_free(items), am_free(cell_of), am_free(cand);
+    return AM_OK;
+}
+
+/* Face edges as the graph (each edge both ways, duplicates removed). */
+static am_status ami_face_graph(ami_dec *d, const int32_t *faces, size_t F, am_error *err)
+{
+    size_t N = d->N;
+    d->nb_off = am_alloc_array(N + 1, sizeof(int32_t));
+    int32_t *deg = am_alloc_array(N + 1, sizeof(int32_t));
+    int32_t *tmp = am_alloc_array(F * 6 + 1, sizeof(int32_t));
+    if (!d->nb_off || !deg || !tmp) {
+        am_free(deg), am_free(tmp);
+        return AM_FAIL(err, AM_E_NOMEM, "face graph");
+    }
+    for (size_t f = 0; f < F; f++)
+        for (int e = 0; e < 3; e++) deg[faces[f * 3 + e]] += 2;
+    int32_t *off = am_alloc_array(N + 1, sizeof(int32_t));
+    if (!off) {
+        am_free(deg), am_free(tmp);
+        return AM_FAIL(err, AM_E_NOMEM, "face graph");
+    }
+    for (size_t n = 0; n < N; n++) off[n + 1] = off[n] + deg[n];
+    memset(deg, 0, sizeof(int32_t) * (N + 1));
+    for (size_t f = 0; f < F; f++) {
+        for (int e = 0; e < 3; e++) {
+            int32_t a = faces[f * 3 + e], b = faces[f * 3 + (e + 1) % 3], c = faces[f * 3 + (e + 2) % 3];
+            tmp[off[a] + deg[a]++] = b;
+            tmp[off[a] + deg[a]++] = c;
+        }
+    }
+    size_t total = 0;
+    for (size_t n = 0; n < N; n++) {
+        int32_t *row = tmp + off[n];
+        qsort(row, (size_t)deg[n], sizeof(int32_t), ami_i32_cmp);
+        int32_t u = 0;
+        for (int32_t i = 0; i < deg[n]; i++)
+            if ((i == 0 || row[i] != row[i - 1]) && (size_t)row[i] != n) row[u++] = row[i];
+        deg[n] = u;
+        total += (size_t)u;
+    }
+    d->nb = am_alloc_array(total + 1, sizeof(int32_t));
+    if (!d->nb) {
+        am_free(deg), am_free(tmp), am_free(off);
+        return AM_FAIL(err, AM_E_NOMEM, "face graph");
+    }
+    for (size_t n = 0; n < N; n++) {
+        d->nb_off[n + 1] = d->nb_off[n] + deg[n];
+        memcpy(d->nb + d->nb_off[n], tmp + off[n], sizeof(int32_t) * (size_t)deg[n]);
+    }
+    am_free(deg), am_free(tmp), am_free(off);
+    return AM_OK;
+}
+
+am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn, am_error *err)
+{
+    if (faces && face_count) return ami_face_graph(d, faces, face_count, err);
+    return ami_knn(d, knn, err);
+}
+
+/* ---- rigid-fit clustering ---- */
+
+typedef struct {
+    ami_dec *d;
+    size_t nf;
+    size_t frames[AMI_INIT_FRAMES];
+    double *Gs;        /* [nf][AMI_MAXB][12] */
+    int32_t *assign;   /* [N] */
+    double *perr;      /* [N] error under the assigned bone (NaN: never visible in the subset) */
+    double *p, *q;     /* Kabsch buffers [AMI_INIT_POINTS][3] */
+    size_t stride;     /* k-means rounds use points n % stride == 0 */
+    size_t fstep;      /* point errors use every fstep-th subset frame */
+    size_t cap;        /* points per Kabsch fit */
+    bool use_vis;
+} ami_clu;
+
+static bool ami_seen(const ami_clu *c, size_t n, size_t t)
+{
+    return !c->use_vis || c->d->vis[n * c->d->T + t];
+}
+
+/* Fit bone k at frame t from the given member list (strided to c->cap points). */
+static bool ami_fit(ami_clu *c, const int32_t *members, size_t count, size_t t, double *G)
+{
+    ami_dec *d = c->d;
+    size_t seen = 0;
+    for (size_t i = 0; i < count; i++) seen += ami_seen(c, (size_t)members[i], t);
+    if (seen < 3) return false;
+    size_t stride = (seen + c->cap - 1) / c->cap, m = 0, s = 0;
+    for (size_t i = 0; i < count && m < c->cap; i++) {
+        size_t n = (size_t)members[i];
+        if (!ami_seen(c, n, t)) continue;
+        if (s++ % stride) continue;
+        memcpy(c->p + m * 3, d->rest + n * 3, 3 * sizeof(double));
+        const float *o = d->obs + (n * d->T + t) * 3;
+        c->q[m * 3] = o[0], c->q[m * 3 + 1] = o[1], c->q[m * 3 + 2] = o[2];
+        m++;
+    }
+    double R[9], tr[3];
+    am_kabsch(c->p, c->q, NULL, m, R, tr);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) G[i * 4 + j] = R[i * 3 + j];
+        G[i * 4 + 3] = tr[i];
+    }
+    return true;
+}
+
+static double ami_point_err(const ami_clu *c, size_t n, size_t k)
+{
+    ami_dec *d = c->d;
+    double s = 0.0;
+    size_t cnt = 0;
+    for (size_t f = 0; f < c->nf; f += c->fstep) {
+        size_t t = c->frames[f];
+        if (!ami_seen(c, n, t)) continue;
+        double v[3];
+        ami_xf_apply(c->Gs + (f * AMI_MAXB + k) * 12, d->rest + n * 3, v);
+        const float *o = d->obs + (n * d->T + t) * 3;
+        s += sqrt((v[0] - o[0]) * (v[0] - o[0]) + (v[1] - o[1]) * (v[1] - o[1]) + (v[2] - o[2]) * (v[2] - o[2]));
+        cnt++;
+    }
+    return cnt ? s / (double)cnt : NAN;
+}
+
+/* Refit every bone on its members over the subset frames. members: scratch [N]. */
+static void ami_refit(ami_clu *c, size_t B, int32_t *members)
+{
+    ami_dec *d = c->d;
+    for (size_t k = 0; k < B; k++) {
+        size_t cnt = 0;
+        for (size_t n = 0; n < d->N; n += c->stride)
+            if (c->assign[n] == (int32_t)k) members[cnt++] = (int32_t)n;
+        for (size_t f = 0; f < c->nf; f++) ami_fit(c, members, cnt, c->frames[f], c->Gs + (f * AMI_MAXB + k) * 12);
+    }
+}
+
+static double ami_assign(ami_clu *c, size_t B, size_t stride)
+{
+    ami_dec *d = c->d;
+    double sum = 0.0;
+    size_t cnt = 0;
+    for (size_t n = 0; n < d->N; n += stride) {
+        double best = INFINITY;
+        int32_t bk = c->assign[n];
+        for (size_t k = 0; k < B; k++) {
+            double e = ami_point_err(c, n, k);
+            if (e < best) best = e, bk = (int32_t)k;
+        }
+        c->assign[n] = bk;
+        c->perr[n] = isfinite(best) ? best : NAN;
+        if (isfinite(best)) sum += best, cnt++;
+    }
+    return cnt ? sum / (double)cnt : 0.0;
+}
+
+/* Every point's best error on a few frames: what steers the next split. */
+static void ami_coarse_err(ami_clu *c, size_t B)
+{
+    c->fstep = 4;
+    ami_assign(c, B, 1);
+    c->fstep = 1;
+}
+
+/* Split (bisection): the cluster with the largest total error is cut in two around its
+ * worst point (neighbourhood-averaged error, so one bad track cannot attract it): the half of
+ * its members nearest to that point in the rest pose seeds bone `nb`, the other half refits
+ * the old bone. Halving never leaves a degenerate sliver, unlike seeding from a small ball. */
+static void ami_split(ami_clu *c, size_t B, size_t nb, int32_t *members, ami_cand *dist)
+{
+    ami_dec *d = c->d;
+    size_t N = d->N;
+    double tot[AMI_MAXB] = {0};
+    size_t cnt[AMI_MAXB] = {0};
+    for (size_t n = 0; n < N; n++) {
+        if (c->assign[n] < 0 || (size_t)c->assign[n] >= B) continue;
+        cnt[c->assign[n]]++;
+        if (isfinite(c->perr[n])) tot[c->assign[n]] += c->perr[n];
+    }
+    size_t ck = 0;
+    for (size_t k = 1; k < B; k++)
+        if (cnt[k] >= 6 && (cnt[ck] < 6 || tot[k] > tot[ck])) ck = k;
+    size_t seed = SIZE_MAX;
+    double best = -1.0;
+    for (size_t n = 0; n < N; n++) {
+        if (c->assign[n] != (int32_t)ck || !isfinite(c->perr[n])) continue;
+        double sm = c->perr[n];
+        size_t nn = 1;
+        for (int32_t e = d->nb_off[n]; e < d->nb_off[n + 1]; e++) {
+            double v = c->perr[d->nb[e]];
+            if (isfinite(v)) sm += v, nn++;
+        }
+        sm /= (double)nn;
+        if (sm > best) best = sm, seed = n;
+    }
+    if (seed == SIZE_MAX) return;
+    size_t m = 0;
+    for (size_t n = 0; n < N; n++) {
+        if (c->assign[n] != (int32_t)ck) continue;
+        double dx = d->rest[n * 3] - d->rest[seed * 3], dy = d->rest[n * 3 + 1] - d->rest[seed * 3 + 1],
+               dz = d->rest[n * 3 + 2] - d->rest[seed * 3 + 2];
+        dist[m].d = dx * dx + dy * dy + dz * dz;
+        dist[m].i = (int32_t)n;
+        m++;
+    }
+    qsort(dist, m, sizeof *dist, ami_cand_cmp);
+    size_t half = m / 2 ? m / 2 : 1;
+    for (size_t i = 0; i < m; i++) {
+        members[i] = dist[i].i;
+        c->assign[dist[i].i] = i < half ? (int32_t)nb : (int32_t)ck;
+    }
+    for (size_t f = 0; f < c->nf; f++) {
+        double *G = c->Gs + (f * AMI_MAXB + nb) * 12;
+        if (!ami_fit(c, members, half, c->frames[f], G)) /* too few seen: start as the old bone */
+            memcpy(G, c->Gs + (f * AMI_MAXB + ck) * 12, 12 * sizeof(double));
+        if (m > half) ami_fit(c, members + half, m - half, c->frames[f], c->Gs + (f * AMI_MAXB + ck) * 12);
+    }
+}
+
+am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_pct, double **auto_err,
+                       size_t *auto_count, size_t *chosen, am_error *err)
+{
+    size_t N = d->N, T = d->T;
+    size_t target = bones ? bones : max_bones;
+    if (target > N) target = N;
+    if (target > AMI_MAXB) target = AMI_MAXB;
+    ami_clu c = {0};
+    c.d = d;
+    c.use_vis = true; /* both methods cluster on the visible entries only */
+    c.cap = AMI_INIT_POINTS;
+    c.nf = T < AMI_INIT_FRAMES ? T : AMI_INIT_FRAMES;
+    for (size_t f = 0; f < c.nf; f++) c.frames[f] = c.nf == T ? f : (f * (T - 1)) / (c.nf - 1);
+    c.Gs = am_alloc_array(c.nf * AMI_MAXB * 12, sizeof(double));
+    c.assign = am_alloc_array(N, sizeof(int32_t));
+    c.perr = am_alloc_array(N, sizeof(double));
+    c.p = am_alloc_array(AMI_INIT_POINTS * 3, sizeof(double));
+    c.q = am_alloc_array(AMI_INIT_POINTS * 3, sizeof(double));
+    int32_t *members = am_alloc_array(N, sizeof(int32_t));
+    ami_cand *dist = am_alloc_array(N, sizeof(ami_cand));
+    double *snap = am_alloc_array(c.nf * AMI_MAXB * 12 * (target + 1), sizeof(double)); /* Gs per B */
+    double *curve = am_alloc_array(target + 1, sizeof(double));
+    am_status st = AM_OK;
+    if (!c.Gs || !c.assign || !c.perr || !c.p || !c.q || !members || !dist || !snap || !curve) {
+        st = AM_FAIL(err, AM_E_NOMEM, "clustering");
+        goto done;
+    }
+    c.stride = N > AMI_INIT_SUBSET ? (N + AMI_INIT_SUBSET - 1) / AMI_INIT_SUBSET : 1;
+    c.fstep = 1;
+    ami_refit(&c, 1, members);
+    ami_assign(&c, 1, 1);
+    {
+        double s = 0.0;
+        size_t cnt = 0;
+        for (size_t n = 0; n < N; n++)
+            if (isfinite(c.perr[n])) s += c.perr[n], cnt++;
+        curve[0] = cnt ? 100.0 * s / (double)cnt / d->body : 0.0;
+    }
+    memcpy(snap, c.Gs, sizeof(double) * c.nf * AMI_MAXB * 12);
+    size_t B = 1;
+    while (B < target) {
+        ami_split(&c, B, B, members, dist);
+        B++;
+        double e = 0.0;
+        for (int round = 0; round < AMI_KMEANS_ROUNDS; round++) {
+            e = ami_assign(&c, B, c.stride);
+            /* a bone that lost every point is re-seeded where the error is worst */
+            for (size_t k = 0; k < B; k++) {
+                size_t cnt = 0;
+                for (size_t n = 0; n < N; n += c.stride) cnt += c.assign[n] == (int32_t)k;
+                if (cnt == 0) ami_split(&c, B, k, members, dist);
+            }
+            ami_refit(&c, B, members);
+        }
+        e = ami_assign(&c, B, c.stride);
+        curve[B - 1] = 100.0 * e / d->body;
+        memcpy(snap + (B - 1) * c.nf * AMI_MAXB * 12, c.Gs, sizeof(double) * c.nf * AMI_MAXB * 12);
+        if (B < target) ami_coarse_err(&c, B);
+    }
+    size_t pick = B;
+    if (!bones) {
+        /* --bones auto (docs/track2rig.md): the smallest count whose clustering error is within
+         * 1.5x the noise floor, or that neither of the next two splits improves by 10% / 15%. */
+        pick = B;
+        for (size_t b = 1; b <= B; b++) {
+            double e = curve[b - 1];
+            double g1 = b + 1 <= B ? 1.0 - curve[b] / e : 0.0;
+            double g2 = b + 2 <= B ? 1.0 - curve[b + 1] / e : g1;
+            if (e <= 1.5 * noise_pct || (g1 < 0.10 && g2 < 0.15)) {
+                pick = b;
+                break;
+            }
+        }
+        *auto_err = curve;
+        *auto_count = B;
+        curve = NULL;
+    }
+    memcpy(c.Gs, snap + (pick - 1) * c.nf * AMI_MAXB * 12, sizeof(double) * c.nf * AMI_MAXB * 12);
+    ami_assign(&c, pick, 1);
+    /* transforms for every frame from the chosen clustering: a start only (the alternation
+     * refines them), so a few hundred points per fit are enough */
+    c.cap = 256;
+    for (size_t k = 0; k < pick; k++) {
+        size_t cnt = 0;
+        for (size_t n = 0; n < N; n++)
+            if (c.assign[n] == (int32_t)k) members[cnt++] = (int32_t)n;
+        size_t last = SIZE_MAX;
+        for (size_t t = 0; t < T; t++) {
+            double *G = d->G + (t * AMI_MAXB + k) * 12;
+            if (ami_fit(&c, members, cnt, t, G)) {
+                if (last == SIZE_MAX)
+                    for (size_t u = 0; u < t; u++) memcpy(d->G + (u * AMI_MAXB + k) * 12, G, 12 * sizeof(double));
+                last = t;
+            } else if (last != SIZE_MAX) {
+                memcpy(G, d->G + (last * AMI_MAXB + k) * 12, 12 * sizeof(double));
+            }
+        }
+        if (last == SIZE_MAX)
+            for (size_t t = 0; t < T; t++) {
+                double *G = d->G + (t * AMI_MAXB + k) * 12;
+                memset(G, 0, 12 * sizeof(double));
+                G[0] = G[5] = G[10] = 1.0;
+            }
+    }
+    for (size_t n = 0; n < N; n++) {
+        for (int k = 0; k < AMI_K; k++) d->idx[n * AMI_K + k] = c.assign[n], d->w[n * AMI_K + k] = 0.0;
+        d->w[n * AMI_K] = 1.0;
+    }
+    *chosen = pick;
+done:
+    am_free(c.Gs), am_free(c.assign), am_free(c.perr), am_free(c.p), am_free(c.q);
+    am_free(members), am_free(dist), am_free(snap), am_free(curve);
+    return st;
+}

@@ -1,0 +1,354 @@
+/* Track2Rig skeleton: joints where neighbouring bones pivot, a minimum spanning tree over
+ * joint cost, a central root, and the articulated refit (children rotate about their joint,
+ * only the root translates), then the rig + motion that reproduce the refit transforms.
+ *
+ * This work is based on:
+ * - B. H. Le and Z. Deng, "Robust and Accurate Skeletal Rigging from Mesh Sequences", 2014:
+ *   the joint of bones i and j is the point that moves rigidly with both,
+ *   argmin_c sum_t |G_it c - G_jt c|^2, regularised towards the points the two bones share
+ *   (a hinge fixes only an axis); the tree is a minimum spanning tree of the joint costs.
+ * - R. C. Prim, "Shortest connection networks", 1957.
+ * The pivot's normal equations come from the frame sums S, U, C of ssdr.c in O(1) per pair.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anymove/math.h"
+#include "decompose_internal.h"
+
+#define AMI_NONADJ_COST 10.0 /* in body sizes: bones that share no points join only if forced */
+
+typedef struct {
+    double pivot[AMI_MAXB][AMI_MAXB][3];
+    double cost[AMI_MAXB][AMI_MAXB];
+    double adj[AMI_MAXB][AMI_MAXB];
+    double bnd[AMI_MAXB][AMI_MAXB][4]; /* weighted boundary centroid sum + weight */
+    double cen[AMI_MAXB][4];           /* dominant-point centroid sum + count */
+} ami_skel;
+
+static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
+{
+    size_t T = d->T;
+    const double *Sij = d->S + (i * AMI_MAXB + j) * 9, *Sji = d->S + (j * AMI_MAXB + i) * 9;
+    double A[9], g[3];
+    for (int a = 0; a < 9; a++) A[a] = -Sij[a] - Sji[a];
+    A[0] += 2.0 * (double)T, A[4] += 2.0 * (double)T, A[8] += 2.0 * (double)T;
+    const double *Uii = d->U + (i * AMI_MAXB + i) * 3, *Uij = d->U + (i * AMI_MAXB + j) * 3,
+                 *Uji = d->U + (j * AMI_MAXB + i) * 3, *Ujj = d->U + (j * AMI_MAXB + j) * 3;
+    for (int a = 0; a < 3; a++) g[a] = Uii[a] - Uij[a] - Uji[a] + Ujj[a];
+    double ee = d->C[i * AMI_MAXB + i] - 2.0 * d->C[i * AMI_MAXB + j] + d->C[j * AMI_MAXB + j];
+    double m[3];
+    if (s->bnd[i][j][3] > 0.0) {
+        for (int a = 0; a < 3; a++) m[a] = s->bnd[i][j][a] / s->bnd[i][j][3];
+    } else { /* no shared points: between the two centroids */
+        for (int a = 0; a < 3; a++)
+            m[a] = 0.5 * (s->cen[i][a] / fmax(s->cen[i][3], 1.0) + s->cen[j][a] / fmax(s->cen[j][3], 1.0));
+    }
+    /* regularise towards the shared points: along a hinge axis the data says nothing */
+    /* A ~ sum_t theta_t^2 (I - a a^T) for a relative rotation theta about axis a: relative
+     * motion below ~0.1 rad says little about where the pivot is, so the prior weighs as
+     * much as 0.1 rad of rotation in every frame. */
+    double mu = 1e-2 * (double)T + 1e-2 * (A[0] + A[4] + A[8]) / 3.0;
+    double Ar[9], Ai[9], rhs[3], c[3];
+    memcpy(Ar, A, sizeof Ar);
+    Ar[0] += mu, Ar[4] += mu, Ar[8] += mu;
+    for (int a = 0; a < 3; a++) rhs[a] = -g[a] + mu * m[a];
+    if (am_mat3_inverse(Ar, Ai)) {
+        am_mat3_mul_vec3(Ai, rhs, c);
+    } else {
+        memcpy(c, m, sizeof c);
+    }
+    double Ac[3];
+    am_mat3_mul_vec3(A, c, Ac);
+    double res = am_vec3_dot(c, Ac) + 2.0 * am_vec3_dot(c, g) + ee;
+    double rms = sqrt(fmax(res, 0.0) / (double)T);
+    double off = am_vec3_dist(c, m);
+    memcpy(s->pivot[i][j], c, sizeof c);
+    memcpy(s->pivot[j][i], c, sizeof c);
+    double cost = (rms + 0.1 * off) / d->body;
+    if (!(s->adj[i][j] > 0.0)) cost += AMI_NONADJ_COST;
+    s->cost[i][j] = s->cost[j][i] = cost;
+}
+
+static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *par, const double *head,
+                               const ami_skel *s, am_rig **out, am_error *err)
+{
+    size_t B = d->B;
+    /* names in rig order; joints: one head per bone, plus tips for bones without a child to
+     * point at */
+    char bname[AMI_MAXB][32], jname[2 * AMI_MAXB][40];
+    const char *bn[AMI_MAXB], *bh[AMI_MAXB], *bt[AMI_MAXB], *bp[AMI_MAXB], *jn[2 * AMI_MAXB];
+    double jp[2 * AMI_MAXB][3];
+    size_t J = 0;
+    int32_t rig_of[AMI_MAXB];
+    for (size_t i = 0; i < B; i++) rig_of[order[i]] = (int32_t)i;
+    for (size_t i = 0; i < B; i++) {
+        snprintf(bname[i], sizeof bname[i], "bone%02zu", i);
+        bn[i] = bname[i];
+    }
+    size_t head_j[AMI_MAXB];
+    for (size_t i = 0; i < B; i++) {
+        size_t k = (size_t)order[i];
+        if (par[k] < 0)
+            snprintf(jname[J], sizeof jname[J], "root");
+        else
+            snprintf(jname[J], sizeof jname[J], "j_bone%02zu", i);
+        memcpy(jp[J], head + k * 3, sizeof jp[J]);
+        head_j[i] = J++;
+    }
+    for (size_t i = 0; i < B; i++) {
+        size_t k = (size_t)order[i];
+        bh[i] = jname[head_j[i]];
+        bp[i] = par[k] < 0 ? NULL : bn[rig_of[par[k]]];
+        /* tail: the farthest child joint, else a tip through the bone's own points */
+        double best = 1e-3 * d->body;
+        size_t tj = SIZE_MAX;
+        for (size_t c = 0; c < B; c++) {
+            if (par[c] != (int32_t)k) continue;
+            double dd = am_vec3_dist(head + c * 3, head + k * 3);
+            if (dd > best) best = dd, tj = head_j[rig_of[c]];
+        }
+        if (tj == SIZE_MAX) {
+            double cen[3], dir[3], len;
+            for (int a = 0; a < 3; a++) cen[a] = s->cen[k][a] / fmax(s->cen[k][3], 1.0);
+            am_vec3_sub(cen, head + k * 3, dir);
+            len = am_vec3_normalize(dir, dir);
+            if (len < 0.02 * d->body) { /* centred on its joint: point up by a small length */
+                dir[0] = 0, dir[1] = 0, dir[2] = 1;
+                len = 0.05 * d->body;
+            }
+            snprintf(jname[J], sizeof jname[J], "tip_bone%02zu", i);
+            am_vec3_madd(head + k * 3, 2.0 * len, dir, jp[J]);
+            tj = J++;
+        }
+        bt[i] = jname[tj];
+    }
+    for (size_t j = 0; j < J; j++) jn[j] = jname[j];
+    am_rig_desc desc = {0};
+    desc.joint_count = J;
+    desc.joint_names = jn;
+    desc.joint_pos = &jp[0][0];
+    desc.bone_count = B;
+    desc.bone_names = bn;
+    desc.bone_head = bh;
+    desc.bone_tail = bt;
+    desc.bone_parent = bp;
+    desc.extra_json = "{\"name\": \"track2rig\"}";
+    desc.source = "track2rig";
+    return am_rig_build(&desc, out, err);
+}
+
+am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out, am_error *err)
+{
+    size_t B = d->B, N = d->N, T = d->T;
+    static ami_skel s; /* NOTE: ~0.5 MB; static keeps it off the stack (not reentrant) */
+    memset(&s, 0, sizeof s);
+    for (size_t n = 0; n < N; n++) {
+        const int32_t *ix = d->idx + n * AMI_K;
+        const double *w = d->w + n * AMI_K, *r = d->rest + n * 3;
+        int dom = 0;
+        for (int a = 1; a < AMI_K; a++)
+            if (w[a] > w[dom]) dom = a;
+        double *cn = s.cen[ix[dom]];
+        cn[0] += r[0], cn[1] += r[1], cn[2] += r[2], cn[3] += 1.0;
+        for (int a = 0; a < AMI_K; a++)
+            for (int b = 0; b < AMI_K; b++) {
+                if (a == b || !(w[a] > 0.05) || !(w[b] > 0.05)) continue;
+                double m = fmin(w[a], w[b]);
+                double *bd = s.bnd[ix[a]][ix[b]];
+                bd[0] += m * r[0], bd[1] += m * r[1], bd[2] += m * r[2], bd[3] += m;
+                s.adj[ix[a]][ix[b]] += m;
+            }
+        /* graph edges across a dominant-bone boundary also make bones neighbours */
+        for (int32_t e = d->nb_off[n]; e < d->nb_off[n + 1]; e++) {
+            size_t o = (size_t)d->nb[e];
+            const double *wo = d->w + o * AMI_K;
+            int od = 0;
+            for (int a = 1; a < AMI_K; a++)
+                if (wo[a] > wo[od]) od = a;
+            int32_t bi = ix[dom], bj = d->idx[o * AMI_K + od];
+            if (bi == bj) continue;
+            double *bd = s.bnd[bi][bj];
+            for (int a = 0; a < 3; a++) bd[a] += 0.25 * (r[a] + d->rest[o * 3 + a]);
+            bd[3] += 0.5;
+            s.adj[bi][bj] += 0.5;
+        }
+    }
+    ami_dec_stats(d);
+    for (size_t i = 0; i < B; i++)
+        for (size_t j = i + 1; j < B; j++) {
+            double a = s.adj[i][j] + s.adj[j][i];
+            s.adj[i][j] = s.adj[j][i] = a;
+            for (int c = 0; c < 4; c++) {
+                double v = s.bnd[i][j][c] + s.bnd[j][i][c];
+                s.bnd[i][j][c] = s.bnd[j][i][c] = v;
+            }
+            ami_pivot(d, &s, i, j);
+        }
+    /* Prim's minimum spanning tree */
+    int32_t tpar[AMI_MAXB];
+    bool in[AMI_MAXB] = {false};
+    double key[AMI_MAXB];
+    for (size_t i = 0; i < B; i++) key[i] = INFINITY, tpar[i] = -1;
+    key[0] = 0.0;
+    for (size_t it = 0; it < B; it++) {
+        size_t u = SIZE_MAX;
+        for (size_t i = 0; i < B; i++)
+            if (!in[i] && (u == SIZE_MAX || key[i] < key[u])) u = i;
+        in[u] = true;
+        for (size_t v = 0; v < B; v++)
+            if (!in[v] && s.cost[u][v] < key[v]) key[v] = s.cost[u][v], tpar[v] = (int32_t)u;
+    }
+    /* root: the tree centre (least eccentricity in hops), ties to the bone with most points */
+    size_t root = 0;
+    int best_ecc = 1 << 30;
+    for (size_t r = 0; r < B; r++) {
+        int dist[AMI_MAXB];
+        for (size_t i = 0; i < B; i++) dist[i] = -1;
+        int32_t queue[AMI_MAXB];
+        size_t qh = 0, qt = 0;
+        queue[qt++] = (int32_t)r;
+        dist[r] = 0;
+        int ecc = 0;
+        while (qh < qt) {
+            size_t u = (size_t)queue[qh++];
+            if (dist[u] > ecc) ecc = dist[u];
+            for (size_t v = 0; v < B; v++) {
+                bool edge = tpar[v] == (int32_t)u || tpar[u] == (int32_t)v;
+                if (edge && dist[v] < 0) dist[v] = dist[u] + 1, queue[qt++] = (int32_t)v;
+            }
+        }
+        if (ecc < best_ecc || (ecc == best_ecc && s.cen[r][3] > s.cen[root][3])) best_ecc = ecc, root = r;
+    }
+    /* orient the tree from the root, breadth first: rig order */
+    int32_t order[AMI_MAXB], par[AMI_MAXB];
+    bool seen[AMI_MAXB] = {false};
+    size_t qh = 0, qt = 0;
+    order[qt++] = (int32_t)root;
+    seen[root] = true;
+    par[root] = -1;
+    while (qh < qt) {
+        size_t u = (size_t)order[qh++];
+        for (size_t v = 0; v < B; v++) {
+            bool edge = tpar[v] == (int32_t)u || tpar[u] == (int32_t)v;
+            if (edge && !seen[v]) seen[v] = true, par[v] = (int32_t)u, order[qt++] = (int32_t)v;
+        }
+    }
+    double head[AMI_MAXB * 3];
+    for (size_t k = 0; k < B; k++) {
+        if (par[k] < 0) {
+            for (int a = 0; a < 3; a++) head[k * 3 + a] = s.cen[k][a] / fmax(s.cen[k][3], 1.0);
+        } else {
+            memcpy(head + k * 3, s.pivot[k][par[k]], 3 * sizeof(double));
+        }
+    }
+    /* articulated refit: transforms constrained to rotate about the joints, then weights */
+    d->order = order;
+    d->par = par;
+    d->pivot = head;
+    for (size_t round = 0; round < refit_rounds; round++) {
+        ami_dec_pass_transforms(d, 2);
+        ami_dec_pass_weights(d, d->robust || round == 0, true, false);
+    }
+    d->order = NULL;
+    d->par = NULL;
+    d->pivot = NULL;
+
+    am_rig *rig = NULL;
+    AMI_TRY(ami_build_rig(d, order, par, head, &s, &rig, err));
+    int32_t rig_of[AMI_MAXB];
+    for (size_t k = 0; k < B; k++) {
+        char nm[32];
+        size_t i = 0;
+        while ((size_t)order[i] != k) i++;
+        snprintf(nm, sizeof nm, "bone%02zu", i);
+        rig_of[k] = am_rig_find_bone(rig, nm);
+        if (rig_of[k] < 0) {
+            am_rig_free(rig);
+            return AM_FAIL(err, AM_E_INTERNAL, "rig lost bone %s", nm);
+        }
+    }
+    am_motion *mo = NULL;
+    am_status st = am_motion_create(rig, T, out->fps, &mo, err);
+    if (st < 0) {
+        am_rig_free(rig);
+        return st;
+    }
+    mo->quat = am_alloc_array(T * B * 4, sizeof(double));
+    double *P = am_alloc_array(B * 16, sizeof(double));
+    double *fkpose = am_alloc_array(B * 16, sizeof(double));
+    double *lrot = am_alloc_array(B * 9, sizeof(double));
+    out->rest = am_alloc_array(N * 3, sizeof(float));
+    out->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
+    out->weight = am_alloc_array(N * AMI_K, sizeof(float));
+    out->xform = am_alloc_array(T * B * 12, sizeof(double));
+    if (!mo->quat || !P || !fkpose || !lrot || !out->rest || !out->bone_index || !out->weight || !out->xform) {
+        st = AM_FAIL(err, AM_E_NOMEM, "skeleton output");
+        goto fail;
+    }
+    for (size_t t = 0; t < T; t++) {
+        const double *g = d->G + t * d->gs * 12;
+        for (size_t k = 0; k < B; k++) { /* P(b) = G_b M_rest(b) */
+            double G4[16] = {0};
+            memcpy(G4, g + k * 12, 12 * sizeof(double));
+            G4[15] = 1.0;
+            am_mat4_mul(G4, rig->rest_mat + (size_t)rig_of[k] * 16, P + (size_t)rig_of[k] * 16);
+        }
+        for (size_t b = 0; b < B; b++) {
+            double *q = mo->quat + (t * B + b) * 4, R[9];
+            if (rig->parent[b] < 0) {
+                double Rp[9], Rt[9];
+                am_mat4_get_rot(P + b * 16, Rp);
+                am_mat3_transpose(rig->rest_rot + b * 9, Rt); /* Q = Rp R_rest^T */
+                am_mat3_mul(Rp, Rt, R);
+                am_quat_from_mat3(R, mo->root_quat + t * 4);
+                am_mat4_get_trans(P + b * 16, mo->trans + t * 3);
+                am_quat_identity(q);
+                memset(mo->euler + (t * B + b) * 3, 0, 3 * sizeof(double));
+                am_mat3_identity(lrot + b * 9);
+                continue;
+            }
+            double Pi[16], Oi[16], L[16];
+            am_mat4_inverse(P + (size_t)rig->parent[b] * 16, Pi);
+            am_mat4_inverse(rig->offset + b * 16, Oi);
+            am_mat4_mul(Pi, P + b * 16, L);
+            am_mat4_mul(Oi, L, L);
+            am_mat4_get_rot(L, R);
+            am_quat_from_mat3(R, q);
+            am_quat_to_mat3(q, lrot + b * 9);
+            double *e = mo->euler + (t * B + b) * 3;
+            if (t > 0)
+                am_mat3_to_euler_xyz_near(lrot + b * 9, mo->euler + ((t - 1) * B + b) * 3, e);
+            else
+                am_mat3_to_euler_xyz(lrot + b * 9, e);
+        }
+        /* the skinning transforms the files imply: P_fk(b) M_rest(b)^-1 */
+        am_rig_fk_rot(rig, mo->trans + t * 3, mo->root_quat + t * 4, lrot, fkpose);
+        for (size_t b = 0; b < B; b++) {
+            double S4[16];
+            am_mat4_mul(fkpose + b * 16, rig->rest_inv + b * 16, S4);
+            memcpy(out->xform + (t * B + b) * 12, S4, 12 * sizeof(double));
+        }
+        for (size_t k = 0; k < B; k++) memcpy(d->G + (t * d->gs + k) * 12, out->xform + (t * B + (size_t)rig_of[k]) * 12, 12 * sizeof(double));
+    }
+    if ((st = am_motion_compute_joints(mo, rig, err)) < 0) goto fail;
+    for (size_t n = 0; n < N; n++) {
+        for (int a = 0; a < 3; a++) out->rest[n * 3 + a] = (float)d->rest[n * 3 + a];
+        for (int k = 0; k < AMI_K; k++) {
+            double wk = d->w[n * AMI_K + k];
+            out->bone_index[n * AMI_K + k] = wk > 0.0 ? rig_of[d->idx[n * AMI_K + k]] : 0;
+            out->weight[n * AMI_K + k] = wk > 0.0 ? (float)wk : 0.0f;
+        }
+    }
+    out->err_visible = 100.0 * ami_dec_error_visible(d, d->G) / d->body;
+    am_free(P), am_free(fkpose), am_free(lrot);
+    out->rig = rig;
+    out->motion = mo;
+    return AM_OK;
+fail:
+    am_free(P), am_free(fkpose), am_free(lrot);
+    am_motion_free(mo);
+    am_rig_free(rig);
+    return st;
+}

@@ -1,0 +1,1147 @@
+/* Track2Rig core: the alternating linear-blend-skinning decomposition and am_decompose_run.
+ *
+ * This work is based on:
+ * - B. H. Le and Z. Deng, "Smooth Skinning Decomposition with Rigid Bones" (SSDR),
+ *   ACM TOG 31(6), 2012: alternate per-bone rigid transforms (weighted Procrustes, one bone
+ *   at a time with the others fixed) and per-point sparse convex weights.
+ * - B. H. Le and Z. Deng, "Robust and Accurate Skeletal Rigging from Mesh Sequences",
+ *   ACM TOG 33(4), 2014: bone splitting, Laplacian weight smoothness, joints where bones pivot.
+ * - P. J. Huber, "Robust Statistics", 1981: Huber M-estimation by pseudo-observations
+ *   (residuals winsorized at the threshold), which keeps every sub-problem least squares.
+ * - A. P. Dempster, N. M. Laird, D. B. Rubin, EM, 1977: hidden entries are replaced by the
+ *   current model's prediction, so the solvers see complete data and converge to a fixed point
+ *   of the missing-data objective.
+ * - M. Mueller, J. Bender, N. Chentanez, M. Macklin, "A Robust Method to Extract the
+ *   Rotational Part of Deformations", MIG 2016: warm-started rotation extraction.
+ *
+ * Speed (docs/track2rig.md): the transform step never touches the per-frame data of a point
+ * more than once. The Procrustes problem of bone k at frame t only needs
+ *   F_kt = sum_n c_n w_nk p*_tn [r_n;1]^T        (3x4, one streaming pass over the data)
+ *   H_jk = sum_n c_n w_nj w_nk [r_n;1][r_n;1]^T  (4x4, frame independent)
+ * because the other bones' contribution is sum_j G_jt H_jk; so Gauss-Seidel sweeps over bones
+ * cost O(B^2 T) instead of O(nnz T). Likewise the weight step's Gram matrix of point n over
+ * its candidate bones comes from frame sums S_jk = sum_t R_j^T R_k, U_jk = sum_t R_j^T t_k,
+ * C_jk = sum_t t_j.t_k in O(B^2) per point; only the right-hand side sum_t R_k^T p*_tn needs
+ * the point's frames. Data is stored float and point-major; sums are double.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "anymove/math.h"
+#include "decompose_internal.h"
+
+#define AMI_HB 1024 /* log-histogram bins for medians */
+#define AMI_WMIN 0.02 /* smallest skin weight kept */
+#define AMI_MINSUP 3.0 /* visible weight mass below which a bone's frame is interpolated */
+
+/* Four doubles as one GCC/Clang vector: a row of a 3x4 transform. Lowered to SSE2 pairs on
+ * baseline x86-64; written this way because -O2 does not vectorize these short loops. */
+typedef double ami_v4 __attribute__((vector_size(32)));
+
+/* The two per-entry kernels get an AVX2+FMA clone picked at load time (GCC/Clang ifunc) and a
+ * baseline x86-64 one; elsewhere they are plain C. Same results to rounding. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(AM_NO_CLONES) && \
+    defined(__linux__)
+#define AMI_HOT __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define AMI_HOT
+#endif
+
+void ami_xf_apply(const double *G, const double p[3], double out[3])
+{
+    double x = p[0], y = p[1], z = p[2];
+    out[0] = G[0] * x + G[1] * y + G[2] * z + G[3];
+    out[1] = G[4] * x + G[5] * y + G[6] * z + G[7];
+    out[2] = G[8] * x + G[9] * y + G[10] * z + G[11];
+}
+
+/* Rotation R maximizing tr(R^T A) (the rotational part of A), warm-started at R. Mueller et
+ * al.'s iteration rotates R towards A's columns; from a good start it converges in 1-3 steps,
+ * and it never returns a reflection. */
+void ami_rot_polar(const double A[9], double R[9])
+{
+    double scale = 0.0;
+    for (int i = 0; i < 9; i++) scale += A[i] * A[i];
+    if (!(scale > 1e-300)) return;
+    double eps = 1e-12 * sqrt(scale);
+    double M[9];
+    memcpy(M, R, sizeof M);
+    /* capped: warm-started every alternation, so it keeps converging across iterations */
+    for (int it = 0; it < 6; it++) {
+        /* omega = sum_c col_c(M) x col_c(A) / |sum_c col_c(M).col_c(A)| */
+        double o0 = 0, o1 = 0, o2 = 0, dot = 0;
+        for (int c = 0; c < 3; c++) {
+            double m0 = M[c], m1 = M[3 + c], m2 = M[6 + c], a0 = A[c], a1 = A[3 + c], a2 = A[6 + c];
+            o0 += m1 * a2 - m2 * a1;
+            o1 += m2 * a0 - m0 * a2;
+            o2 += m0 * a1 - m1 * a0;
+            dot += m0 * a0 + m1 * a1 + m2 * a2;
+        }
+        double den = fabs(dot) + eps;
+        double v[3] = {o0 / den, o1 / den, o2 / den};
+        double ang = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (ang < 1e-13) break;
+        /* Rodrigues: Rd = I + sin(a) K + (1 - cos(a)) K^2 for the unit axis k = v / a */
+        double kx = v[0] / ang, ky = v[1] / ang, kz = v[2] / ang, sa = sin(ang), ca = 1.0 - cos(ang);
+        double Rd[9] = {1.0 - ca * (ky * ky + kz * kz), -sa * kz + ca * kx * ky, sa * ky + ca * kx * kz,
+                        sa * kz + ca * kx * ky, 1.0 - ca * (kx * kx + kz * kz), -sa * kx + ca * ky * kz,
+                        -sa * ky + ca * kx * kz, sa * kx + ca * ky * kz, 1.0 - ca * (kx * kx + ky * ky)};
+        double Mn[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Mn[i * 3 + j] = Rd[i * 3] * M[j] + Rd[i * 3 + 1] * M[3 + j] + Rd[i * 3 + 2] * M[6 + j];
+        memcpy(M, Mn, sizeof M);
+        if (ang < 1e-9) break;
+    }
+    /* re-orthonormalize (drift over many products) through a quaternion */
+    double q[4];
+    am_quat_from_mat3(M, q);
+    am_quat_normalize(q, q);
+    am_quat_to_mat3(q, R);
+}
+
+/* ---- log histogram medians ---- */
+typedef struct {
+    double lo, lhi;
+    double count[AMI_HB];
+    double total;
+} ami_hist;
+
+/* log2 by exponent + linear mantissa (monotone, exact at powers of two): no libm call per entry */
+static double ami_flog2(double x)
+{
+    int e;
+    double m = frexp(x, &e); /* x = m 2^e, m in [0.5, 1) */
+    return (double)(e - 1) + (2.0 * m - 1.0);
+}
+
+static double ami_fexp2(double l)
+{
+    double e = floor(l);
+    return ldexp(1.0 + (l - e), (int)e);
+}
+
+static void ami_hist_init(ami_hist *h, double body)
+{
+    memset(h, 0, sizeof *h);
+    h->lo = 1e-8 * body;
+    h->lhi = ami_flog2(1e9); /* hi = 10 * body */
+}
+
+static void ami_hist_add(ami_hist *h, double x)
+{
+    int b = 0;
+    if (x > h->lo) {
+        b = (int)(ami_flog2(x / h->lo) / h->lhi * AMI_HB);
+        if (b >= AMI_HB) b = AMI_HB - 1;
+    }
+    h->count[b] += 1.0;
+    h->total += 1.0;
+}
+
+static double ami_hist_quantile(const ami_hist *h, double q)
+{
+    if (h->total <= 0.0) return 0.0;
+    double acc = 0.0, want = q * h->total;
+    for (int b = 0; b < AMI_HB; b++) {
+        acc += h->count[b];
+        if (acc >= want) return h->lo * ami_fexp2(((double)b + 0.5) / AMI_HB * h->lhi);
+    }
+    return h->lo * ami_fexp2(h->lhi);
+}
+
+AMI_HOT static void ami_accum_point(ami_dec *d, size_t n, double *Fs, double *Hs);
+static void ami_accum_clear(ami_dec *d);
+static void ami_fill_unsupported(ami_dec *d);
+
+/* ---- frame sums of the transforms ---- */
+void ami_dec_stats(ami_dec *d)
+{
+    size_t B = d->B, T = d->T;
+    memset(d->S, 0, sizeof(double) * AMI_MAXB * AMI_MAXB * 9);
+    memset(d->U, 0, sizeof(double) * AMI_MAXB * AMI_MAXB * 3);
+    memset(d->C, 0, sizeof(double) * AMI_MAXB * AMI_MAXB);
+    for (size_t t = 0; t < T; t++) {
+        const double *g = d->G + t * d->gs * 12;
+        for (size_t j = 0; j < B; j++) {
+            const double *gj = g + j * 12;
+            for (size_t k = 0; k < B; k++) {
+                const double *gk = g + k * 12;
+                double *S = d->S + (j * AMI_MAXB + k) * 9, *U = d->U + (j * AMI_MAXB + k) * 3;
+                for (int a = 0; a < 3; a++) {
+                    for (int b = 0; b < 3; b++)
+                        S[a * 3 + b] += gj[a] * gk[b] + gj[4 + a] * gk[4 + b] + gj[8 + a] * gk[8 + b];
+                    U[a] += gj[a] * gk[3] + gj[4 + a] * gk[7] + gj[8 + a] * gk[11];
+                }
+                d->C[j * AMI_MAXB + k] += gj[3] * gk[3] + gj[7] * gk[7] + gj[11] * gk[11];
+            }
+        }
+    }
+}
+
+/* Small dense Cholesky solve (n <= AMI_MAXC): A x = b, A SPD. Returns false if not SPD. */
+static bool ami_chol_solve(double *A, size_t n, double *b)
+{
+    for (size_t j = 0; j < n; j++) {
+        double s = A[j * n + j];
+        for (size_t k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
+        if (!(s > 0.0)) return false;
+        s = sqrt(s);
+        A[j * n + j] = s;
+        for (size_t i = j + 1; i < n; i++) {
+            double v = A[i * n + j];
+            for (size_t k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = v / s;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        double v = b[i];
+        for (size_t k = 0; k < i; k++) v -= A[i * n + k] * b[k];
+        b[i] = v / A[i * n + i];
+    }
+    for (size_t i = n; i-- > 0;) {
+        double v = b[i];
+        for (size_t k = i + 1; k < n; k++) v -= A[k * n + i] * b[k];
+        b[i] = v / A[i * n + i];
+    }
+    return true;
+}
+
+/* min w^T E w + lam |w - wb|^2  s.t. sum w = 1, w >= 0, at most kmax non-zero.
+ * Active set: solve the equality-constrained problem on the active bones, drop the most
+ * negative weight until all are >= 0, then drop the smallest until at most kmax remain. */
+static void ami_weights_qp(const double *E, size_t m, double lam, const double *wb, size_t kmax,
+                           double *w)
+{
+    bool act[AMI_MAXC];
+    double tr = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        act[i] = true;
+        tr += E[i * m + i];
+    }
+    double ridge = 1e-9 * (tr / (double)m) + 1e-30;
+    for (;;) {
+        size_t ia[AMI_MAXC], na = 0;
+        for (size_t i = 0; i < m; i++)
+            if (act[i]) ia[na++] = i;
+        for (size_t i = 0; i < m; i++) w[i] = 0.0;
+        if (na == 1) {
+            w[ia[0]] = 1.0;
+            return;
+        }
+        double Hm[AMI_MAXC * AMI_MAXC], Hc[AMI_MAXC * AMI_MAXC], g[AMI_MAXC], one[AMI_MAXC];
+        for (size_t a = 0; a < na; a++) {
+            for (size_t b = 0; b < na; b++) Hm[a * na + b] = E[ia[a] * m + ia[b]];
+            Hm[a * na + a] += lam + ridge;
+            g[a] = lam * wb[ia[a]];
+            one[a] = 1.0;
+        }
+        memcpy(Hc, Hm, sizeof(double) * na * na);
+        bool ok = ami_chol_solve(Hc, na, g);
+        memcpy(Hc, Hm, sizeof(double) * na * na);
+        ok = ok && ami_chol_solve(Hc, na, one);
+        if (!ok) { /* numerically singular: keep the single best bone */
+            size_t best = ia[0];
+            for (size_t a = 1; a < na; a++)
+                if (E[ia[a] * m + ia[a]] < E[best * m + best]) best = ia[a];
+            w[best] = 1.0;
+            return;
+        }
+        double s1 = 0.0, sg = 0.0;
+        for (size_t a = 0; a < na; a++) s1 += one[a], sg += g[a];
+        double nu = (1.0 - sg) / s1;
+        size_t worst = SIZE_MAX;
+        double wv = 0.0;
+        for (size_t a = 0; a < na; a++) {
+            double v = g[a] + nu * one[a];
+            w[ia[a]] = v;
+            if (v < wv) wv = v, worst = a;
+        }
+        if (worst != SIZE_MAX) {
+            act[ia[worst]] = false;
+            continue;
+        }
+        size_t sm = 0;
+        for (size_t a = 1; a < na; a++)
+            if (w[ia[a]] < w[ia[sm]]) sm = a;
+        /* at most kmax, and none below AMI_WMIN: a 1% influence changes the fit by less than
+         * the noise, but costs a bone in every frame of the point's work */
+        if (na > kmax || w[ia[sm]] < AMI_WMIN) {
+            act[ia[sm]] = false;
+            continue;
+        }
+        return;
+    }
+}
+
+typedef struct ami_work {
+    ami_dec *d;
+    size_t n0, n1;                /* points [n0, n1) */
+    bool update_pstar, solve_weights, update_rest;
+    double delta, delta2, lam;
+    ami_hist hist, thist;         /* residual norms (1/8 sample), track RMS residuals */
+    double *F, *H;                /* this worker's sums (worker 0: d->F, d->H) */
+} ami_work;
+
+/* The per-point work of a pass over points [n0, n1): pseudo-observations, weights, rest,
+ * then the point's F/H contributions while its frames are in cache. Workers share only
+ * read-only state; each point's outputs are its own. */
+AMI_HOT static void *ami_weights_worker(void *arg)
+{
+    ami_work *w = arg;
+    ami_dec *d = w->d;
+    size_t T = d->T;
+    bool update_pstar = w->update_pstar, solve_weights = w->solve_weights, update_rest = w->update_rest;
+    double delta = w->delta, delta2 = w->delta2, lam = w->lam;
+    for (size_t n = w->n0; n < w->n1; n++) {
+        double *r = d->rest + n * 3;
+        int32_t *ix = d->idx + n * AMI_K;
+        double *wn = d->w + n * AMI_K;
+        /* candidate bones: the point's own and its neighbours' */
+        int32_t cand[AMI_MAXC];
+        size_t m = 0;
+        if (solve_weights) {
+            for (int k = 0; k < AMI_K; k++)
+                if (wn[k] > 0.0) cand[m++] = ix[k];
+            for (int32_t e = d->nb_off[n]; e < d->nb_off[n + 1] && m < AMI_MAXC; e++) {
+                int32_t o = d->nb[e];
+                for (int k = 0; k < AMI_K && m < AMI_MAXC; k++) {
+                    if (!(d->w_old[(size_t)o * AMI_K + k] > 0.0)) continue;
+                    int32_t b = d->idx_old[(size_t)o * AMI_K + k];
+                    bool have = false;
+                    for (size_t c = 0; c < m; c++) have = have || cand[c] == b;
+                    if (!have) cand[m++] = b;
+                }
+            }
+        }
+        double Y[AMI_MAXC][3], z[AMI_MAXC], P2 = 0.0, msum = 0.0, p2sum = 0.0;
+        size_t mcount = 0;
+        memset(Y, 0, sizeof Y);
+        memset(z, 0, sizeof z);
+        const float *ob = d->obs + n * T * 3;
+        const uint8_t *vi = d->vis + n * T;
+        float *ps = d->pstar + n * T * 3;
+        /* the point's active bones, hoisted out of the frame loop */
+        const double *gb[AMI_K];
+        double aw[AMI_K];
+        size_t na = 0;
+        for (int k = 0; k < AMI_K; k++)
+            if (wn[k] > 0.0) gb[na] = d->G + (size_t)ix[k] * 12, aw[na] = wn[k], na++;
+        size_t gstride = d->gs * 12, ctstride = d->gs * 16;
+        const double *gt[AMI_K];
+        for (size_t a = 0; a < na; a++) gt[a] = d->Gt + (size_t)(gb[a] - d->G) / 12 * 16;
+        ami_v4 wx[AMI_K];
+        for (size_t a = 0; a < na; a++) wx[a] = (ami_v4){aw[a] * r[0], aw[a] * r[1], aw[a] * r[2], aw[a]};
+        if (update_pstar) {
+            for (size_t t = 0; t < T; t++) {
+                /* columns of G times w [r;1]: vertical FMAs only, no horizontal sums */
+                ami_v4 r4 = {0, 0, 0, 0};
+                for (size_t a = 0; a < na; a++) {
+                    const double *C = gt[a] + t * ctstride;
+                    ami_v4 c0, c1, c2, c3;
+                    memcpy(&c0, C, sizeof c0);
+                    memcpy(&c1, C + 4, sizeof c1);
+                    memcpy(&c2, C + 8, sizeof c2);
+                    memcpy(&c3, C + 12, sizeof c3);
+                    r4 += wx[a][0] * c0 + wx[a][1] * c1 + wx[a][2] * c2 + wx[a][3] * c3;
+                }
+                double rc0 = r4[0], rc1 = r4[1], rc2 = r4[2];
+                double p0, p1, p2;
+                if (vi[t]) {
+                    double e0 = ob[t * 3] - rc0, e1 = ob[t * 3 + 1] - rc1, e2 = ob[t * 3 + 2] - rc2;
+                    double e2n = e0 * e0 + e1 * e1 + e2 * e2; /* squared: no sqrt per entry */
+                    if (((t + n) & 7) == 0) ami_hist_add(&w->hist, sqrt(e2n)); /* a 1/8 sample is plenty */
+                    msum += e2n;
+                    mcount++;
+                    double f = e2n > delta2 ? delta / sqrt(e2n) : 1.0;
+                    p0 = rc0 + f * e0, p1 = rc1 + f * e1, p2 = rc2 + f * e2;
+                } else if (d->em) {
+                    p0 = rc0, p1 = rc1, p2 = rc2;
+                } else {
+                    p0 = ob[t * 3], p1 = ob[t * 3 + 1], p2 = ob[t * 3 + 2];
+                }
+                float f0 = (float)p0, f1 = (float)p1, f2 = (float)p2;
+                ps[t * 3] = f0, ps[t * 3 + 1] = f1, ps[t * 3 + 2] = f2;
+                p2sum += (double)f0 * f0 + (double)f1 * f1 + (double)f2 * f2;
+            }
+        }
+        if (solve_weights) {
+            const double *gc[AMI_MAXC];
+            ami_v4 acc[AMI_MAXC];
+            for (size_t c = 0; c < m; c++) gc[c] = d->G + (size_t)cand[c] * 12, acc[c] = (ami_v4){0, 0, 0, 0};
+            /* candidates outside, frames inside: one accumulator stays in registers while
+             * the point's frames (T * 12 bytes) stay in L1 */
+            for (size_t c = 0; c < m; c++) { /* (Y, z) += R^T p, t.p: rows of G times p */
+                ami_v4 a4 = {0, 0, 0, 0};
+                const double *G = gc[c];
+                for (size_t t = 0; t < T; t++, G += gstride) {
+                    double p0 = ps[t * 3], p1 = ps[t * 3 + 1], p2 = ps[t * 3 + 2];
+                    ami_v4 g0, g1, g2;
+                    memcpy(&g0, G, sizeof g0);
+                    memcpy(&g1, G + 4, sizeof g1);
+                    memcpy(&g2, G + 8, sizeof g2);
+                    a4 += p0 * g0 + p1 * g1 + p2 * g2;
+                }
+                acc[c] = a4;
+            }
+            if (update_pstar) {
+                P2 = p2sum;
+            } else { /* four partial sums: -O2 does not vectorize a plain FP reduction */
+                ami_v4 q4 = {0, 0, 0, 0};
+                size_t t3 = 0;
+                for (; t3 + 4 <= 3 * T; t3 += 4) {
+                    ami_v4 v = {ps[t3], ps[t3 + 1], ps[t3 + 2], ps[t3 + 3]};
+                    q4 += v * v;
+                }
+                P2 = q4[0] + q4[1] + q4[2] + q4[3];
+                for (; t3 < 3 * T; t3++) P2 += (double)ps[t3] * ps[t3];
+            }
+            for (size_t c = 0; c < m; c++) Y[c][0] = acc[c][0], Y[c][1] = acc[c][1], Y[c][2] = acc[c][2], z[c] = acc[c][3];
+        }
+        if (update_pstar) {
+            d->mres[n] = mcount ? sqrt(msum / (double)mcount) : -1.0; /* RMS; track weight below */
+            if (mcount && (n & 3) == 0) ami_hist_add(&w->thist, d->mres[n]);
+        }
+        if (!solve_weights || m == 0) {
+            ami_accum_point(d, n, w->F, w->H); /* while its data is in cache */
+            continue;
+        }
+        /* E_jk = sum_t (G_j r - p_t).(G_k r - p_t): the residual Gram matrix (PSD, origin-free). */
+        double E[AMI_MAXC * AMI_MAXC], bv[AMI_MAXC], wb[AMI_MAXC], wsol[AMI_MAXC];
+        for (size_t a = 0; a < m; a++) bv[a] = am_vec3_dot(r, Y[a]) + z[a];
+        for (size_t a = 0; a < m; a++) {
+            for (size_t b = a; b < m; b++) {
+                size_t j = (size_t)cand[a], k = (size_t)cand[b];
+                const double *S = d->S + (j * AMI_MAXB + k) * 9;
+                double Sr[3];
+                am_mat3_mul_vec3(S, r, Sr);
+                double M = am_vec3_dot(r, Sr) + am_vec3_dot(r, d->U + (j * AMI_MAXB + k) * 3) +
+                           am_vec3_dot(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
+                double v = M - bv[a] - bv[b] + P2;
+                E[a * m + b] = E[b * m + a] = v;
+            }
+        }
+        for (size_t a = 0; a < m; a++) wb[a] = 0.0;
+        double nbw = 0.0;
+        for (int32_t e = d->nb_off[n]; e < d->nb_off[n + 1]; e++) {
+            int32_t o = d->nb[e];
+            for (int k = 0; k < AMI_K; k++) {
+                double v = d->w_old[(size_t)o * AMI_K + k];
+                if (!(v > 0.0)) continue;
+                for (size_t c = 0; c < m; c++)
+                    if (cand[c] == d->idx_old[(size_t)o * AMI_K + k]) wb[c] += v;
+            }
+            nbw += 1.0;
+        }
+        if (nbw > 0.0)
+            for (size_t a = 0; a < m; a++) wb[a] /= nbw;
+        ami_weights_qp(E, m, nbw > 0.0 ? lam : 0.0, wb, AMI_K, wsol);
+        size_t slot = 0;
+        for (int k = 0; k < AMI_K; k++) ix[k] = cand[0], wn[k] = 0.0;
+        for (size_t a = 0; a < m && slot < AMI_K; a++) {
+            if (wsol[a] > 0.0) {
+                ix[slot] = cand[a];
+                wn[slot] = wsol[a];
+                slot++;
+            }
+        }
+        double ssum = 0.0;
+        for (int k = 0; k < AMI_K; k++) ssum += wn[k];
+        if (ssum > 0.0)
+            for (int k = 0; k < AMI_K; k++) wn[k] /= ssum;
+        else
+            wn[0] = 1.0;
+        if (update_rest) {
+            /* r = (sum_jk w_j w_k S_jk)^-1 (sum_k w_k Y_k - sum_jk w_j w_k U_jk) */
+            double A[9] = {0}, rhs[3] = {0, 0, 0};
+            for (int a = 0; a < AMI_K; a++) {
+                if (!(wn[a] > 0.0)) continue;
+                size_t ca = 0;
+                while (ca < m && cand[ca] != ix[a]) ca++;
+                for (int i = 0; i < 3; i++) rhs[i] += wn[a] * Y[ca][i];
+                for (int b = 0; b < AMI_K; b++) {
+                    if (!(wn[b] > 0.0)) continue;
+                    size_t j = (size_t)ix[a], k = (size_t)ix[b];
+                    const double *S = d->S + (j * AMI_MAXB + k) * 9;
+                    const double *U = d->U + (j * AMI_MAXB + k) * 3;
+                    double ww = wn[a] * wn[b];
+                    for (int i = 0; i < 9; i++) A[i] += ww * S[i];
+                    for (int i = 0; i < 3; i++) rhs[i] -= ww * U[i];
+                }
+            }
+            double Ai[9], nr[3];
+            if (am_mat3_inverse(A, Ai) && am_mat3_det(A) > 1e-6 * (double)T * (double)T * (double)T) {
+                am_mat3_mul_vec3(Ai, rhs, nr);
+                if (isfinite(nr[0]) && isfinite(nr[1]) && isfinite(nr[2])) memcpy(r, nr, sizeof nr);
+            }
+        }
+        ami_accum_point(d, n, w->F, w->H);
+    }
+    return NULL;
+}
+
+static void ami_accum_clear_buf(const ami_dec *d, double *F, double *H)
+{
+    memset(F, 0, sizeof(double) * d->B * d->T * 12);
+    for (size_t j = 0; j < d->B; j++) memset(H + j * AMI_MAXB * 16, 0, sizeof(double) * d->B * 16);
+}
+
+void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, bool update_rest)
+{
+    size_t T = d->T, N = d->N, B = d->B;
+    size_t nt = d->threads ? d->threads : 1;
+    if (nt > AMI_MAXT) nt = AMI_MAXT;
+    if (nt > N / 64 + 1) nt = N / 64 + 1; /* tiny inputs: not worth a thread */
+    if (solve_weights) {
+        memcpy(d->w_old, d->w, sizeof(double) * N * AMI_K);
+        memcpy(d->idx_old, d->idx, sizeof(int32_t) * N * AMI_K);
+        ami_dec_stats(d);
+    }
+    if (update_pstar) /* column-major copy of G for the reconstruction kernel */
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < d->B; k++) {
+                const double *G = d->G + (t * d->gs + k) * 12;
+                double *C = d->Gt + (t * d->gs + k) * 16;
+                for (int j = 0; j < 4; j++) C[j * 4] = G[j], C[j * 4 + 1] = G[4 + j], C[j * 4 + 2] = G[8 + j], C[j * 4 + 3] = 0.0;
+            }
+    double delta = (d->robust && d->med_res > 0.0) ? d->huber * d->med_res : INFINITY;
+    double delta2 = delta * delta;
+    double lam = d->alpha * (double)T * d->med_res * d->med_res;
+    ami_work *wk = d->work;
+    for (size_t i = 0; i < nt; i++) {
+        ami_work *w = &wk[i];
+        w->d = d;
+        w->n0 = N * i / nt;
+        w->n1 = N * (i + 1) / nt;
+        w->update_pstar = update_pstar, w->solve_weights = solve_weights, w->update_rest = update_rest;
+        w->delta = delta, w->delta2 = delta2, w->lam = lam;
+        ami_hist_init(&w->hist, d->body);
+        ami_hist_init(&w->thist, d->body);
+        w->F = i ? d->Fw + (i - 1) * AMI_MAXB * T * 12 : d->F;
+        w->H = i ? d->Hw + (i - 1) * AMI_MAXB * AMI_MAXB * 16 : d->H;
+        ami_accum_clear_buf(d, w->F, w->H);
+    }
+    pthread_t th[AMI_MAXT];
+    bool started[AMI_MAXT] = {false};
+    for (size_t i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, ami_weights_worker, &wk[i]) == 0;
+    ami_weights_worker(&wk[0]);
+    for (size_t i = 1; i < nt; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            ami_weights_worker(&wk[i]); /* no thread: do its share here */
+    }
+    /* reduce in a fixed order: results depend on the thread count, never on timing */
+    ami_hist hist = wk[0].hist, thist = wk[0].thist;
+    for (size_t i = 1; i < nt; i++) {
+        for (int b = 0; b < AMI_HB; b++) hist.count[b] += wk[i].hist.count[b], thist.count[b] += wk[i].thist.count[b];
+        hist.total += wk[i].hist.total, thist.total += wk[i].thist.total;
+        for (size_t x = 0; x < B * T * 12; x++) d->F[x] += wk[i].F[x];
+        for (size_t j = 0; j < B; j++)
+            for (size_t x = 0; x < B * 16; x++) d->H[j * AMI_MAXB * 16 + x] += wk[i].H[j * AMI_MAXB * 16 + x];
+    }
+    d->f_ready = true;
+    if (update_pstar) {
+        d->med_res = ami_hist_quantile(&hist, 0.5);
+        double tmed = ami_hist_quantile(&thist, 0.5);
+        for (size_t n = 0; n < N; n++) {
+            double mres = d->mres[n];
+            if (!d->robust || mres < 0.0 || !(tmed > 0.0)) {
+                d->cn[n] = 1.0;
+            } else {
+                /* Cauchy weight on the track's mean residual: a track that is bad for most of
+                 * the clip (a swapped or drifting track) stops steering the bones. */
+                double u = mres / (3.0 * tmed);
+                d->cn[n] = 1.0 / (1.0 + u * u);
+            }
+        }
+    }
+}
+
+/* Rotation part [R|t] -> transform with rotation maximizing tr(R^T C). */
+/* F and H contributions of point n (its current weights, rest and pseudo-observations). */
+AMI_HOT static void ami_accum_point(ami_dec *d, size_t n, double *Fs, double *Hs)
+{
+    size_t T = d->T;
+    const double *r = d->rest + n * 3;
+    const int32_t *ix = d->idx + n * AMI_K;
+    const double *wn = d->w + n * AMI_K;
+    double x[4] = {r[0], r[1], r[2], 1.0}, c = d->cn[n];
+    const float *ps = d->pstar + n * T * 3;
+    for (int a = 0; a < AMI_K; a++) {
+        if (!(wn[a] > 0.0)) continue;
+        double cw = c * wn[a];
+        ami_v4 v = {cw * x[0], cw * x[1], cw * x[2], cw};
+        double *F = Fs + (size_t)ix[a] * T * 12;
+        for (size_t t = 0; t < T; t++, F += 12) {
+            ami_v4 f0, f1, f2;
+            memcpy(&f0, F, sizeof f0);
+            memcpy(&f1, F + 4, sizeof f1);
+            memcpy(&f2, F + 8, sizeof f2);
+            f0 += (double)ps[t * 3] * v;
+            f1 += (double)ps[t * 3 + 1] * v;
+            f2 += (double)ps[t * 3 + 2] * v;
+            memcpy(F, &f0, sizeof f0);
+            memcpy(F + 4, &f1, sizeof f1);
+            memcpy(F + 8, &f2, sizeof f2);
+        }
+        for (int b = 0; b < AMI_K; b++) {
+            if (!(wn[b] > 0.0)) continue;
+            double *H = Hs + ((size_t)ix[a] * AMI_MAXB + (size_t)ix[b]) * 16;
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) H[i * 4 + j] += v[i] * wn[b] * x[j];
+        }
+    }
+}
+
+static void ami_accum_clear(ami_dec *d)
+{
+    memset(d->F, 0, sizeof(double) * d->B * d->T * 12);
+    for (size_t j = 0; j < d->B; j++) memset(d->H + j * AMI_MAXB * 16, 0, sizeof(double) * d->B * 16);
+}
+
+void ami_dec_pass_transforms(ami_dec *d, int sweeps)
+{
+    size_t T = d->T, N = d->N, B = d->B;
+    if (!d->f_ready) {
+        ami_accum_clear(d);
+        for (size_t n = 0; n < N; n++) ami_accum_point(d, n, d->F, d->H);
+    }
+    d->f_ready = false;
+    bool fill = d->em && !d->par; /* ours, free bones only: the refit keeps joints attached */
+    /* which bone pairs couple (H_jk != 0) */
+    static uint8_t coupled[AMI_MAXB][AMI_MAXB];
+    for (size_t j = 0; j < B; j++)
+        for (size_t k = 0; k < B; k++) coupled[j][k] = j != k && d->H[(j * AMI_MAXB + k) * 16 + 15] > 0.0;
+    for (size_t t = 0; t < T; t++) {
+        double *g = d->G + t * d->gs * 12;
+        for (int s = 0; s < sweeps; s++) {
+            for (size_t oi = 0; oi < B; oi++) {
+                size_t k = d->order ? (size_t)d->order[oi] : oi;
+                const double *Hkk = d->H + (k * AMI_MAXB + k) * 16;
+                double sw = Hkk[15];
+                if (!(sw > 1e-300)) {
+                    if (d->par && d->par[k] >= 0) { /* no data: still ride on the parent's joint */
+                        double *Gk = g + k * 12, R[9], h1[3], Rh[3];
+                        for (int i = 0; i < 3; i++)
+                            for (int c = 0; c < 3; c++) R[i * 3 + c] = Gk[i * 4 + c];
+                        ami_xf_apply(g + (size_t)d->par[k] * 12, d->pivot + k * 3, h1);
+                        am_mat3_mul_vec3(R, d->pivot + k * 3, Rh);
+                        for (int i = 0; i < 3; i++) Gk[i * 4 + 3] = h1[i] - Rh[i];
+                    }
+                    continue;
+                }
+                double Q[12];
+                memcpy(Q, d->F + (k * T + t) * 12, sizeof Q);
+                for (size_t j = 0; j < B; j++) {
+                    if (!coupled[j][k]) continue;
+                    const double *Gj = g + j * 12, *Hjk = d->H + (j * AMI_MAXB + k) * 16;
+                    for (int i = 0; i < 3; i++)
+                        for (int c = 0; c < 4; c++)
+                            Q[i * 4 + c] -= Gj[i * 4] * Hjk[c] + Gj[i * 4 + 1] * Hjk[4 + c] +
+                                            Gj[i * 4 + 2] * Hjk[8 + c] + Gj[i * 4 + 3] * Hjk[12 + c];
+                }
+                double a[3] = {Hkk[3], Hkk[7], Hkk[11]}, q[3] = {Q[3], Q[7], Q[11]};
+                double Cm[9], R[9];
+                double *Gk = g + k * 12;
+                for (int i = 0; i < 3; i++)
+                    for (int c = 0; c < 3; c++) R[i * 3 + c] = Gk[i * 4 + c];
+                bool pinned = d->par && d->par[k] >= 0;
+                double h0[3], h1[3];
+                if (pinned) {
+                    /* bone rotates about its joint: G x = R (x - h0) + h1, h1 from the parent */
+                    memcpy(h0, d->pivot + k * 3, sizeof h0);
+                    ami_xf_apply(g + (size_t)d->par[k] * 12, h0, h1);
+                    for (int i = 0; i < 3; i++)
+                        for (int c = 0; c < 3; c++)
+                            Cm[i * 3 + c] = Q[i * 4 + c] - h1[i] * a[c] + sw * h1[i] * h0[c] - q[i] * h0[c];
+                } else {
+                    for (int i = 0; i < 3; i++)
+                        for (int c = 0; c < 3; c++) Cm[i * 3 + c] = Q[i * 4 + c] - q[i] * a[c] / sw;
+                }
+                ami_rot_polar(Cm, R);
+                double tr[3];
+                if (pinned) {
+                    double Rh[3];
+                    am_mat3_mul_vec3(R, h0, Rh);
+                    for (int i = 0; i < 3; i++) tr[i] = h1[i] - Rh[i];
+                } else {
+                    double Ra[3];
+                    am_mat3_mul_vec3(R, a, Ra);
+                    for (int i = 0; i < 3; i++) tr[i] = (q[i] - Ra[i]) / sw;
+                }
+                for (int i = 0; i < 3; i++) {
+                    for (int c = 0; c < 3; c++) Gk[i * 4 + c] = R[i * 3 + c];
+                    Gk[i * 4 + 3] = tr[i];
+                }
+            }
+        }
+    }
+    if (fill) ami_fill_unsupported(d);
+}
+
+/* Frames where a bone has almost no visible points (an occluder covers the limb) carry no
+ * information about its transform: EM alone would freeze it there. Interpolate it instead
+ * between the nearest supported frames (slerp + lerp), or hold it at the ends. */
+static void ami_fill_unsupported(ami_dec *d)
+{
+    size_t T = d->T;
+    for (size_t k = 0; k < d->B; k++) {
+        const double *sup = d->sup + k * T;
+        size_t prev = SIZE_MAX;
+        for (size_t t = 0; t <= T; t++) {
+            if (t < T && !(sup[t] >= AMI_MINSUP)) continue;
+            if (t > (prev == SIZE_MAX ? 0 : prev + 1)) { /* a gap (prev, t) */
+                size_t lo = prev, hi = t < T ? t : SIZE_MAX;
+                if (lo == SIZE_MAX && hi == SIZE_MAX) break; /* never supported: leave it */
+                double qa[4], qb[4], Ra[9], Rb[9];
+                const double *Ga = d->G + ((lo != SIZE_MAX ? lo : hi) * d->gs + k) * 12;
+                const double *Gb = d->G + ((hi != SIZE_MAX ? hi : lo) * d->gs + k) * 12;
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) Ra[i * 3 + j] = Ga[i * 4 + j], Rb[i * 3 + j] = Gb[i * 4 + j];
+                am_quat_from_mat3(Ra, qa);
+                am_quat_from_mat3(Rb, qb);
+                for (size_t u = (lo == SIZE_MAX ? 0 : lo + 1); u < (hi == SIZE_MAX ? T : hi); u++) {
+                    double f = (lo != SIZE_MAX && hi != SIZE_MAX) ? (double)(u - lo) / (double)(hi - lo) : 0.0;
+                    double q[4], R[9];
+                    am_quat_slerp(qa, qb, f, q);
+                    am_quat_to_mat3(q, R);
+                    double *G = d->G + (u * d->gs + k) * 12;
+                    for (int i = 0; i < 3; i++) {
+                        for (int j = 0; j < 3; j++) G[i * 4 + j] = R[i * 3 + j];
+                        G[i * 4 + 3] = (1.0 - f) * Ga[i * 4 + 3] + f * Gb[i * 4 + 3];
+                    }
+                }
+            }
+            prev = t;
+        }
+    }
+}
+
+double ami_dec_error_visible(const ami_dec *d, const double *G)
+{
+    size_t T = d->T, N = d->N;
+    double sum = 0.0;
+    size_t cnt = 0;
+    for (size_t n = 0; n < N; n++) {
+        const double *r = d->rest + n * 3;
+        const int32_t *ix = d->idx + n * AMI_K;
+        const double *wn = d->w + n * AMI_K;
+        for (size_t t = 0; t < T; t++) {
+            if (!d->vis[n * T + t]) continue;
+            double rc[3] = {0, 0, 0};
+            for (int k = 0; k < AMI_K; k++) {
+                if (!(wn[k] > 0.0)) continue;
+                double v[3];
+                ami_xf_apply(G + (t * d->gs + (size_t)ix[k]) * 12, r, v);
+                rc[0] += wn[k] * v[0], rc[1] += wn[k] * v[1], rc[2] += wn[k] * v[2];
+            }
+            const float *o = d->obs + (n * T + t) * 3;
+            double e[3] = {o[0] - rc[0], o[1] - rc[1], o[2] - rc[2]};
+            sum += am_vec3_norm(e);
+            cnt++;
+        }
+    }
+    return cnt ? sum / (double)cnt : 0.0;
+}
+
+/* ---- public entry points ---- */
+
+void am_decompose_opts_defaults(const am_decompose_opts *in, am_decompose_opts *out)
+{
+    am_decompose_opts o = {0};
+    if (in) o = *in;
+    if ((int)o.method < 0 || o.method >= AM_DECOMPOSE_METHOD_COUNT) o.method = AM_DECOMPOSE_OURS;
+    if (o.max_bones == 0) o.max_bones = 16;
+    if (o.max_bones > AMI_MAXB) o.max_bones = AMI_MAXB;
+    if (o.iterations == 0) o.iterations = 30;
+    if (o.knn == 0) o.knn = 8;
+    if (o.smooth == 0.0) o.smooth = 1.0;
+    if (o.smooth < 0.0) o.smooth = 0.0;
+    if (!(o.huber > 0.0)) o.huber = 2.5;
+    if (o.threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = c > 0 ? (size_t)c : 1;
+    }
+    if (o.threads > AMI_MAXT) o.threads = AMI_MAXT;
+    *out = o;
+}
+
+am_status am_decompose_validate(const am_tracks *tr, const am_decompose_opts *opts, am_error *err)
+{
+    AMI_CHECK(err, tr, AM_E_EMPTY, "no tracks");
+    am_decompose_opts o;
+    am_decompose_opts_defaults(opts, &o);
+    size_t T = tr->frame_count, N = tr->point_count;
+    AMI_CHECK(err, T >= 2, AM_E_SHAPE, "need at least 2 frames, got %zu", T);
+    AMI_CHECK(err, N >= 1, AM_E_EMPTY, "no points");
+    AMI_CHECK(err, o.bones <= AMI_MAXB, AM_E_ARG, "at most %d bones, got %zu", AMI_MAXB, o.bones);
+    size_t usable = 0, vis_total = 0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t n = 0; n < N; n++) {
+        size_t cnt = 0;
+        for (size_t t = 0; t < T; t++) {
+            if (tr->visible && !tr->visible[t * N + n]) continue;
+            const float *p = tr->points + (t * N + n) * 3;
+            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+                return AM_FAIL(err, AM_E_NONFINITE, "visible entry at frame %zu, point %zu is not finite", t, n);
+            for (int i = 0; i < 3; i++) {
+                if (p[i] < lo[i]) lo[i] = p[i];
+                if (p[i] > hi[i]) hi[i] = p[i];
+            }
+            cnt++;
+        }
+        vis_total += cnt;
+        if (cnt >= 3) usable++;
+    }
+    AMI_CHECK(err, vis_total > 0, AM_E_EMPTY, "every entry is hidden: nothing to decompose");
+    size_t need = o.bones ? o.bones : 2;
+    AMI_CHECK(err, usable >= need, AM_E_VALUE,
+              "%zu points are visible in >= 3 frames; %zu bones need at least that many", usable, need);
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    AMI_CHECK(err, diag > 0.0, AM_E_DEGENERATE, "all visible points coincide");
+    /* static clip: no point moves between its visible frames */
+    double maxmove = 0.0;
+    for (size_t n = 0; n < N && maxmove <= 1e-6 * diag; n++) {
+        const float *first = NULL;
+        for (size_t t = 0; t < T; t++) {
+            if (tr->visible && !tr->visible[t * N + n]) continue;
+            const float *p = tr->points + (t * N + n) * 3;
+            if (!first) {
+                first = p;
+                continue;
+            }
+            double dx = p[0] - first[0], dy = p[1] - first[1], dz = p[2] - first[2];
+            double dd = sqrt(dx * dx + dy * dy + dz * dz);
+            if (dd > maxmove) maxmove = dd;
+        }
+    }
+    AMI_CHECK(err, maxmove > 1e-6 * diag, AM_E_DEGENERATE,
+              "static clip: no point moves (max displacement %.3g m), so no bones can be found", maxmove);
+    return AM_OK;
+}
+
+void am_decomposition_free(am_decomposition *d)
+{
+    if (!d) return;
+    am_free(d->rest);
+    am_free(d->bone_index);
+    am_free(d->weight);
+    am_free(d->xform);
+    am_free(d->auto_err);
+    am_rig_free(d->rig);
+    am_motion_free(d->motion);
+    am_free(d);
+}
+
+static void ami_dec_release(ami_dec *d)
+{
+    am_free((void *)d->obs);
+    am_free((void *)d->vis);
+    am_free(d->pstar);
+    am_free(d->rest);
+    am_free(d->idx);
+    am_free(d->w);
+    am_free(d->w_old);
+    am_free(d->idx_old);
+    am_free(d->G);
+    am_free(d->cn);
+    am_free(d->mres);
+    am_free(d->nb_off);
+    am_free(d->nb);
+    am_free(d->F);
+    am_free(d->sup);
+    am_free(d->Gt);
+    am_free(d->work);
+    am_free(d->Fw);
+    am_free(d->Hw);
+    am_free(d->H);
+    am_free(d->S);
+    am_free(d->U);
+    am_free(d->C);
+}
+
+/* Median |p(t+1) - 2 p(t) + p(t-1)| / sqrt(6) over visible triples: for white noise of
+ * per-axis sigma that is the median residual norm the model would leave (smooth motion
+ * adds little at 30 fps, and the median ignores the fast minority). */
+static double ami_noise_floor(const ami_dec *d)
+{
+    static ami_hist h;
+    ami_hist_init(&h, d->body);
+    size_t T = d->T;
+    for (size_t n = 0; n < d->N; n++) {
+        for (size_t t = 1; t + 1 < T; t++) {
+            const uint8_t *v = d->vis + n * T;
+            if (!v[t - 1] || !v[t] || !v[t + 1]) continue;
+            const float *p = d->obs + (n * T + t) * 3;
+            double e[3] = {p[3] - 2.0 * p[0] + p[-3], p[4] - 2.0 * p[1] + p[-2], p[5] - 2.0 * p[2] + p[-1]};
+            if (((t + n) & 3) == 0) ami_hist_add(&h, am_vec3_norm(e));
+        }
+    }
+    return ami_hist_quantile(&h, 0.5) / sqrt(6.0);
+}
+
+am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
+                           am_decomposition **out, am_error *err)
+{
+    AMI_CHECK(err, out, AM_E_USAGE, "no output");
+    *out = NULL;
+    AMI_TRY(am_decompose_validate(tr, opts, err));
+    am_decompose_opts o;
+    am_decompose_opts_defaults(opts, &o);
+    bool ours = o.method == AM_DECOMPOSE_OURS;
+    size_t T = tr->frame_count, N = tr->point_count;
+    double t0 = am_now();
+
+    ami_dec d = {0};
+    d.T = T;
+    d.N = N;
+    d.gs = AMI_MAXB;
+    am_decomposition *res = am_alloc(sizeof *res);
+    float *obs = am_alloc_array(N * T * 3, sizeof(float));
+    uint8_t *vis = am_alloc_array(N * T, 1);
+    d.obs = obs;
+    d.vis = vis;
+    d.pstar = am_alloc_array(N * T * 3, sizeof(float));
+    d.rest = am_alloc_array(N * 3, sizeof(double));
+    d.idx = am_alloc_array(N * AMI_K, sizeof(int32_t));
+    d.w = am_alloc_array(N * AMI_K, sizeof(double));
+    d.w_old = am_alloc_array(N * AMI_K, sizeof(double));
+    d.idx_old = am_alloc_array(N * AMI_K, sizeof(int32_t));
+    d.G = am_alloc_array(T * AMI_MAXB * 12, sizeof(double));
+    d.cn = am_alloc_array(N, sizeof(double));
+    d.mres = am_alloc_array(N, sizeof(double));
+    d.F = am_alloc_array(AMI_MAXB * T * 12, sizeof(double));
+    d.sup = am_alloc_array(AMI_MAXB * T, sizeof(double));
+    d.Gt = am_alloc_array(T * AMI_MAXB * 16, sizeof(double));
+    d.threads = o.threads;
+    d.work = am_alloc_array(d.threads, sizeof(ami_work));
+    if (d.threads > 1) {
+        d.Fw = am_alloc_array((d.threads - 1) * AMI_MAXB * T * 12, sizeof(double));
+        d.Hw = am_alloc_array((d.threads - 1) * AMI_MAXB * AMI_MAXB * 16, sizeof(double));
+    }
+    d.H = am_alloc_array(AMI_MAXB * AMI_MAXB * 16, sizeof(double));
+    d.S = am_alloc_array(AMI_MAXB * AMI_MAXB * 9, sizeof(double));
+    d.U = am_alloc_array(AMI_MAXB * AMI_MAXB * 3, sizeof(double));
+    d.C = am_alloc_array(AMI_MAXB * AMI_MAXB, sizeof(double));
+    am_status st = AM_OK;
+    if (!res || !obs || !vis || !d.pstar || !d.rest || !d.idx || !d.w || !d.w_old || !d.idx_old ||
+        !d.G || !d.Gt || !d.work || (d.threads > 1 && (!d.Fw || !d.Hw)) || !d.cn || !d.mres || !d.sup || !d.F || !d.H || !d.S || !d.U || !d.C) {
+        st = AM_FAIL(err, AM_E_NOMEM, "decomposition of %zu points x %zu frames", N, T);
+        goto fail;
+    }
+    /* point-major copy; hidden entries held from the nearest visible frame (the baseline's
+     * fill, and only a starting value for ours) */
+    size_t ref = 0, refcount = 0;
+    for (size_t t = 0; t < T; t++) {
+        size_t c = 0;
+        for (size_t n = 0; n < N; n++) c += !tr->visible || tr->visible[t * N + n];
+        if (c > refcount) refcount = c, ref = t;
+    }
+    for (size_t n = 0; n < N; n++) {
+        size_t last = SIZE_MAX;
+        for (size_t t = 0; t < T; t++) {
+            bool v = !tr->visible || tr->visible[t * N + n];
+            vis[n * T + t] = v;
+            if (v) {
+                memcpy(obs + (n * T + t) * 3, tr->points + (t * N + n) * 3, 3 * sizeof(float));
+                if (last == SIZE_MAX)
+                    for (size_t u = 0; u < t; u++) memcpy(obs + (n * T + u) * 3, obs + (n * T + t) * 3, 12);
+                last = t;
+            } else if (last != SIZE_MAX) {
+                memcpy(obs + (n * T + t) * 3, obs + (n * T + last) * 3, 12);
+            }
+        }
+        if (last == SIZE_MAX) /* never seen: filled after the rest pose exists */
+            for (size_t t = 0; t < T; t++) obs[(n * T + t) * 3] = NAN;
+    }
+    /* body size: frame-0 box of the visible points (else the reference frame's) */
+    size_t bf = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        size_t c = 0;
+        for (size_t n = 0; n < N; n++) {
+            if (!vis[n * T + bf]) continue;
+            const float *p = obs + (n * T + bf) * 3;
+            for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], p[i]), hi[i] = fmax(hi[i], p[i]);
+            c++;
+        }
+        double dg = c >= 2 ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                  (hi[2] - lo[2]) * (hi[2] - lo[2]))
+                           : 0.0;
+        if (dg > 0.0) {
+            d.body = dg;
+            break;
+        }
+        bf = ref;
+    }
+    if (!(d.body > 0.0)) d.body = 1.0;
+
+    /* rest: the reference frame (ours: the frame with the most visible points; the baseline:
+     * frame 0); points hidden there are carried over from their nearest visible frame and
+     * then moved with their neighbours (after the graph exists) */
+    size_t rf = ours ? ref : 0;
+    size_t unseen = 0;
+    for (size_t n = 0; n < N; n++) {
+        const float *p = obs + (n * T + rf) * 3;
+        if (isnan(p[0])) {
+            unseen++;
+            continue;
+        }
+        for (int i = 0; i < 3; i++) d.rest[n * 3 + i] = p[i];
+    }
+    if (unseen) { /* points never visible: park them at the centroid (documented) */
+        double cen[3] = {0, 0, 0};
+        size_t c = 0;
+        for (size_t n = 0; n < N; n++) {
+            if (isnan(obs[n * T * 3])) continue;
+            for (int i = 0; i < 3; i++) cen[i] += d.rest[n * 3 + i];
+            c++;
+        }
+        for (size_t n = 0; n < N; n++) {
+            if (!isnan(obs[n * T * 3])) continue;
+            for (size_t t = 0; t < T; t++)
+                for (int i = 0; i < 3; i++) obs[(n * T + t) * 3 + i] = (float)(cen[i] / (double)c);
+            for (int i = 0; i < 3; i++) d.rest[n * 3 + i] = cen[i] / (double)c;
+        }
+    }
+    if ((st = ami_dec_graph(&d, tr->faces, tr->face_count, o.knn, err)) < 0) goto fail;
+    if (ours) { /* neighbour transfer of rest positions hidden in the reference frame */
+        for (size_t n = 0; n < N; n++) {
+            if (vis[n * T + rf]) continue;
+            size_t best = SIZE_MAX, bd = SIZE_MAX;
+            for (size_t t = 0; t < T; t++)
+                if (vis[n * T + t]) {
+                    size_t dd = t > rf ? t - rf : rf - t;
+                    if (dd < bd) bd = dd, best = t;
+                }
+            if (best == SIZE_MAX) continue;
+            double sh[3] = {0, 0, 0};
+            size_t c = 0;
+            for (int32_t e = d.nb_off[n]; e < d.nb_off[n + 1]; e++) {
+                size_t m = (size_t)d.nb[e];
+                if (!vis[m * T + rf] || !vis[m * T + best]) continue;
+                for (int i = 0; i < 3; i++) sh[i] += obs[(m * T + rf) * 3 + i] - obs[(m * T + best) * 3 + i];
+                c++;
+            }
+            for (int i = 0; i < 3; i++)
+                d.rest[n * 3 + i] = obs[(n * T + best) * 3 + i] + (c ? sh[i] / (double)c : 0.0);
+        }
+    }
+    double noise = ami_noise_floor(&d);
+    res->noise_floor = 100.0 * noise / d.body;
+    for (size_t n = 0; n < N; n++) d.cn[n] = 1.0;
+
+    size_t B = 0;
+    if ((st = ami_dec_init(&d, o.bones, o.max_bones, res->noise_floor, o.bones ? NULL : &res->auto_err,
+                           &res->auto_count, &B, err)) < 0)
+        goto fail;
+    d.B = B;
+    /* visible support of each bone and frame from the clustering (it hardly changes later):
+     * frames below AMI_MINSUP get interpolated transforms */
+    for (size_t n = 0; n < N; n++)
+        for (size_t t = 0; t < T; t++) d.sup[(size_t)d.idx[n * AMI_K] * T + t] += vis[n * T + t];
+    /* repack G to the final bone count: the passes stream it once per point */
+    for (size_t t = 0; t < T; t++) memmove(d.G + t * B * 12, d.G + t * AMI_MAXB * 12, sizeof(double) * B * 12);
+    d.gs = B;
+    double t1 = am_now();
+    res->time_init = t1 - t0;
+
+    d.robust = ours;
+    d.em = ours;
+    d.rest_update = ours;
+    d.alpha = ours ? o.smooth : 0.0;
+    d.huber = o.huber;
+    d.med_res = 0.0;
+    if (!ours) /* the baseline fits the filled observations as they are */
+        memcpy(d.pstar, d.obs, sizeof(float) * N * T * 3);
+    for (size_t it = 0; it < o.iterations; it++) {
+        /* the first sweep measures residuals before any Huber clipping is trusted */
+        ami_dec_pass_weights(&d, ours, true, d.rest_update && it > 0);
+        ami_dec_pass_transforms(&d, 1);
+    }
+    res->iterations = o.iterations;
+    if (ours) ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
+    res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
+    double t2 = am_now();
+    res->time_solve = t2 - t1;
+
+    res->frame_count = T;
+    res->point_count = N;
+    res->bone_count = B;
+    res->fps = tr->fps > 0.0 ? tr->fps : 30.0;
+    res->body_size = d.body;
+    if (!(o.flags & AM_DECOMPOSE_NO_SKELETON)) {
+        if ((st = ami_dec_skeleton(&d, 1, res, err)) < 0) goto fail;
+    } else {
+        res->rest = am_alloc_array(N * 3, sizeof(float));
+        res->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
+        res->weight = am_alloc_array(N * AMI_K, sizeof(float));
+        res->xform = am_alloc_array(T * B * 12, sizeof(double));
+        if (!res->rest || !res->bone_index || !res->weight || !res->xform) {
+            st = AM_FAIL(err, AM_E_NOMEM, "decomposition output");
+            goto fail;
+        }
+        for (size_t n = 0; n < N; n++) {
+            for (int i = 0; i < 3; i++) res->rest[n * 3 + i] = (float)d.rest[n * 3 + i];
+            for (int k = 0; k < AMI_K; k++) {
+                res->bone_index[n * AMI_K + k] = d.idx[n * AMI_K + k];
+                res->weight[n * AMI_K + k] = (float)d.w[n * AMI_K + k];
+            }
+        }
+        for (size_t t = 0; t < T; t++)
+            memcpy(res->xform + t * B * 12, d.G + t * d.gs * 12, sizeof(double) * B * 12);
+        res->err_visible = res->err_visible_free;
+    }
+    res->time_skeleton = am_now() - t2;
+    ami_dec_release(&d);
+    *out = res;
+    return AM_OK;
+fail:
+    ami_dec_release(&d);
+    am_decomposition_free(res);
+    return st;
+}
+
+am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n, const float *rest,
+                              const int32_t *bone_index, const float *weight, float *out, am_error *err)
+{
+    size_t B = rig->bone_count, T = mo->frame_count;
+    AMI_CHECK(err, mo->bone_count == B, AM_E_SHAPE, "motion has %zu bones, rig %zu", mo->bone_count, B);
+    for (size_t i = 0; i < n * AMI_K; i++)
+        AMI_CHECK(err, weight[i] == 0.0f || (bone_index[i] >= 0 && (size_t)bone_index[i] < B), AM_E_VALUE,
+                  "point %zu: bone index %d out of range (%zu bones)", i / AMI_K, (int)bone_index[i], B);
+    double *pose = am_alloc_array(B * 16 * 2, sizeof(double));
+    double *rot = am_alloc_array(B * 9, sizeof(double));
+    AMI_CHECK(err, pose && rot, AM_E_NOMEM, "pose");
+    double *skin = pose + B * 16;
+    for (size_t t = 0; t < T; t++) {
+        for (size_t b = 0; b < B; b++) {
+            const double *q = mo->quat ? mo->quat + (t * B + b) * 4 : NULL;
+            if (q)
+                am_quat_to_mat3(q, rot + b * 9);
+            else
+                am_euler_xyz_to_mat3(mo->euler + (t * B + b) * 3, rot + b * 9);
+        }
+        am_rig_fk_rot(rig, mo->trans + t * 3, mo->root_quat + t * 4, rot, pose);
+        for (size_t b = 0; b < B; b++) am_mat4_mul(pose + b * 16, rig->rest_inv + b * 16, skin + b * 16);
+        for (size_t i = 0; i < n; i++) {
+            double r[3] = {rest[i * 3], rest[i * 3 + 1], rest[i * 3 + 2]}, acc[3] = {0, 0, 0};
+            for (int k = 0; k < AMI_K; k++) {
+                double wk = weight[i * AMI_K + k];
+                if (wk == 0.0) continue;
+                double v[3];
+                am_mat4_mul_point(skin + (size_t)bone_index[i * AMI_K + k] * 16, r, v);
+                acc[0] += wk * v[0], acc[1] += wk * v[1], acc[2] += wk * v[2];
+            }
+            float *o = out + (t * n + i) * 3;
+            o[0] = (float)acc[0], o[1] = (float)acc[1], o[2] = (float)acc[2];
+        }
+    }
+    am_free(pose);
+    am_free(rot);
+    return AM_OK;
+}

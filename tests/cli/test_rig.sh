@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Track2Rig end to end: synth -> rig -> score, the outputs' contracts (fk accepts the rig, the
+# GLB validates), the baseline and --bones auto, bake, and every bad input -> exit 2.
+. "$(dirname "$0")/lib.sh"
+
+S="$TMP/snake"
+expect synth_tracks 0 'snake walk seed 3' -- "$AM_BIN" synth tracks --plan snake --motion walk --seed 3 \
+  --points 500 --frames 40 -o "$S"
+expect rig_runs 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/out" --bones 10
+for f in rig.json skin.npz motion.json rig.glb report.json; do
+  if [ -s "$TMP/out/$f" ]; then am_pass "rig_writes_$f"; else am_fail "rig_writes_$f" "missing $TMP/out/$f"; fi
+done
+expect rig_report_bones 0 '"bones": 10' -- cat "$TMP/out/report.json"
+expect fk_accepts_rig 0 '"joints"' -- "$AM_BIN" fk "$TMP/out/rig.json" --motion "$TMP/out/motion.json"
+expect glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/out/rig.glb"
+out=$("$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/out" 2>&1)
+err=$(printf '%s' "$out" | sed -n 's/.*"recon_all_pct": \([0-9.]*\).*/\1/p')
+if [ -n "$err" ] && awk "BEGIN{exit !($err < 3.0)}"; then am_pass "score_rig_recon_small ($err%)"; else
+  am_fail score_rig_recon_small "$out"; fi
+expect score_rig_fields 0 '"recon_hidden_pct": [0-9.]+, .*"joint_error_pct": [0-9.]+' -- \
+  "$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/out"
+expect rig_ssdr 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/ssdr" --bones 10 --method ssdr
+expect rig_auto 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/auto" --bones auto
+expect rig_auto_reports_curve 0 '"clustering_error_pct"' -- cat "$TMP/auto/report.json"
+
+# usage and bad input: a clear message and exit 2, never a crash
+expect rig_no_input 2 'missing TRACKS' -- "$AM_BIN" rig -o "$TMP/x"
+expect rig_bad_method 2 'ours or ssdr' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/x" --method magic
+expect rig_missing_file 2 'error' -- "$AM_BIN" rig "$TMP/nope.npz" -o "$TMP/x"
+expect rig_too_many_bones 2 '1..64' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/x" --bones 65
+expect score_missing_dir 2 'error' -- "$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/nowhere"
+if command -v python3 >/dev/null 2>&1; then
+  # mknpz OUT T N MODE: points [T,N,3] float32 (+ visible), MODE picks the defect
+  mknpz() {
+    python3 - "$@" <<'PY'
+import struct, sys, zipfile, math
+out, T, N, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def npy(dtype, shape, raw):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (dtype, ''.join('%d,' % s for s in shape))
+    h += ' ' * (63 - (len(h) + 10) % 64) + '\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + raw
+pts, vis = [], []
+for t in range(T):
+    for n in range(N):
+        x, y, z = n * 0.01, math.sin(n) * 0.1, (0.0 if mode == 'static' else 0.05 * math.sin(0.3 * t + n * 0.1))
+        if mode == 'nan' and t == 1 and n == 2: x = float('nan')
+        pts += [x, y, z]
+        vis.append(0 if mode == 'hidden' else 1)
+vt, vn = (T, N + 1) if mode == 'mismatch' else (T, N)
+if mode == 'mismatch': vis = [1] * (vt * vn)
+with zipfile.ZipFile(out, 'w') as zf:
+    zf.writestr('points.npy', npy('<f4', (T, N, 3), struct.pack('<%df' % len(pts), *pts)))
+    zf.writestr('visible.npy', npy('|b1', (vt, vn), bytes(vis)))
+PY
+  }
+  mknpz "$TMP/hidden.npz" 10 50 hidden
+  expect rig_all_hidden 2 'hidden' -- "$AM_BIN" rig "$TMP/hidden.npz" -o "$TMP/x"
+  mknpz "$TMP/nan.npz" 10 50 nan
+  expect rig_nan_visible 2 '(NaN|finite)' -- "$AM_BIN" rig "$TMP/nan.npz" -o "$TMP/x"
+  mknpz "$TMP/one.npz" 1 50 ok
+  expect rig_one_frame 2 '(2 frames|frame)' -- "$AM_BIN" rig "$TMP/one.npz" -o "$TMP/x"
+  mknpz "$TMP/static.npz" 10 50 static
+  expect rig_static 2 'static' -- "$AM_BIN" rig "$TMP/static.npz" -o "$TMP/x"
+  mknpz "$TMP/mismatch.npz" 10 50 mismatch
+  expect rig_visible_mismatch 2 '(shape|visible)' -- "$AM_BIN" rig "$TMP/mismatch.npz" -o "$TMP/x"
+  mknpz "$TMP/few.npz" 10 3 ok
+  expect rig_fewer_points_than_bones 2 'bones need' -- "$AM_BIN" rig "$TMP/few.npz" -o "$TMP/x" --bones 5
+fi
+
+FOX="$AM_SHARED/data/gltf/khronos_fox/Fox.glb"
+if [ -f "$FOX" ]; then
+  expect bake_fox 0 '1728 vertices x [0-9]+ frames, 576 faces, 22 deforming joints' -- \
+    "$AM_BIN" bake "$FOX" --fps 10 -o "$TMP/fox"
+  expect bake_rig_fox 0 'rig: wrote' -- "$AM_BIN" rig "$TMP/fox.tracks.npz" -o "$TMP/foxrig" --bones 8
+  expect bake_fox_score 0 '"true_joints": 22' -- "$AM_BIN" score rig --truth "$TMP/fox.truth.npz" "$TMP/foxrig"
+  expect bake_bad_clip 2 'no animation named' -- "$AM_BIN" bake "$FOX" --clip Nope -o "$TMP/fox2"
+fi
+am_done

@@ -1,0 +1,242 @@
+/* Track2Rig decomposition: validity, recovery of a known articulated chain, hidden entries,
+ * the skeleton and the SPEC 4.4 reconstruction. */
+#include <math.h>
+#include <string.h>
+
+#include "am_test.h"
+#include "anymove/decompose.h"
+#include "anymove/math.h"
+#include "anymove/metrics.h"
+#include "anymove/synth.h"
+
+/* A chain of `bones` segments along +X (length 0.3 m each), points on a tube of radius 4 cm,
+ * smooth weights across each joint; joint k bends about Z and Y with its own phase. */
+static am_tracks *ami_chain(size_t bones, size_t per_bone, size_t T, double noise, double hide,
+                            float **truth_out)
+{
+    size_t N = bones * per_bone;
+    am_tracks *tr = am_alloc(sizeof *tr);
+    tr->frame_count = T;
+    tr->point_count = N;
+    tr->fps = 30.0;
+    tr->points = am_alloc_array(T * N * 3, sizeof(float));
+    tr->visible = am_alloc_array(T * N, 1);
+    float *truth = am_alloc_array(T * N * 3, sizeof(float));
+    uint32_t rng = 12345u;
+    for (size_t t = 0; t < T; t++) {
+        /* world transform of each segment: chain of rotations about the joints */
+        double Rw[8][9], Tw[8][3];
+        for (size_t b = 0; b < bones; b++) {
+            double e[3] = {0.0, 0.4 * sin(0.11 * (double)t + (double)b), 0.7 * sin(0.07 * (double)t + 1.3 * (double)b)},
+                   Rl[9], j[3] = {0.3 * (double)b, 0, 0};
+            am_euler_xyz_to_mat3(e, Rl);
+            if (b == 0) {
+                memcpy(Rw[0], Rl, sizeof Rl);
+                double tt[3] = {0.01 * (double)t, 0.0, 0.5};
+                memcpy(Tw[0], tt, sizeof tt);
+            } else {
+                am_mat3_mul(Rw[b - 1], Rl, Rw[b]);
+                double jw[3], rj[3];
+                am_mat3_mul_vec3(Rw[b - 1], j, jw);
+                am_vec3_add(jw, Tw[b - 1], jw); /* joint in world through the parent */
+                am_mat3_mul_vec3(Rw[b], j, rj);
+                am_vec3_sub(jw, rj, Tw[b]);
+            }
+        }
+        for (size_t n = 0; n < N; n++) {
+            size_t b = n / per_bone, i = n % per_bone;
+            double x = 0.3 * ((double)b + ((double)i + 0.5) / (double)per_bone);
+            double ang = 2.399963 * (double)n;
+            double rest[3] = {x, 0.04 * cos(ang), 0.04 * sin(ang)}, acc[3] = {0, 0, 0};
+            double wsum = 0.0;
+            for (size_t k = 0; k < bones; k++) {
+                double c = 0.3 * ((double)k + 0.5), dd = fabs(x - c) - 0.15;
+                double w = dd <= 0.0 ? 1.0 : exp(-(dd * dd) / (2.0 * 0.02 * 0.02));
+                if (w < 1e-3) continue;
+                double v[3];
+                am_mat3_mul_vec3(Rw[k], rest, v);
+                am_vec3_add(v, Tw[k], v);
+                am_vec3_madd(acc, w, v, acc);
+                wsum += w;
+            }
+            float *o = tr->points + (t * N + n) * 3, *g = truth + (t * N + n) * 3;
+            for (int a = 0; a < 3; a++) {
+                g[a] = (float)(acc[a] / wsum);
+                rng = rng * 1664525u + 1013904223u;
+                double u1 = ((rng >> 8) + 0.5) / 16777216.0;
+                rng = rng * 1664525u + 1013904223u;
+                double u2 = ((rng >> 8) + 0.5) / 16777216.0;
+                o[a] = (float)(g[a] + noise * sqrt(-2.0 * log(u1)) * cos(6.283185307 * u2));
+            }
+            rng = rng * 1664525u + 1013904223u;
+            bool hidden = ((rng >> 8) / 16777216.0) < hide;
+            tr->visible[t * N + n] = !hidden;
+            if (hidden) o[0] = o[1] = o[2] = NAN;
+        }
+    }
+    if (truth_out)
+        *truth_out = truth;
+    else
+        am_free(truth);
+    return tr;
+}
+
+static double ami_mean_err(const float *a, const float *b, size_t count, const am_tracks *tr, int which)
+{
+    double s = 0.0;
+    size_t c = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (which == 1 && !tr->visible[i]) continue;
+        if (which == 2 && tr->visible[i]) continue;
+        double dx = a[i * 3] - b[i * 3], dy = a[i * 3 + 1] - b[i * 3 + 1], dz = a[i * 3 + 2] - b[i * 3 + 2];
+        s += sqrt(dx * dx + dy * dy + dz * dz);
+        c++;
+    }
+    return c ? s / (double)c : 0.0;
+}
+
+static void decompose_validity(void)
+{
+    am_error err = {0};
+    am_decomposition *d = NULL;
+    AM_CHECK_STATUS(am_decompose_run(NULL, NULL, &d, &err), AM_E_EMPTY);
+    am_tracks *tr = ami_chain(2, 40, 10, 0.0, 0.0, NULL);
+    tr->frame_count = 1;
+    AM_CHECK_STATUS(am_decompose_run(tr, NULL, &d, &err), AM_E_SHAPE);
+    tr->frame_count = 10;
+    am_decompose_opts o = {.bones = 200};
+    AM_CHECK_STATUS(am_decompose_run(tr, &o, &d, &err), AM_E_ARG);
+    o.bones = 50;
+    am_tracks small = *tr;
+    small.point_count = 20; /* a prefix of every frame is not the same layout; only sizes matter */
+    AM_CHECK_STATUS(am_decompose_validate(&small, &o, &err), AM_E_VALUE);
+    tr->points[5 * 3 + 1] = NAN; /* visible NaN */
+    AM_CHECK_STATUS(am_decompose_run(tr, NULL, &d, &err), AM_E_NONFINITE);
+    AM_CHECK(strstr(err.info, "frame 0, point 5") != NULL);
+    memset(tr->visible, 0, tr->frame_count * tr->point_count);
+    AM_CHECK_STATUS(am_decompose_run(tr, NULL, &d, &err), AM_E_EMPTY);
+    memset(tr->visible, 1, tr->frame_count * tr->point_count);
+    for (size_t t = 1; t < tr->frame_count; t++) /* static */
+        memcpy(tr->points + t * tr->point_count * 3, tr->points, tr->point_count * 3 * sizeof(float));
+    tr->points[5 * 3 + 1] = 0.0f;
+    for (size_t t = 1; t < tr->frame_count; t++) tr->points[(t * tr->point_count + 5) * 3 + 1] = 0.0f;
+    AM_CHECK_STATUS(am_decompose_run(tr, NULL, &d, &err), AM_E_DEGENERATE);
+    AM_CHECK(d == NULL);
+    am_tracks_free(tr);
+}
+
+static void decompose_recovers_chain(void)
+{
+    float *truth = NULL;
+    am_tracks *tr = ami_chain(3, 200, 60, 0.002, 0.15, &truth);
+    am_error err = {0};
+    am_decomposition *d = NULL, *base = NULL;
+    am_decompose_opts o = {.bones = 3};
+    AM_CHECK_OK(am_decompose_run(tr, &o, &d, &err), &err);
+    o.method = AM_DECOMPOSE_SSDR;
+    AM_CHECK_OK(am_decompose_run(tr, &o, &base, &err), &err);
+    if (!d || !base) goto done;
+    AM_CHECK(d->bone_count == 3 && d->rig && d->rig->bone_count == 3 && d->motion);
+    size_t T = tr->frame_count, N = tr->point_count;
+    float *rec = am_alloc_array(T * N * 3, sizeof(float));
+    AM_CHECK_OK(am_skin_reconstruct(d->rig, d->motion, N, d->rest, d->bone_index, d->weight, rec, &err), &err);
+    double e_all = 100.0 * ami_mean_err(rec, truth, T * N, tr, 0) / d->body_size;
+    double e_hid = 100.0 * ami_mean_err(rec, truth, T * N, tr, 2) / d->body_size;
+    AM_CHECK_OK(am_skin_reconstruct(base->rig, base->motion, N, base->rest, base->bone_index, base->weight, rec, &err),
+                &err);
+    double b_all = 100.0 * ami_mean_err(rec, truth, T * N, tr, 0) / base->body_size;
+    printf("  chain: ours %.3f%% (hidden %.3f%%, visible %.3f%%, free %.3f%%), ssdr %.3f%%, noise %.3f%%\n", e_all,
+           e_hid, d->err_visible, d->err_visible_free, b_all, d->noise_floor);
+    AM_CHECK_MSG(e_all < 1.0, "reconstruction error %.3f%% of body size", e_all);
+    AM_CHECK_MSG(e_hid < 1.5, "hidden-entry error %.3f%% of body size", e_hid);
+    AM_CHECK(e_all < b_all);
+    for (size_t n = 0; n < N; n++) {
+        double s = 0.0;
+        for (int k = 0; k < 4; k++) {
+            AM_CHECK(d->weight[n * 4 + k] >= 0.0f);
+            s += d->weight[n * 4 + k];
+        }
+        AM_CHECK_NEAR(s, 1.0, 1e-5);
+    }
+    am_free(rec);
+done:
+    am_decomposition_free(d);
+    am_decomposition_free(base);
+    am_tracks_free(tr);
+    am_free(truth);
+}
+
+static void decompose_auto_bones(void)
+{
+    am_tracks *tr = ami_chain(4, 120, 50, 0.001, 0.0, NULL);
+    am_error err = {0};
+    am_decomposition *d = NULL;
+    AM_CHECK_OK(am_decompose_run(tr, NULL, &d, &err), &err);
+    if (d) {
+        printf("  auto: %zu bones; curve", d->bone_count);
+        for (size_t i = 0; i < d->auto_count; i++) printf(" %.2f", d->auto_err[i]);
+        printf("\n");
+        AM_CHECK_MSG(d->bone_count >= 4 && d->bone_count <= 6, "auto chose %zu bones for a 4-bone chain",
+                     d->bone_count);
+    }
+    am_decomposition_free(d);
+    am_tracks_free(tr);
+}
+
+static void synth_deterministic_and_degraded(void)
+{
+    am_error err = {0};
+    for (int p = 0; p < AM_SYNTH_PLAN_COUNT; p++) {
+        am_synth_opts o = {.plan = (am_synth_plan)p, .motion = AM_SYNTH_WALK, .seed = 5, .points = 300, .frames = 30};
+        am_synth_clip *a = NULL, *b = NULL;
+        AM_CHECK_OK(am_synth_tracks(&o, &a, &err), &err);
+        AM_CHECK_OK(am_synth_tracks(&o, &b, &err), &err);
+        if (!a || !b) {
+            am_synth_clip_free(a);
+            am_synth_clip_free(b);
+            continue;
+        }
+        size_t TN = 30 * 300, hidden = 0;
+        AM_CHECK(memcmp(a->truth, b->truth, TN * 3 * sizeof(float)) == 0);
+        AM_CHECK(memcmp(a->tracks->visible, b->tracks->visible, TN) == 0);
+        for (size_t i = 0; i < TN; i++) {
+            bool nan = isnan(a->tracks->points[i * 3]);
+            AM_CHECK(nan == !a->tracks->visible[i]);
+            hidden += nan;
+        }
+        AM_CHECK_MSG(hidden > TN / 20 && hidden < TN / 3, "plan %d: %zu of %zu hidden", p, hidden, TN);
+        AM_CHECK(a->bone_count >= 10 && a->joint_count > a->bone_count / 2 && a->body_size > 0.1);
+        for (size_t j = 0; j < a->joint_count; j++) AM_CHECK(a->parents[j] < (int32_t)j);
+        am_synth_clip_free(a);
+        am_synth_clip_free(b);
+    }
+    am_synth_opts bad = {.plan = AM_SYNTH_PLAN_COUNT};
+    am_synth_clip *c = NULL;
+    AM_CHECK_STATUS(am_synth_tracks(&bad, &c, &err), AM_E_ARG);
+}
+
+static void metrics_recon_and_chamfer(void)
+{
+    /* two frames, two points; the prediction is off by 1 cm everywhere */
+    float truth[12] = {0, 0, 0, 3, 4, 0, 0, 0, 1, 3, 4, 1}, pred[12];
+    for (int i = 0; i < 12; i++) pred[i] = truth[i] + (i % 3 == 0 ? 0.01f : 0.0f);
+    uint8_t vis[4] = {1, 0, 1, 1};
+    am_track_errors te;
+    am_error err = {0};
+    AM_CHECK_OK(am_track_recon_error(pred, truth, vis, 2, 2, &te, &err), &err);
+    AM_CHECK_NEAR(te.body_size, 5.0, 1e-9);
+    AM_CHECK_NEAR(te.recon_all, 100.0 * 0.01 / 5.0, 1e-6);
+    AM_CHECK_NEAR(te.recon_hidden, 100.0 * 0.01 / 5.0, 1e-6);
+    AM_CHECK(te.hidden_count == 1);
+    pred[4] = NAN;
+    AM_CHECK_STATUS(am_track_recon_error(pred, truth, vis, 2, 2, &te, &err), AM_E_NONFINITE);
+    /* chamfer: one true joint, predicted at distance 1 and 3: 0.5 * (1 + (1 + 3) / 2) = 1.5 */
+    double pj[6] = {1, 0, 0, 3, 0, 0};
+    float tj[3] = {0, 0, 0};
+    AM_CHECK_NEAR(am_joint_chamfer(pj, 2, tj, 1, 1), 1.5, 1e-12);
+    AM_CHECK(isnan(am_joint_chamfer(pj, 2, tj, 0, 1)));
+}
+
+#define AM_TESTS(X) X(decompose_validity) X(decompose_recovers_chain) X(decompose_auto_bones) \
+    X(synth_deterministic_and_degraded) X(metrics_recon_and_chamfer)
+AM_TEST_MAIN(AM_TESTS)
