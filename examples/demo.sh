@@ -16,3 +16,10 @@ echo "== rig: Track2Rig on a bundled synthetic grison (mustelid) walk"
 "$bin" rig examples/tracks/grison_walk.tracks.npz -o "$out/grison_rig" --bones 15
 "$bin" score rig --truth examples/tracks/grison_walk.truth.npz "$out/grison_rig"
 echo "wrote $out/grison_rig/rig.glb"
+
+echo "== capture: a random wolf motion read in two views (exam), fitted back (solve), scored"
+W=examples/creatures/wolf
+"$bin" exam --rig "$W/rig.json" --creature "$W/creature.json" --seed 1 --lag 3 -o "$out/wolf_exam"
+"$bin" solve "$out/wolf_exam/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$out/wolf_solve"
+"$bin" score solve "$out/wolf_exam/truth.npz" "$out/wolf_solve/motion.json"
+echo "wrote $out/wolf_solve/{motion.json,animation.glb,report.txt}"

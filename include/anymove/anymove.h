@@ -9,6 +9,8 @@
 #include "bvh.h"
 #include "ik.h"
 #include "metrics.h"
+#include "opt.h"
+#include "capture.h"
 #include "decompose.h"
 #include "synth.h"
 #endif

@@ -1,0 +1,208 @@
+/* Contacts. From a first fit: where each contact joint is low and slow it is planted; the
+ * ground's own velocity is the median velocity of the low joints (on an on-the-spot clip the
+ * planted feet ride backwards together, so "still" means "still relative to that ground").
+ * The second fit holds plants (fit.c); the foot lock then pins each plant exactly with a
+ * per-frame IK pass over the leg (beyond the seed, whose feet slid 1-2 cm a step). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_internal.h"
+
+static int ami_cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Height above its rest height under which a contact joint may be planted, and the slowest
+ * speed (relative to the ground) that still counts as moving. */
+#define AMI_PLANT_HEIGHT 0.035
+#define AMI_PLANT_SPEED 0.3
+
+am_status ami_cap_find_contacts(ami_cap *c, am_error *err)
+{
+    const size_t T = c->T, J = c->J, C = c->C;
+    if (!C) return AM_OK;
+    ami_cap_fk_all(c, c->x, false);
+    double *vel = am_alloc_array(T * C * 3, sizeof(double)), *buf = am_alloc_array(T * C + 1, sizeof(double));
+    uint8_t *low = am_alloc_array(T * C, 1);
+    if (!vel || !buf || !low) {
+        am_free(vel);
+        am_free(buf);
+        am_free(low);
+        return AM_FAIL(err, AM_E_NOMEM, "contacts");
+    }
+    for (size_t ci = 0; ci < C; ci++) {
+        size_t j = (size_t)c->cj[ci];
+        double rz = c->rig->joint_rest[3 * j + 2];
+        for (size_t t = 0; t < T; t++) {
+            size_t a = t > 0 ? t - 1 : 0, b = t + 1 < T ? t + 1 : T - 1;
+            const double *pa = c->joints + (a * J + j) * 3, *pb = c->joints + (b * J + j) * 3;
+            for (int k = 0; k < 3; k++) vel[(t * C + ci) * 3 + (size_t)k] = (pb[k] - pa[k]) * c->fps / (double)(b - a);
+            low[t * C + ci] = c->joints[(t * J + j) * 3 + 2] - rz < AMI_PLANT_HEIGHT;
+        }
+    }
+    /* Ground velocity: componentwise median of the low joints' horizontal velocity, then again
+     * over those that move with that estimate (lifting and landing feet are low too, and would
+     * bias it). */
+    memset(c->vg, 0, sizeof c->vg);
+    for (int pass = 0; pass < 2; pass++) {
+        double v[2] = {0.0, 0.0};
+        for (int k = 0; k < 2; k++) {
+            size_t n = 0;
+            for (size_t i = 0; i < T * C; i++) {
+                if (!low[i]) continue;
+                if (pass && hypot(vel[3 * i] - c->vg[0], vel[3 * i + 1] - c->vg[1]) > AMI_PLANT_SPEED) continue;
+                buf[n++] = vel[3 * i + (size_t)k];
+            }
+            if (n >= 5) {
+                qsort(buf, n, sizeof *buf, ami_cmp_d);
+                v[k] = buf[n / 2];
+            }
+        }
+        c->vg[0] = v[0];
+        c->vg[1] = v[1];
+    }
+    /* Below 10 cm/s it is the noise of a still ground, not a treadmill. */
+    if (hypot(c->vg[0], c->vg[1]) < 0.10) c->vg[0] = c->vg[1] = 0.0;
+    for (size_t ci = 0; ci < C; ci++) {
+        size_t j = (size_t)c->cj[ci];
+        for (size_t t = 0; t < T; t++) {
+            size_t i = t * C + ci;
+            /* The slower of the two one-sided speeds: a plant's first and last frames are still
+             * on one side, and central differences would trim them. */
+            double dv = INFINITY;
+            for (int side = -1; side <= 1; side += 2) {
+                long u = (long)t + side;
+                if (u < 0 || u >= (long)T) continue;
+                const double *pa = c->joints + (t * J + j) * 3, *pb = c->joints + ((size_t)u * J + j) * 3;
+                double sv = hypot((pb[0] - pa[0]) * c->fps * side - c->vg[0], (pb[1] - pa[1]) * c->fps * side - c->vg[1]);
+                if (sv < dv) dv = sv;
+            }
+            c->plant[i] = low[i] && dv < AMI_PLANT_SPEED;
+        }
+        /* Grow each plant over neighbouring frames that are nearly as low and stay within
+         * 2 cm of its spot: speeds at a plant's edges mix in the swing, heights do not. */
+        for (size_t t = 0; t < T;) {
+            if (!c->plant[t * C + ci]) {
+                t++;
+                continue;
+            }
+            size_t e = t;
+            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            double spot[2] = {0, 0};
+            for (size_t k = t; k <= e; k++)
+                for (int d = 0; d < 2; d++) spot[d] += c->joints[(k * J + j) * 3 + (size_t)d] - c->vg[d] * (double)(k - t) / c->fps;
+            spot[0] /= (double)(e - t + 1);
+            spot[1] /= (double)(e - t + 1);
+            for (int dir = -1; dir <= 1; dir += 2) {
+                long k = dir < 0 ? (long)t - 1 : (long)e + 1;
+                for (; k >= 0 && k < (long)T && !c->plant[(size_t)k * C + ci]; k += dir) {
+                    const double *p = c->joints + ((size_t)k * J + j) * 3;
+                    double dx = p[0] - c->vg[0] * ((double)k - (double)t) / c->fps - spot[0];
+                    double dy = p[1] - c->vg[1] * ((double)k - (double)t) / c->fps - spot[1];
+                    if (p[2] - c->rig->joint_rest[3 * j + 2] > AMI_PLANT_HEIGHT || hypot(dx, dy) > 0.01) break;
+                    c->plant[(size_t)k * C + ci] = 1;
+                }
+            }
+            t = e + 1;
+            while (t < T && c->plant[t * C + ci]) t++;
+        }
+        /* Fill one-frame holes, then drop plants shorter than 3 frames. */
+        for (size_t t = 1; t + 1 < T; t++)
+            if (!c->plant[t * C + ci] && c->plant[(t - 1) * C + ci] && c->plant[(t + 1) * C + ci]) c->plant[t * C + ci] = 1;
+        for (size_t t = 0; t < T;) {
+            if (!c->plant[t * C + ci]) {
+                t++;
+                continue;
+            }
+            size_t e = t;
+            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            double zs = 0.0;
+            for (size_t k = t; k <= e; k++) zs += c->joints[(k * J + j) * 3 + 2];
+            zs /= (double)(e - t + 1);
+            for (size_t k = t; k <= e; k++) {
+                if (e - t + 1 < 3) c->plant[k * C + ci] = 0;
+                c->plant_z[k * C + ci] = zs;
+            }
+            t = e + 1;
+        }
+    }
+    am_free(vel);
+    am_free(buf);
+    am_free(low);
+    return AM_OK;
+}
+
+void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants)
+{
+    const size_t T = c->T, J = c->J, C = c->C, P = c->P, B = c->B;
+    const double dt = 1.0 / c->fps;
+    double sum = 0.0, mx = 0.0;
+    size_t np = 0;
+    double *pose = am_alloc_array(B * 16, sizeof(double)), *axes = am_alloc_array(B * 9, sizeof(double));
+    double *jt = am_alloc_array(J * 3, sizeof(double)), *eul = am_alloc_array(B * 3, sizeof(double));
+    if (!pose || !axes || !jt || !eul) lock = false;
+    ami_cap_fk_all(c, c->x, false);
+    for (size_t ci = 0; ci < C; ci++) {
+        size_t j = (size_t)c->cj[ci];
+        for (size_t s = 0; s < T;) {
+            if (!c->plant[s * C + ci]) {
+                s++;
+                continue;
+            }
+            size_t e = s;
+            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            /* The plant's spot in the ground's frame: the mean over the plant. */
+            double spot[3] = {0, 0, 0};
+            for (size_t t = s; t <= e; t++)
+                for (int k = 0; k < 3; k++)
+                    spot[k] += c->joints[(t * J + j) * 3 + (size_t)k] - c->vg[k] * dt * (double)(t - s);
+            for (int k = 0; k < 3; k++) spot[k] /= (double)(e - s + 1);
+            if (lock) {
+                /* Pin inside the plant; ramp the pin over 2 frames either side so nothing pops. */
+                size_t a = s >= 2 ? s - 2 : 0, b = e + 2 < T ? e + 2 : T - 1;
+                for (size_t t = a; t <= b; t++) {
+                    if (t < s || t > e) {
+                        if (c->plant[t * C + ci]) continue;
+                    }
+                    double wgt = t < s ? (double)(3 - (s - t)) / 3.0 : t > e ? (double)(3 - (t - e)) / 3.0 : 1.0;
+                    double q[4], goal[3];
+                    const double *cur = c->joints + (t * J + j) * 3;
+                    for (int k = 0; k < 3; k++) {
+                        double pin = spot[k] + c->vg[k] * dt * ((double)t - (double)s);
+                        goal[k] = wgt * pin + (1.0 - wgt) * cur[k];
+                    }
+                    double *xt = c->x + t * P;
+                    ami_cap_root_quat(c, c->x, t, q);
+                    memcpy(eul, xt + AMI_CAP_ROOT_PARAMS - 3, B * 3 * sizeof(double));
+                    ami_pin_joint(c->rig, &c->ch, j, 4, xt, q, eul, goal, pose, axes, jt);
+                    memcpy(xt + AMI_CAP_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
+                    memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
+                }
+            }
+            /* Drift: the farthest the joint gets from where it started, in the ground's frame. */
+            double drift = 0.0;
+            const double *p0 = c->joints + (s * J + j) * 3;
+            for (size_t t = s; t <= e; t++) {
+                const double *p = c->joints + (t * J + j) * 3;
+                double d[3];
+                for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - c->vg[k] * dt * (double)(t - s);
+                double n = am_vec3_norm(d);
+                if (n > drift) drift = n;
+            }
+            sum += drift;
+            if (drift > mx) mx = drift;
+            np++;
+            s = e + 1;
+        }
+    }
+    am_free(pose);
+    am_free(axes);
+    am_free(jt);
+    am_free(eul);
+    *mean = np ? sum / (double)np : 0.0;
+    *max = mx;
+    *plants = np;
+}

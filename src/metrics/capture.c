@@ -1,0 +1,203 @@
+/* Scoring a capture solve against an exam's truth (SPEC 5): per-joint error, geodesic local
+ * rotation error, reprojection (as the solve reported it), lag recovered, contact precision /
+ * recall, and foot slide over every true plant. Joints and bones are matched by name. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anymove/capture.h"
+#include "anymove/math.h"
+
+static int ami_cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int ami_find_name(char *const *names, size_t n, const char *s)
+{
+    if (!names) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0) return (int)i;
+    return -1;
+}
+
+static double ami_json_real(json_t *o, const char *a, const char *b)
+{
+    json_t *v = o ? json_object_get(o, a) : NULL;
+    if (v && b) v = json_object_get(v, b);
+    return v && json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+am_status am_capture_score_motion(const am_capture_truth *tr, const am_motion *mo, am_capture_score *out,
+                                  am_error *err)
+{
+    memset(out, 0, sizeof *out);
+    AMI_CHECK(err, tr && mo, AM_E_ARG, "score needs a truth and a motion");
+    AMI_CHECK(err, mo->joints && mo->joint_names, AM_E_SCHEMA, "motion.json has no joints to score");
+    AMI_CHECK(err, mo->frame_count == tr->frame_count, AM_E_SHAPE, "motion has %zu frames, truth %zu", mo->frame_count,
+              tr->frame_count);
+    const size_t T = tr->frame_count, J = tr->joint_count, MJ = mo->joint_count;
+    int *map = am_alloc((J + 1) * sizeof *map);
+    double *errs = am_alloc((T * J + 1) * sizeof *errs);
+    if (!map || !errs) {
+        am_free(map);
+        am_free(errs);
+        return AM_FAIL(err, AM_E_NOMEM, "score");
+    }
+    size_t matched = 0;
+    for (size_t j = 0; j < J; j++) {
+        map[j] = ami_find_name(mo->joint_names, MJ, tr->names[j]);
+        matched += map[j] >= 0;
+    }
+    if (!matched) {
+        am_free(map);
+        am_free(errs);
+        return AM_FAIL(err, AM_E_NAME, "no joint of the motion matches the truth's joint names");
+    }
+    size_t n = 0;
+    double sum = 0.0;
+    for (size_t t = 0; t < T; t++)
+        for (size_t j = 0; j < J; j++) {
+            if (map[j] < 0) continue;
+            const double *a = tr->joints + (t * J + j) * 3, *b = mo->joints + (t * MJ + (size_t)map[j]) * 3;
+            double d = am_vec3_dist(a, b);
+            errs[n++] = d;
+            sum += d;
+        }
+    qsort(errs, n, sizeof *errs, ami_cmp_dbl);
+    out->frames = T;
+    out->joints = matched;
+    out->body_size = tr->body_size;
+    out->joint_mean_cm = 100.0 * sum / (double)n;
+    out->joint_median_cm = 100.0 * (n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]));
+    size_t k95 = (size_t)ceil(0.95 * (double)n);
+    out->joint_p95_cm = 100.0 * errs[k95 > 0 ? k95 - 1 : 0];
+    out->joint_mean_pct = tr->body_size > 0 ? out->joint_mean_cm / tr->body_size : NAN;
+    out->joint_p95_pct = tr->body_size > 0 ? out->joint_p95_cm / tr->body_size : NAN;
+    am_free(errs);
+
+    /* Geodesic local rotation error of the non-root bones (root entry of euler is identity). */
+    out->geodesic_deg = NAN;
+    if (tr->euler && tr->bones && mo->euler) {
+        double gs = 0.0;
+        size_t gn = 0;
+        for (size_t b = 0; b < tr->bone_count; b++) {
+            int mb = ami_find_name(mo->bone_names, mo->bone_count, tr->bones[b]);
+            if (mb <= 0 || b == 0) continue;
+            for (size_t t = 0; t < T; t++) {
+                double Ra[9], Rb[9];
+                am_euler_xyz_to_mat3(tr->euler + (t * tr->bone_count + b) * 3, Ra);
+                am_euler_xyz_to_mat3(mo->euler + (t * mo->bone_count + (size_t)mb) * 3, Rb);
+                gs += am_mat3_angle_between(Ra, Rb);
+                gn++;
+            }
+        }
+        if (gn) out->geodesic_deg = AM_DEG(gs / (double)gn);
+    }
+
+    /* What the solve reported about itself. */
+    json_t *extra = mo->extra_json ? json_loads(mo->extra_json, 0, NULL) : NULL;
+    out->reproj_front = ami_json_real(extra, "reproj_px", "front");
+    out->reproj_front_x = ami_json_real(extra, "reproj_px", "front_x_only");
+    out->reproj_side = ami_json_real(extra, "reproj_px", "side");
+    double lag = ami_json_real(extra, "sync", "best_lag_frames");
+    json_t *sync = extra ? json_object_get(extra, "sync") : NULL;
+    json_t *warped = sync ? json_object_get(sync, "time_warped") : NULL;
+    out->lag_true = tr->lag;
+    out->lag_found = isfinite(lag) && (!warped || json_is_true(warped)) ? (int)lround(lag) : 0;
+    out->lag_recovered = out->lag_found == out->lag_true;
+
+    /* Contacts: per (frame, contact joint), predicted intervals vs the truth's. */
+    out->contact_precision = out->contact_recall = NAN;
+    json_t *contacts = extra ? json_object_get(extra, "contacts") : NULL;
+    size_t tp = 0, fp = 0, fn = 0;
+    double slide_sum = 0.0, slide_max = 0.0;
+    size_t plants = 0;
+    const size_t C = tr->contact_count;
+    uint8_t *pred = am_alloc(T + 1);
+    for (size_t ci = 0; ci < C && pred; ci++) {
+        memset(pred, 0, T + 1);
+        json_t *iv = contacts ? json_object_get(contacts, tr->contact_names[ci]) : NULL;
+        size_t k;
+        json_t *pair;
+        if (iv && json_is_array(iv)) json_array_foreach(iv, k, pair)
+            {
+                double a = json_number_value(json_array_get(pair, 0)), b = json_number_value(json_array_get(pair, 1));
+                for (long t = lround(a); t <= lround(b) && t < (long)T; t++)
+                    if (t >= 0) pred[t] = 1;
+            }
+        for (size_t t = 0; t < T; t++) {
+            bool truth = tr->contact[t * C + ci];
+            tp += truth && pred[t];
+            fp += !truth && pred[t];
+            fn += truth && !pred[t];
+        }
+        /* Slide: the predicted joint's farthest excursion from its position at the plant's start. */
+        int j = ami_find_name(tr->names, J, tr->contact_names[ci]);
+        int mj = j >= 0 ? map[j] : -1;
+        if (mj < 0) continue;
+        for (size_t s = 0; s < T;) {
+            if (!tr->contact[s * C + ci]) {
+                s++;
+                continue;
+            }
+            size_t e = s;
+            while (e + 1 < T && tr->contact[(e + 1) * C + ci]) e++;
+            const double *p0 = mo->joints + (s * MJ + (size_t)mj) * 3;
+            double drift = 0.0;
+            for (size_t t = s; t <= e; t++) {
+                double d = am_vec3_dist(mo->joints + (t * MJ + (size_t)mj) * 3, p0);
+                if (d > drift) drift = d;
+            }
+            slide_sum += drift;
+            if (drift > slide_max) slide_max = drift;
+            plants++;
+            s = e + 1;
+        }
+    }
+    am_free(pred);
+    if (tp + fp) out->contact_precision = (double)tp / (double)(tp + fp);
+    if (tp + fn) out->contact_recall = (double)tp / (double)(tp + fn);
+    out->plants = plants;
+    out->slide_mean_mm = plants ? 1000.0 * slide_sum / (double)plants : NAN;
+    out->slide_max_mm = plants ? 1000.0 * slide_max : NAN;
+    json_decref(extra);
+    am_free(map);
+    return AM_OK;
+}
+
+static void ami_num(am_buf *b, const char *key, double v, bool comma)
+{
+    if (isfinite(v)) am_buf_printf(b, "\"%s\": %.4g%s", key, v, comma ? ", " : "");
+    else am_buf_printf(b, "\"%s\": null%s", key, comma ? ", " : "");
+}
+
+void am_capture_score_json(const am_capture_score *s, am_buf *b)
+{
+    am_buf_printf(b, "{\"frames\": %zu, \"joints\": %zu, ", s->frames, s->joints);
+    ami_num(b, "body_size_m", s->body_size, true);
+    am_buf_printf(b, "\"joint_error_cm\": {");
+    ami_num(b, "mean", s->joint_mean_cm, true);
+    ami_num(b, "median", s->joint_median_cm, true);
+    ami_num(b, "p95", s->joint_p95_cm, false);
+    am_buf_printf(b, "}, \"joint_error_pct_body\": {");
+    ami_num(b, "mean", s->joint_mean_pct, true);
+    ami_num(b, "p95", s->joint_p95_pct, false);
+    am_buf_printf(b, "}, ");
+    ami_num(b, "geodesic_deg", s->geodesic_deg, true);
+    am_buf_printf(b, "\"reproj_px\": {");
+    ami_num(b, "front", s->reproj_front, true);
+    ami_num(b, "front_x_only", s->reproj_front_x, true);
+    ami_num(b, "side", s->reproj_side, false);
+    am_buf_printf(b, "}, \"lag\": {\"true\": %d, \"found\": %d, \"recovered\": %s}, ", s->lag_true, s->lag_found,
+                  s->lag_recovered ? "true" : "false");
+    am_buf_printf(b, "\"contacts\": {");
+    ami_num(b, "precision", s->contact_precision, true);
+    ami_num(b, "recall", s->contact_recall, false);
+    am_buf_printf(b, "}, \"foot_slide_mm\": {\"plants\": %zu, ", s->plants);
+    ami_num(b, "mean", s->slide_mean_mm, true);
+    ami_num(b, "max", s->slide_max_mm, false);
+    am_buf_printf(b, "}}\n");
+}

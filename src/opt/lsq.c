@@ -1,0 +1,399 @@
+/* Levenberg-Marquardt over streamed residual blocks, with box bounds, IRLS robust losses and
+ * a banded Cholesky for time-structured problems. Sources are listed in anymove/opt.h. */
+#include <math.h>
+#include <string.h>
+
+#include "anymove/opt.h"
+
+struct am_lsq_sink {
+    bool want_jac;
+    am_status status;   /* first failure inside am_lsq_add */
+    double cost;        /* 1/2 sum rho */
+    size_t n, w;
+    double *ab;         /* [n][w+1] J^T W J, banded lower storage */
+    double *g;          /* [n] J^T W r */
+};
+
+struct am_lsq {
+    am_lsq_problem pb;
+    size_t n, w;
+    double *lower, *upper;  /* [n] */
+    double *A, *g;          /* normal equations at the current point */
+    double *L;              /* [n][w+1] damped copy, factored */
+    double *dx, *xt, *tmp;  /* [n] */
+    uint8_t *active;        /* [n] frozen at a bound this step */
+};
+
+double am_lsq_loss_rho(const am_lsq_loss *loss, double s, double *drho)
+{
+    double c = loss ? loss->scale : 0.0;
+    if (!loss || c <= 0.0 || loss->kind == AM_LSQ_LOSS_SQUARED) {
+        if (drho) *drho = 1.0;
+        return s;
+    }
+    double c2 = c * c;
+    if (loss->kind == AM_LSQ_LOSS_HUBER) {
+        if (s <= c2) {
+            if (drho) *drho = 1.0;
+            return s;
+        }
+        double r = sqrt(s);
+        if (drho) *drho = c / r;
+        return 2.0 * c * r - c2;
+    }
+    /* Cauchy */
+    double q = 1.0 + s / c2;
+    if (drho) *drho = 1.0 / q;
+    return c2 * log(q);
+}
+
+bool am_lsq_sink_wants_jacobian(const am_lsq_sink *sink)
+{
+    return sink->want_jac;
+}
+
+void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, const int32_t *cols,
+                const double *jac, const am_lsq_loss *loss)
+{
+    if (sink->status < 0) return;
+    double s = 0.0;
+    for (size_t d = 0; d < dim; d++) s += r[d] * r[d];
+    if (!isfinite(s)) {
+        sink->status = AM_E_NONFINITE;
+        return;
+    }
+    double wgt;
+    sink->cost += 0.5 * am_lsq_loss_rho(loss, s, &wgt);
+    if (!sink->want_jac || !jac || wgt == 0.0) return;
+    const size_t w = sink->w, n = sink->n;
+    for (size_t a = 0; a < nnz; a++) {
+        size_t ca = (size_t)cols[a];
+        if (cols[a] < 0 || ca >= n) {
+            sink->status = AM_E_ARG;
+            return;
+        }
+        double ga = 0.0;
+        for (size_t d = 0; d < dim; d++) ga += jac[d * nnz + a] * r[d];
+        sink->g[ca] += wgt * ga;
+        double *row = sink->ab + ca * (w + 1);
+        for (size_t b = 0; b < nnz; b++) {
+            size_t cb = (size_t)cols[b];
+            if (cols[b] < 0 || cb > ca) continue;
+            if (ca - cb > w) {
+                /* A block reaching outside the declared band is a programming error of the
+                 * caller's structure; refuse it rather than silently drop coupling. */
+                sink->status = AM_E_ARG;
+                return;
+            }
+            double h = 0.0;
+            for (size_t d = 0; d < dim; d++) h += jac[d * nnz + a] * jac[d * nnz + b];
+            row[cb + w - ca] += wgt * h;
+        }
+    }
+}
+
+am_status am_band_cholesky(double *ab, size_t n, size_t w, am_error *err)
+{
+    const size_t ld = w + 1;
+    for (size_t i = 0; i < n; i++) {
+        double *ri = ab + i * ld;
+        size_t j0 = i > w ? i - w : 0;
+        for (size_t j = j0; j <= i; j++) {
+            const double *rj = ab + j * ld;
+            /* L(i,k) at ri[k + w - i], L(j,k) at rj[k + w - j]: both contiguous in k. */
+            const double *pi = ri + (j0 + w - i), *pj = rj + (j0 + w - j);
+            size_t len = j - j0, k = 0;
+            /* Four partial sums: the compiler may not reassociate one, and this dot product is
+             * the whole cost of the solver. */
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (; k + 4 <= len; k += 4) {
+                s0 += pi[k] * pj[k];
+                s1 += pi[k + 1] * pj[k + 1];
+                s2 += pi[k + 2] * pj[k + 2];
+                s3 += pi[k + 3] * pj[k + 3];
+            }
+            for (; k < len; k++) s0 += pi[k] * pj[k];
+            double s = ri[j + w - i] - ((s0 + s1) + (s2 + s3));
+            if (j == i) {
+                if (!(s > 0.0)) return AM_FAIL(err, AM_E_DEGENERATE, "matrix not positive definite at row %zu", i);
+                ri[w] = sqrt(s);
+            } else {
+                ri[j + w - i] = s / rj[w];
+            }
+        }
+    }
+    return AM_OK;
+}
+
+void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
+{
+    const size_t ld = w + 1;
+    for (size_t i = 0; i < n; i++) {
+        const double *ri = ab + i * ld;
+        size_t j0 = i > w ? i - w : 0;
+        double s = b[i];
+        for (size_t k = j0; k < i; k++) s -= ri[k + w - i] * b[k];
+        b[i] = s / ri[w];
+    }
+    for (size_t i = n; i-- > 0;) {
+        const double *ri = ab + i * ld;
+        size_t j0 = i > w ? i - w : 0;
+        double xi = b[i] / ri[w];
+        b[i] = xi;
+        for (size_t k = j0; k < i; k++) b[k] -= ri[k + w - i] * xi;
+    }
+}
+
+/* y = A h for the symmetric banded A. */
+static void ami_band_symv(const double *ab, size_t n, size_t w, const double *h, double *y)
+{
+    const size_t ld = w + 1;
+    memset(y, 0, n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        const double *ri = ab + i * ld;
+        size_t j0 = i > w ? i - w : 0;
+        double s = ri[w] * h[i];
+        for (size_t j = j0; j < i; j++) {
+            double a = ri[j + w - i];
+            s += a * h[j];
+            y[j] += a * h[i];
+        }
+        y[i] += s;
+    }
+}
+
+static am_lsq_opts ami_lsq_opts_defaults(const am_lsq_opts *in)
+{
+    am_lsq_opts o = in ? *in : (am_lsq_opts){0};
+    if (o.max_iterations == 0) o.max_iterations = 100;
+    if (o.ftol <= 0.0) o.ftol = 1e-10;
+    if (o.xtol <= 0.0) o.xtol = 1e-10;
+    if (o.gtol <= 0.0) o.gtol = 1e-12;
+    if (o.lambda0 <= 0.0) o.lambda0 = 1e-4;
+    if (o.min_diag <= 0.0) o.min_diag = 1e-9;
+    return o;
+}
+
+void am_lsq_free(am_lsq *ws)
+{
+    if (!ws) return;
+    am_free(ws->lower);
+    am_free(ws->upper);
+    am_free(ws->A);
+    am_free(ws->g);
+    am_free(ws->L);
+    am_free(ws->dx);
+    am_free(ws->xt);
+    am_free(ws->tmp);
+    am_free(ws->active);
+    am_free(ws);
+}
+
+am_status am_lsq_create(const am_lsq_problem *pb, am_lsq **out, am_error *err)
+{
+    if (!out) return AM_FAIL(err, AM_E_ARG, "no output pointer");
+    *out = NULL;
+    AMI_CHECK(err, pb && pb->eval, AM_E_ARG, "least-squares problem without an evaluation callback");
+    AMI_CHECK(err, pb->param_count > 0, AM_E_ARG, "least-squares problem with no parameters");
+    size_t n = pb->param_count;
+    size_t w = n - 1;
+    if (pb->block_size > 0) {
+        size_t span = (pb->block_band + 1) * pb->block_size;
+        if (span - 1 < w) w = span - 1;
+    }
+    if (pb->bandwidth > 0 && pb->bandwidth < w) w = pb->bandwidth;
+    AMI_CHECK(err, w + 1 <= SIZE_MAX / n / sizeof(double) / 4, AM_E_LIMIT,
+              "least-squares problem too large: %zu parameters, band %zu", n, w);
+    am_lsq *ws = am_alloc(sizeof *ws);
+    if (!ws) return AM_FAIL(err, AM_E_NOMEM, "least-squares workspace");
+    ws->pb = *pb;
+    ws->n = n;
+    ws->w = w;
+    ws->pb.lower = ws->pb.upper = NULL;
+    ws->lower = am_alloc_array(n, sizeof(double));
+    ws->upper = am_alloc_array(n, sizeof(double));
+    /* Only one copy of the normal equations (plus the factor): trial points are evaluated for
+     * their cost alone and the Jacobian recomputed once a step is accepted. Evaluations are
+     * cheap next to the factorization, and for long clips memory is what runs out. */
+    ws->A = am_alloc_array(n * (w + 1), sizeof(double));
+    ws->g = am_alloc_array(n, sizeof(double));
+    ws->L = am_alloc_array(n * (w + 1), sizeof(double));
+    ws->dx = am_alloc_array(n, sizeof(double));
+    ws->xt = am_alloc_array(n, sizeof(double));
+    ws->tmp = am_alloc_array(n, sizeof(double));
+    ws->active = am_alloc_array(n, 1);
+    if (!ws->lower || !ws->upper || !ws->A || !ws->g || !ws->L ||
+        !ws->dx || !ws->xt || !ws->tmp || !ws->active) {
+        am_lsq_free(ws);
+        return AM_FAIL(err, AM_E_NOMEM, "least-squares workspace: %zu parameters, band %zu", n, w);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ws->lower[i] = pb->lower ? pb->lower[i] : -INFINITY;
+        ws->upper[i] = pb->upper ? pb->upper[i] : INFINITY;
+        if (!(ws->lower[i] <= ws->upper[i])) {
+            double lo = ws->lower[i], hi = ws->upper[i];
+            am_lsq_free(ws);
+            return AM_FAIL(err, AM_E_ARG, "parameter %zu: lower bound %g above upper bound %g", i, lo, hi);
+        }
+    }
+    *out = ws;
+    return AM_OK;
+}
+
+/* Evaluate at x into A, g (with_jac) or the cost only. */
+static am_status ami_lsq_eval(am_lsq *ws, const double *x, bool with_jac, double *cost, am_error *err)
+{
+    am_lsq_sink s = {.want_jac = with_jac, .n = ws->n, .w = ws->w};
+    if (with_jac) {
+        s.ab = ws->A;
+        s.g = ws->g;
+        memset(s.ab, 0, ws->n * (ws->w + 1) * sizeof(double));
+        memset(s.g, 0, ws->n * sizeof(double));
+    }
+    am_status st = ws->pb.eval(ws->pb.user, x, &s);
+    if (st < 0) {
+        if (err && err->code == AM_OK) AM_FAIL(err, st, "least-squares callback failed");
+        return st;
+    }
+    if (s.status < 0) {
+        if (s.status == AM_E_NONFINITE) return AM_FAIL(err, s.status, "non-finite residual");
+        return AM_FAIL(err, s.status, "residual block with a column outside the parameters or the band (n %zu, w %zu)",
+                       ws->n, ws->w);
+    }
+    *cost = s.cost;
+    return AM_OK;
+}
+
+am_status am_lsq_cost(am_lsq *ws, const double *x, double *cost, am_error *err)
+{
+    return ami_lsq_eval(ws, x, false, cost, err);
+}
+
+am_status am_lsq_gradient(am_lsq *ws, const double *x, double *grad, am_error *err)
+{
+    double cost;
+    AMI_TRY(ami_lsq_eval(ws, x, true, &cost, err));
+    memcpy(grad, ws->g, ws->n * sizeof *grad);
+    return AM_OK;
+}
+
+am_status am_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in, am_lsq_report *report,
+                       am_error *err)
+{
+    const am_lsq_opts o = ami_lsq_opts_defaults(opts_in);
+    const size_t n = ws->n, w = ws->w, ld = w + 1;
+    am_lsq_report rep = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < ws->lower[i]) x[i] = ws->lower[i];
+        if (x[i] > ws->upper[i]) x[i] = ws->upper[i];
+    }
+    double cost;
+    am_status st = ami_lsq_eval(ws, x, true, &cost, err);
+    rep.evaluations = 1;
+    if (st < 0) return st;
+    rep.initial_cost = cost;
+    double lambda = o.lambda0, nu = 2.0;
+    am_status result = AM_NOT_CONVERGED;
+    while (rep.iterations < o.max_iterations) {
+        const double *A = ws->A, *g = ws->g;
+        /* Active set: at a bound with the gradient pushing outward, the parameter stays. */
+        double gmax = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            bool act = (x[i] <= ws->lower[i] && g[i] > 0.0) || (x[i] >= ws->upper[i] && g[i] < 0.0);
+            ws->active[i] = act;
+            if (!act && fabs(g[i]) > gmax) gmax = fabs(g[i]);
+        }
+        if (gmax <= o.gtol) {
+            result = AM_OK;
+            break;
+        }
+        rep.iterations++;
+        memcpy(ws->L, A, n * ld * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            double *ri = ws->L + i * ld;
+            double d = ri[w] < o.min_diag ? o.min_diag : ri[w];
+            ri[w] += lambda * d;
+            ws->dx[i] = -g[i];
+            if (ws->active[i]) {
+                /* Freeze: row and column i become the identity, right-hand side 0. */
+                size_t j0 = i > w ? i - w : 0;
+                for (size_t j = j0; j < i; j++) ri[j + w - i] = 0.0;
+                for (size_t k = i + 1; k < n && k <= i + w; k++) ws->L[k * ld + (i + w - k)] = 0.0;
+                ri[w] = 1.0;
+                ws->dx[i] = 0.0;
+            }
+        }
+        double t0 = am_now();
+        am_status fs = am_band_cholesky(ws->L, n, w, NULL);
+        if (fs == AM_OK) am_band_cholesky_solve(ws->L, n, w, ws->dx);
+        rep.solve_seconds += am_now() - t0;
+        if (fs != AM_OK) {
+            lambda *= nu;
+            nu *= 2.0;
+            if (lambda > 1e20) break;
+            continue;
+        }
+        double hn = 0.0, xn = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double v = x[i] + ws->dx[i];
+            if (v < ws->lower[i]) v = ws->lower[i];
+            if (v > ws->upper[i]) v = ws->upper[i];
+            ws->xt[i] = v;
+            ws->dx[i] = v - x[i];
+            hn += ws->dx[i] * ws->dx[i];
+            xn += x[i] * x[i];
+        }
+        hn = sqrt(hn);
+        xn = sqrt(xn);
+        if (hn <= o.xtol * (xn + o.xtol)) {
+            result = AM_OK;
+            break;
+        }
+        /* Predicted decrease of the undamped quadratic model along the (clamped) step. */
+        ami_band_symv(A, n, w, ws->dx, ws->tmp);
+        double gh = 0.0, hAh = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            gh += g[i] * ws->dx[i];
+            hAh += ws->dx[i] * ws->tmp[i];
+        }
+        double pred = -(gh + 0.5 * hAh);
+        double cost_t;
+        am_error terr = {0};
+        st = ami_lsq_eval(ws, ws->xt, false, &cost_t, &terr);
+        rep.evaluations++;
+        if (st < 0 && st != AM_E_NONFINITE) {
+            if (err) *err = terr;
+            return st;
+        }
+        if (st == AM_OK && cost_t < cost) {
+            double rho = pred > 0.0 ? (cost - cost_t) / pred : 0.5;
+            double rel = (cost - cost_t) / (cost > 0.0 ? cost : 1.0);
+            memcpy(x, ws->xt, n * sizeof *x);
+            cost = cost_t;
+            double f = 1.0 - pow(2.0 * rho - 1.0, 3.0);
+            lambda *= f > 1.0 / 3.0 ? f : 1.0 / 3.0;
+            if (lambda < 1e-12) lambda = 1e-12;
+            nu = 2.0;
+            if (rel < o.ftol) {
+                result = AM_OK;
+                break;
+            }
+            st = ami_lsq_eval(ws, x, true, &cost_t, err);
+            rep.evaluations++;
+            if (st < 0) return st;
+        } else {
+            lambda *= nu;
+            nu *= 2.0;
+            /* No step of any length decreases the cost: x is a (local) minimum to precision. */
+            if (lambda > 1e20) {
+                result = AM_OK;
+                break;
+            }
+        }
+    }
+    rep.final_cost = cost;
+    rep.lambda = lambda;
+    rep.status = result;
+    if (report) *report = rep;
+    return result;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# anymove exam / solve / score solve: a short wolf exam is solved end to end (motion.json,
+# a validator-clean animation.glb, report.txt with the verdicts, a score), and bad det.npz
+# input exits 2 with a message that says what is wrong.
+. "$(dirname "$0")/lib.sh"
+W=$AM_SOURCE/examples/creatures/wolf
+
+expect exam_help 0 'usage: anymove exam' -- "$AM_BIN" exam --help
+expect solve_help 0 'usage: anymove solve' -- "$AM_BIN" solve --help
+expect score_solve_help 0 'usage: anymove score solve' -- "$AM_BIN" score solve --help
+expect exam_no_rig 2 'missing --rig' -- "$AM_BIN" exam -o "$TMP/e"
+expect solve_no_det 2 'missing DET' -- "$AM_BIN" solve --rig "$W/rig.json" -o "$TMP/s"
+expect solve_bad_option 2 "unknown option.*'--frobnicate'" -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" -o "$TMP/s" --frobnicate
+
+# A 45-frame exam with a lag of 2 frames: the lag is found, the glb validates.
+expect exam_wolf 0 'exam: 45 frames' -- "$AM_BIN" exam --rig "$W/rig.json" --creature "$W/creature.json" --seed 3 --frames 45 --lag 2 -o "$TMP/e"
+expect solve_wolf 0 'paw height agreement' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/s"
+for f in motion.json animation.glb report.txt; do
+  if [ -s "$TMP/s/$f" ]; then am_pass "solve_wrote_$f"; else am_fail "solve_wrote_$f" "missing $TMP/s/$f"; fi
+done
+expect solve_report_verdict 0 'verdict: (keep|look at it|reroll)' -- cat "$TMP/s/report.txt"
+expect solve_motion_keys 0 '"paw_agreement"' -- grep -o '"reproj_px"\|"paw_agreement"\|"contacts"' "$TMP/s/motion.json"
+expect solve_glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/s/animation.glb"
+expect score_solve 0 '"lag": \{"true": 2, "found": 2, "recovered": true\}' -- "$AM_BIN" score solve "$TMP/e/truth.npz" "$TMP/s/motion.json"
+expect solve_quiet 0 '' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/s2" --quiet
+quiet_out=$("$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" -o "$TMP/s3" --quiet 2>&1)
+if [ -z "$quiet_out" ]; then am_pass solve_quiet_silent; else am_fail solve_quiet_silent "output: $quiet_out"; fi
+
+# Bad det.npz files, written by hand (no numpy needed): npy v1.0 headers inside a zip.
+mkdir -p "$TMP/bad"
+python3 - "$TMP/bad" <<'PY'
+import struct, sys, zipfile, math
+out = sys.argv[1]
+def npy(dtype, shape, data):
+    hdr = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (dtype, "".join("%d," % s for s in shape))
+    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + data
+def strs(names):
+    w = max(len(n) for n in names)
+    return npy("<U%d" % w, [len(names)], b"".join(n.ljust(w, "\0").encode("utf-32-le") for n in names))
+def f32(shape, vals): return npy("<f4", shape, struct.pack("<%df" % len(vals), *vals))
+def det(path, T, names, conf=0.9, nan=False, side_J=None):
+    J = len(names)
+    uv = [200.0 + i % 7 for i in range(T * J * 2)]
+    if nan: uv[5] = math.nan
+    sj = side_J if side_J is not None else J
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("front_uv.npy", f32([T, J, 2], uv))
+        z.writestr("side_uv.npy", f32([T, sj, 2], [600.0] * (T * sj * 2)))
+        z.writestr("front_conf.npy", f32([T, J], [conf] * (T * J)))
+        z.writestr("side_conf.npy", f32([T, sj], [conf] * (T * sj)))
+        z.writestr("fps.npy", npy("<f8", [], struct.pack("<d", 30.0)))
+        z.writestr("names.npy", strs(names))
+ok = ["hips", "chest", "neck", "head"]
+det(out + "/names.npz", 10, ["hips", "chest", "tentacle", "head"])
+det(out + "/shape.npz", 10, ok, side_J=3)
+det(out + "/zero.npz", 10, ok, conf=0.0)
+det(out + "/short.npz", 2, ok)
+det(out + "/nan.npz", 10, ok, nan=True)
+PY
+S=(--rig "$W/rig.json" --creature "$W/creature.json")
+expect bad_names 2 "tentacle" -- "$AM_BIN" solve "$TMP/bad/names.npz" "${S[@]}" -o "$TMP/out1"
+expect bad_shape 2 "shape|side" -- "$AM_BIN" solve "$TMP/bad/shape.npz" "${S[@]}" -o "$TMP/out2"
+expect bad_all_conf_zero 2 "confidence.*zero|nothing was seen" -- "$AM_BIN" solve "$TMP/bad/zero.npz" "${S[@]}" -o "$TMP/out3"
+expect bad_too_short 2 "at least 3" -- "$AM_BIN" solve "$TMP/bad/short.npz" "${S[@]}" -o "$TMP/out4"
+expect bad_nan 2 "NaN|non-finite" -- "$AM_BIN" solve "$TMP/bad/nan.npz" "${S[@]}" -o "$TMP/out5"
+for k in 1 2 3 4 5; do
+  if [ ! -e "$TMP/out$k" ]; then am_pass "bad_input_no_output_$k"; else am_fail "bad_input_no_output_$k" "$TMP/out$k exists"; fi
+done
+expect score_wrong_truth 2 '' -- "$AM_BIN" score solve "$TMP/bad/names.npz" "$TMP/s/motion.json"
+am_done

@@ -1,0 +1,343 @@
+/* Two-view capture: the FK and Jacobians the fit relies on, the exam generator, the solve on
+ * an exam, bad input, and the score. Clips are short so the sanitizer build stays quick. */
+#include <math.h>
+#include <string.h>
+
+#include "am_test.h"
+#include "anymove/capture.h"
+#include "anymove/math.h"
+#include "capture/capture_internal.h"
+
+static am_rig *ami_load_rig(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "examples/creatures/%s/rig.json", name);
+    am_rig *rig = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_load(am_test_source(rel), &rig, &err), &err);
+    return rig;
+}
+
+static am_creature *ami_load_creature(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "examples/creatures/%s/creature.json", name);
+    am_creature *cr = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_creature_load(am_test_source(rel), &cr, &err), &err);
+    return cr;
+}
+
+static void ami_random_frame(const am_rig *rig, ami_rng *r, double trans[3], double q[4], double *euler)
+{
+    double w[3];
+    for (int k = 0; k < 3; k++) {
+        trans[k] = ami_rng_uniform(r) - 0.5;
+        w[k] = 2.0 * ami_rng_uniform(r) - 1.0;
+    }
+    am_quat_from_rotvec(w, q);
+    for (size_t b = 0; b < rig->bone_count; b++)
+        for (size_t a = 0; a < 3; a++) {
+            double lo = rig->limits[b * 6 + a * 2], hi = rig->limits[b * 6 + a * 2 + 1];
+            euler[3 * b + a] = b == 0 ? 0.0 : lo + (hi - lo) * ami_rng_uniform(r);
+        }
+}
+
+static void capture_fk_matches_rig_fk(void)
+{
+    const char *names[3] = {"wolf", "dino", "spider"};
+    for (int n = 0; n < 3; n++) {
+        am_rig *rig = ami_load_rig(names[n]);
+        if (!rig) continue;
+        size_t B = rig->bone_count, J = rig->joint_count;
+        double pose_a[64 * 16], pose_b[64 * 16], ja[64 * 3], jb[64 * 3], euler[64 * 3], tr[3], q[4];
+        AM_CHECK(B <= 64 && J <= 64);
+        ami_rng r;
+        ami_rng_seed(&r, 7);
+        am_test_diff d = {0};
+        for (int it = 0; it < 5; it++) {
+            ami_random_frame(rig, &r, tr, q, euler);
+            am_rig_fk(rig, tr, q, euler, pose_a);
+            am_rig_keypoints(rig, pose_a, ja);
+            ami_fk_frame(rig, tr, q, euler, pose_b, NULL, jb);
+            for (size_t i = 0; i < J * 3; i++) am_test_diff_add(&d, ja[i], jb[i]);
+        }
+        AM_CHECK_MSG(d.max < 1e-12, "%s: FK differs from am_rig_fk by %.3g", names[n], d.max);
+        am_rig_free(rig);
+    }
+}
+
+static void capture_joint_jacobian_matches_numeric(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    if (!rig) return;
+    ami_chains ch;
+    am_error err = {0};
+    AM_CHECK_OK(ami_chains_build(rig, &ch, &err), &err);
+    const size_t B = rig->bone_count, J = rig->joint_count, P = ami_cap_block(rig);
+    double x[6 + 3 * 64], pose[64 * 16], axes[64 * 9], jt[64 * 3], jt2[64 * 3], q0[4], tr[3];
+    ami_rng r;
+    ami_rng_seed(&r, 3);
+    double euler[64 * 3];
+    ami_random_frame(rig, &r, tr, q0, euler);
+    memcpy(x, tr, sizeof tr);
+    x[3] = 0.3;
+    x[4] = -0.2;
+    x[5] = 0.1;
+    memcpy(x + 6, euler + 3, (B - 1) * 3 * sizeof(double));
+    /* The frame's FK as the fit sees it: root rotation exp(w) * q0. */
+    double q[4], dq[4];
+    am_quat_from_rotvec(x + 3, dq);
+    am_quat_mul(dq, q0, q);
+    ami_fk_frame(rig, x, q, x + 3, pose, axes, jt);
+    am_test_diff d = {0};
+    int32_t cols[6 + 3 * 64];
+    double jac[3 * (6 + 3 * 64)];
+    for (size_t j = 0; j < J; j++) {
+        size_t nc = ami_joint_jacobian(rig, &ch, j, pose, axes, jt, x, x + 3, cols, jac);
+        for (size_t k = 0; k < nc; k++) {
+            double xs[6 + 3 * 64], h = 1e-6;
+            memcpy(xs, x, P * sizeof(double));
+            xs[cols[k]] += h;
+            am_quat_from_rotvec(xs + 3, dq);
+            am_quat_mul(dq, q0, q);
+            ami_fk_frame(rig, xs, q, xs + 3, pose + 0, NULL, jt2);
+            for (int a = 0; a < 3; a++) am_test_diff_add(&d, (jt2[3 * j + (size_t)a] - jt[3 * j + (size_t)a]) / h, jac[(size_t)a * nc + k]);
+            /* restore the axes-bearing pose */
+            am_quat_from_rotvec(x + 3, dq);
+            am_quat_mul(dq, q0, q);
+            ami_fk_frame(rig, x, q, x + 3, pose, axes, jt);
+        }
+        /* Columns not in the chain really do not move the joint. */
+        size_t probe = P - 1;
+        bool listed = false;
+        for (size_t k = 0; k < nc; k++) listed |= (size_t)cols[k] == probe;
+        if (!listed) {
+            double xs[6 + 3 * 64];
+            memcpy(xs, x, P * sizeof(double));
+            xs[probe] += 0.1;
+            am_quat_from_rotvec(xs + 3, dq);
+            am_quat_mul(dq, q0, q);
+            ami_fk_frame(rig, xs, q, xs + 3, pose, NULL, jt2);
+            AM_CHECK(am_vec3_dist(jt2 + 3 * j, jt + 3 * j) < 1e-12);
+            am_quat_from_rotvec(x + 3, dq);
+            am_quat_mul(dq, q0, q);
+            ami_fk_frame(rig, x, q, x + 3, pose, axes, jt);
+        }
+    }
+    AM_CHECK_MSG(d.max < 1e-5, "analytic vs numeric Jacobian: mean %.3g max %.3g over %zu", am_test_diff_mean(&d), d.max, d.count);
+    ami_chains_free(&ch);
+    am_rig_free(rig);
+}
+
+static void exam_is_deterministic_and_within_limits(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    am_creature *cr = ami_load_creature("wolf");
+    if (!rig || !cr) goto out;
+    am_exam_opts o = {.seed = 5, .frames = 60, .noise_px = 3, .dropout = 0.05, .swap = 0.02, .lag = 2, .outliers = 0.03, .squash = 0.1};
+    am_exam *a = NULL, *b = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_exam_generate(rig, cr, &o, &a, &err), &err);
+    AM_CHECK_OK(am_exam_generate(rig, cr, &o, &b, &err), &err);
+    if (!a || !b) goto free_exams;
+    size_t T = 60, J = rig->joint_count, B = rig->bone_count;
+    AM_CHECK(a->det->frame_count == T && a->det->joint_count == J);
+    AM_CHECK(memcmp(a->det->front_uv, b->det->front_uv, T * J * 2 * sizeof(float)) == 0);
+    AM_CHECK(memcmp(a->det->side_conf, b->det->side_conf, T * J * sizeof(float)) == 0);
+    size_t outside = 0, zero_conf = 0;
+    for (size_t t = 0; t < T; t++)
+        for (size_t bb = 1; bb < B; bb++)
+            for (size_t k = 0; k < 3; k++) {
+                double e = a->truth->euler[(t * B + bb) * 3 + k];
+                if (e < rig->limits[bb * 6 + k * 2] - 1e-9 || e > rig->limits[bb * 6 + k * 2 + 1] + 1e-9) outside++;
+            }
+    for (size_t i = 0; i < T * J; i++) zero_conf += a->det->front_conf[i] == 0.0f;
+    AM_CHECK_MSG(outside == 0, "%zu angles outside the limits", outside);
+    AM_CHECK(zero_conf > 0);
+    AM_CHECK(a->body_size > 1.0 && a->body_size < 4.0);
+    /* Planted contacts stand still in the truth. */
+    size_t C = a->contact_count, planted = 0;
+    double worst = 0.0;
+    for (size_t c = 0; c < C; c++) {
+        size_t j = (size_t)a->contact_joint[c];
+        for (size_t t = 0; t + 1 < T; t++) {
+            if (!a->contact[t * C + c] || !a->contact[(t + 1) * C + c]) continue;
+            planted++;
+            double d = am_vec3_dist(a->truth->joints + (t * J + j) * 3, a->truth->joints + ((t + 1) * J + j) * 3);
+            if (d > worst) worst = d;
+        }
+    }
+    AM_CHECK(planted > 0);
+    AM_CHECK_MSG(worst < 3e-3, "a planted truth contact moved %.4f m in a frame", worst);
+    /* truth.npz round trip. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/truth.npz", am_test_tmpdir());
+    AM_CHECK_OK(am_exam_write_truth(a, path, &err), &err);
+    am_capture_truth *tr = NULL;
+    AM_CHECK_OK(am_capture_truth_load(path, &tr, &err), &err);
+    if (tr) {
+        AM_CHECK(tr->frame_count == T && tr->joint_count == J && tr->bone_count == B && tr->contact_count == C);
+        AM_CHECK(tr->lag == 2);
+        AM_CHECK_NEAR(tr->body_size, a->body_size, 1e-12);
+        am_capture_score sc;
+        AM_CHECK_OK(am_capture_score_motion(tr, a->truth, &sc, &err), &err);
+        AM_CHECK_NEAR(sc.joint_mean_cm, 0.0, 1e-9);
+        AM_CHECK_NEAR(sc.geodesic_deg, 0.0, 1e-4);
+        am_capture_truth_free(tr);
+    }
+free_exams:
+    am_exam_free(a);
+    am_exam_free(b);
+out:
+    am_creature_free(cr);
+    am_rig_free(rig);
+}
+
+static void solve_recovers_exam(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    am_creature *cr = ami_load_creature("wolf");
+    am_exam *ex = NULL;
+    am_capture_result *res = NULL;
+    am_error err = {0};
+    if (!rig || !cr) goto out;
+    am_exam_opts o = {.seed = 11, .frames = 48, .noise_px = 2, .dropout = 0.02, .swap = 0.02, .lag = 3};
+    AM_CHECK_OK(am_exam_generate(rig, cr, &o, &ex, &err), &err);
+    if (!ex) goto out;
+    AM_CHECK_OK(am_capture_solve(ex->det, rig, cr, NULL, &res, &err), &err);
+    if (!res) goto out;
+    AM_CHECK(res->sync.best_lag == 3);
+    AM_CHECK(res->sync.time_warped);
+    AM_CHECK(res->reproj_side < 5.0 && res->reproj_front < 6.0);
+    AM_CHECK(res->motion->joints != NULL);
+    am_capture_truth tr = {.frame_count = 48, .joint_count = rig->joint_count, .bone_count = rig->bone_count,
+                           .contact_count = ex->contact_count, .joints = ex->truth->joints, .euler = ex->truth->euler,
+                           .names = ex->truth->joint_names, .bones = ex->truth->bone_names,
+                           .contact_names = ex->contact_names, .contact = ex->contact, .lag = 3, .fps = 30,
+                           .body_size = ex->body_size};
+    am_capture_score sc;
+    AM_CHECK_OK(am_capture_score_motion(&tr, res->motion, &sc, &err), &err);
+    AM_CHECK_MSG(sc.joint_mean_pct < 0.5, "mean per-joint error %.3f%% of body size", sc.joint_mean_pct);
+    AM_CHECK(sc.lag_recovered);
+    /* Euler angles stay inside the limits. */
+    size_t B = rig->bone_count, outside = 0;
+    for (size_t t = 0; t < 48; t++)
+        for (size_t b = 1; b < B; b++)
+            for (size_t k = 0; k < 3; k++) {
+                double e = res->motion->euler[(t * B + b) * 3 + k];
+                outside += e < rig->limits[b * 6 + k * 2] - 1e-9 || e > rig->limits[b * 6 + k * 2 + 1] + 1e-9;
+            }
+    AM_CHECK(outside == 0);
+    /* The report carries the quality gates. */
+    am_buf rep = {0};
+    am_capture_report(res, &rep);
+    am_buf_append(&rep, "", 1);
+    AM_CHECK(rep.data && strstr(rep.data, "verdict") && strstr(rep.data, "reprojection error px"));
+    am_buf_free(&rep);
+    AM_CHECK(res->motion->extra_json && strstr(res->motion->extra_json, "\"paw_agreement\""));
+out:
+    am_capture_result_free(res);
+    am_exam_free(ex);
+    am_creature_free(cr);
+    am_rig_free(rig);
+}
+
+static void solve_detects_squashed_front(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    am_exam *ex = NULL;
+    am_capture_result *res = NULL;
+    am_error err = {0};
+    if (!rig) return;
+    am_exam_opts o = {.seed = 4, .frames = 24, .noise_px = 1, .squash = 0.15};
+    AM_CHECK_OK(am_exam_generate(rig, NULL, &o, &ex, &err), &err);
+    am_capture_opts co = {.iterations = 1};
+    if (ex) AM_CHECK_OK(am_capture_solve(ex->det, rig, NULL, &co, &res, &err), &err);
+    if (res) {
+        AM_CHECK_NEAR(res->sync.front_height_scale, 0.85, 0.02);
+        AM_CHECK(res->sync.height_rescaled);
+    }
+    am_capture_result_free(res);
+    am_exam_free(ex);
+    am_rig_free(rig);
+}
+
+static void solve_rejects_bad_input(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    am_exam *ex = NULL;
+    am_capture_result *res = NULL;
+    am_error err = {0};
+    if (!rig) return;
+    am_exam_opts o = {.seed = 1, .frames = 5};
+    AM_CHECK_OK(am_exam_generate(rig, NULL, &o, &ex, &err), &err);
+    if (!ex) goto out;
+    am_det *d = ex->det;
+    size_t J = d->joint_count;
+    /* T < 3 */
+    d->frame_count = 2;
+    AM_CHECK_STATUS(am_capture_solve(d, rig, NULL, NULL, &res, &err), AM_E_VALUE);
+    d->frame_count = 5;
+    /* a name not in the rig, said by name */
+    char *saved = d->names[3];
+    d->names[3] = "tentacle";
+    AM_CHECK_STATUS(am_capture_solve(d, rig, NULL, NULL, &res, &err), AM_E_NAME);
+    AM_CHECK(strstr(err.info, "tentacle") != NULL);
+    d->names[3] = saved;
+    /* NaN where the reader claims to see */
+    float keep = d->side_uv[7];
+    d->side_uv[7] = NAN;
+    d->side_conf[3] = 0.9f;
+    AM_CHECK_STATUS(am_capture_solve(d, rig, NULL, NULL, &res, &err), AM_E_NONFINITE);
+    d->side_uv[7] = keep;
+    /* nothing seen at all */
+    for (size_t i = 0; i < 5 * J; i++) d->front_conf[i] = d->side_conf[i] = 0.0f;
+    AM_CHECK_STATUS(am_capture_solve(d, rig, NULL, NULL, &res, &err), AM_E_EMPTY);
+    AM_CHECK(res == NULL);
+out:
+    am_exam_free(ex);
+    am_rig_free(rig);
+}
+
+static void solve_survives_garbage_readings(void)
+{
+    /* A reader gone wrong: random positions far off the canvas, random confidences. The solve
+     * must finish with finite output (or a clean error), never crash or emit NaN. */
+    am_rig *rig = ami_load_rig("wolf");
+    am_exam *ex = NULL;
+    am_capture_result *res = NULL;
+    am_error err = {0};
+    if (!rig) return;
+    am_exam_opts o = {.seed = 9, .frames = 12};
+    AM_CHECK_OK(am_exam_generate(rig, NULL, &o, &ex, &err), &err);
+    if (!ex) goto out;
+    ami_rng r;
+    ami_rng_seed(&r, 99);
+    am_det *d = ex->det;
+    for (size_t i = 0; i < d->frame_count * d->joint_count; i++) {
+        for (int k = 0; k < 2; k++) {
+            d->front_uv[2 * i + (size_t)k] = (float)(2e4 * ami_rng_uniform(&r) - 1e4);
+            d->side_uv[2 * i + (size_t)k] = (float)(2e4 * ami_rng_uniform(&r) - 1e4);
+        }
+        d->front_conf[i] = ami_rng_uniform(&r) < 0.3 ? 0.0f : (float)ami_rng_uniform(&r);
+        d->side_conf[i] = ami_rng_uniform(&r) < 0.3 ? 0.0f : (float)ami_rng_uniform(&r);
+    }
+    am_capture_opts co = {.iterations = 1};
+    am_status st = am_capture_solve(d, rig, NULL, &co, &res, &err);
+    AM_CHECK_MSG(st == AM_OK, "garbage reading: %s (%s)", am_status_name(st), err.info);
+    if (res) {
+        size_t bad = 0, n = res->motion->frame_count * res->motion->joint_count * 3;
+        for (size_t i = 0; i < n; i++) bad += !isfinite(res->motion->joints[i]);
+        AM_CHECK(bad == 0);
+    }
+out:
+    am_capture_result_free(res);
+    am_exam_free(ex);
+    am_rig_free(rig);
+}
+
+#define AM_TESTS(X) X(capture_fk_matches_rig_fk) X(capture_joint_jacobian_matches_numeric) \
+    X(exam_is_deterministic_and_within_limits) X(solve_recovers_exam) X(solve_detects_squashed_front) \
+    X(solve_rejects_bad_input) X(solve_survives_garbage_readings)
+AM_TEST_MAIN(AM_TESTS)
