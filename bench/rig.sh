@@ -30,7 +30,7 @@ run_pair() {
 
 summary() { # mean of each column per method, and ours vs ssdr
   awk -F, -v title="$1" '$3 != "" && $4 != "" {
-      n[$2]++; a[$2] += $4; h[$2] += $5; if ($6 != "null") { j[$2] += $6; nj[$2]++ } t[$2] += $7 }
+      n[$2]++; a[$2] += $4; h[$2] += $5; if ($6 != "null" && $6 != "") { j[$2] += $6; nj[$2]++ } t[$2] += $7 }
     END {
       printf "%s\n| method | clips | recon all %% | recon hidden %% | joint %% | time s |\n|---|---|---|---|---|---|\n", title
       for (m in n) printf "| %s | %d | %.3f | %.3f | %.2f | %.2f |\n", m, n[m], a[m]/n[m], h[m]/n[m], nj[m] ? j[m]/nj[m] : 0, t[m]/n[m]

@@ -45,12 +45,10 @@ static void ami_join(char *buf, size_t size, const char *dir, const char *name)
     snprintf(buf, size, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 
-static am_status ami_write_report(const char *path, const am_tracks *tr, const am_decomposition *d,
-                                  const am_decompose_opts *o, double t_load, double t_write, double t_total,
-                                  am_error *err)
+static am_status ami_write_report(const char *path, const am_tracks *tr, size_t hidden,
+                                  const am_decomposition *d, const am_decompose_opts *o, double t_load,
+                                  double t_write, double t_total, am_error *err)
 {
-    size_t hidden = 0;
-    for (size_t i = 0; i < tr->frame_count * tr->point_count; i++) hidden += tr->visible && !tr->visible[i];
     am_buf b = {0};
     am_buf_printf(&b, "{\n  \"method\": \"%s\",\n", o->method == AM_DECOMPOSE_SSDR ? "ssdr" : "ours");
     am_buf_printf(&b, "  \"bones\": %zu,\n  \"bones_requested\": \"%s\",\n", d->bone_count, o->bones ? "fixed" : "auto");
@@ -152,7 +150,9 @@ int am_cmd_rig(int argc, char **argv)
     }
     double t1 = am_now();
     am_log("rig: %zu points x %zu frames%s", tr->point_count, tr->frame_count, tr->face_count ? " with faces" : "");
-    if (am_decompose_run(tr, &o, &d, &err) != AM_OK) {
+    size_t hidden = 0;
+    for (size_t i = 0; i < tr->frame_count * tr->point_count; i++) hidden += !tr->visible[i];
+    if (am_decompose_take(tr, &o, &d, &err) != AM_OK) { /* frees tr's samples once copied */
         am_error_set_file(&err, in);
         rc = am_cli_fail("rig", &err);
         goto done;
@@ -186,7 +186,7 @@ int am_cmd_rig(int argc, char **argv)
     if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
     double t3 = am_now();
     ami_join(path, sizeof path, dir, "report.json");
-    if (ami_write_report(path, tr, d, &o, t1 - t0, t3 - t2, t3 - t0, &err) != AM_OK) goto fail;
+    if (ami_write_report(path, tr, hidden, d, &o, t1 - t0, t3 - t2, t3 - t0, &err) != AM_OK) goto fail;
     am_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir, am_now() - t0);
     goto done;
 fail:

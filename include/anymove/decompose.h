@@ -98,6 +98,12 @@ AM_NODISCARD am_status am_decompose_validate(const am_tracks *tracks, const am_d
  * *out is owned by the caller (am_decomposition_free). */
 AM_NODISCARD am_status am_decompose_run(const am_tracks *tracks, const am_decompose_opts *opts,
                                         am_decomposition **out, am_error *err);
+/* am_decompose_run for callers that no longer need the input samples: tracks->points and
+ * tracks->visible are freed (and set to NULL) once copied, which lowers peak memory by the
+ * size of the input. The other fields (counts, fps, faces) stay. On failure the two arrays
+ * may or may not have been freed. */
+AM_NODISCARD am_status am_decompose_take(am_tracks *tracks, const am_decompose_opts *opts,
+                                         am_decomposition **out, am_error *err);
 void am_decomposition_free(am_decomposition *d);
 
 /* SPEC 4.4 reconstruction of N points over the motion's frames:

@@ -40,11 +40,18 @@
  * baseline x86-64; written this way because -O2 does not vectorize these short loops. */
 typedef double ami_v4 __attribute__((vector_size(32)));
 
-/* The two per-entry kernels get an AVX2+FMA clone picked at load time (GCC/Clang ifunc) and a
- * baseline x86-64 one; elsewhere they are plain C. Same results to rounding. */
+/* The two per-entry kernels get an AVX2 (x86-64-v3) clone picked at load time (GCC/Clang
+ * ifunc) and a baseline x86-64 one; elsewhere they are plain C. Same results to rounding.
+ * Not "arch=haswell": GCC resolves arch= clones with __builtin_cpu_is, so that clone only ran
+ * on Intel Haswell-family parts (never on the AMD EPYC bench machine); "arch=x86-64-v3"
+ * (GCC >= 12) and "avx2" are resolved by feature (__builtin_cpu_supports). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(AM_NO_CLONES) && \
     defined(__linux__)
-#define AMI_HOT __attribute__((target_clones("arch=haswell", "default")))
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define AMI_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define AMI_HOT __attribute__((target_clones("avx2", "default")))
+#endif
 #else
 #define AMI_HOT
 #endif
@@ -104,7 +111,7 @@ void ami_rot_polar(const double A[9], double R[9])
 
 /* ---- log histogram medians ---- */
 typedef struct {
-    double lo, lhi;
+    double lo, lhi, inv_lo, scale; /* scale = AMI_HB / lhi */
     double count[AMI_HB];
     double total;
 } ami_hist;
@@ -112,9 +119,17 @@ typedef struct {
 /* log2 by exponent + linear mantissa (monotone, exact at powers of two): no libm call per entry */
 static double ami_flog2(double x)
 {
-    int e;
-    double m = frexp(x, &e); /* x = m 2^e, m in [0.5, 1) */
-    return (double)(e - 1) + (2.0 * m - 1.0);
+    /* x = M 2^E, M in [1, 2): E + (M - 1), read from the bits (same as frexp for the positive
+     * normal numbers this gets; a libm call per sample showed in profiles) */
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    if (!(x > 0.0) || x < 2.2250738585072014e-308 || !isfinite(x)) {
+        int e;
+        double m = frexp(x, &e); /* x = m 2^e, m in [0.5, 1) */
+        return (double)(e - 1) + (2.0 * m - 1.0);
+    }
+    int E = (int)((u >> 52) & 0x7FF) - 1023;
+    return (double)E + (double)(u & 0xFFFFFFFFFFFFFull) * 0x1p-52;
 }
 
 static double ami_fexp2(double l)
@@ -128,13 +143,15 @@ static void ami_hist_init(ami_hist *h, double body)
     memset(h, 0, sizeof *h);
     h->lo = 1e-8 * body;
     h->lhi = ami_flog2(1e9); /* hi = 10 * body */
+    h->inv_lo = 1.0 / h->lo;
+    h->scale = AMI_HB / h->lhi;
 }
 
 static void ami_hist_add(ami_hist *h, double x)
 {
     int b = 0;
     if (x > h->lo) {
-        b = (int)(ami_flog2(x / h->lo) / h->lhi * AMI_HB);
+        b = (int)(ami_flog2(x * h->inv_lo) * h->scale); /* no divisions per sample */
         if (b >= AMI_HB) b = AMI_HB - 1;
     }
     h->count[b] += 1.0;
@@ -884,8 +901,10 @@ static double ami_noise_floor(const ami_dec *d)
     return ami_hist_quantile(&h, 0.5) / sqrt(6.0);
 }
 
-am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
-                           am_decomposition **out, am_error *err)
+/* release: the same tracks, whose points and visible arrays are freed (and set to NULL) as
+ * soon as they are copied into the solver's point-major layout (am_decompose_take). */
+static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am_decompose_opts *opts,
+                               am_decomposition **out, am_error *err)
 {
     AMI_CHECK(err, out, AM_E_USAGE, "no output");
     *out = NULL;
@@ -905,7 +924,6 @@ am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
     uint8_t *vis = am_alloc_array(N * T, 1);
     d.obs = obs;
     d.vis = vis;
-    d.pstar = am_alloc_array(N * T * 3, sizeof(float));
     d.rest = am_alloc_array(N * 3, sizeof(double));
     d.idx = am_alloc_array(N * AMI_K, sizeof(int32_t));
     d.w = am_alloc_array(N * AMI_K, sizeof(double));
@@ -928,7 +946,7 @@ am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
     d.U = am_alloc_array(AMI_MAXB * AMI_MAXB * 3, sizeof(double));
     d.C = am_alloc_array(AMI_MAXB * AMI_MAXB, sizeof(double));
     am_status st = AM_OK;
-    if (!res || !obs || !vis || !d.pstar || !d.rest || !d.idx || !d.w || !d.w_old || !d.idx_old ||
+    if (!res || !obs || !vis || !d.rest || !d.idx || !d.w || !d.w_old || !d.idx_old ||
         !d.G || !d.Gt || !d.work || (d.threads > 1 && (!d.Fw || !d.Hw)) || !d.cn || !d.mres || !d.sup || !d.F || !d.H || !d.S || !d.U || !d.C) {
         st = AM_FAIL(err, AM_E_NOMEM, "decomposition of %zu points x %zu frames", N, T);
         goto fail;
@@ -941,22 +959,44 @@ am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
         for (size_t n = 0; n < N; n++) c += !tr->visible || tr->visible[t * N + n];
         if (c > refcount) refcount = c, ref = t;
     }
+    /* transpose in blocks of points so both sides stream through whole cache lines */
+    for (size_t n0 = 0; n0 < N; n0 += 64) {
+        size_t n1 = n0 + 64 < N ? n0 + 64 : N;
+        for (size_t t = 0; t < T; t++) {
+            const float *src = tr->points + (t * N + n0) * 3;
+            const uint8_t *sv = tr->visible ? tr->visible + t * N + n0 : NULL;
+            for (size_t n = n0; n < n1; n++, src += 3) {
+                vis[n * T + t] = sv ? sv[n - n0] != 0 : 1;
+                memcpy(obs + (n * T + t) * 3, src, 3 * sizeof(float));
+            }
+        }
+    }
+    if (release) { /* the caller's copy is no longer needed: free it before the solver's buffers */
+        am_free(release->points);
+        am_free(release->visible);
+        release->points = NULL;
+        release->visible = NULL;
+    }
     for (size_t n = 0; n < N; n++) {
         size_t last = SIZE_MAX;
+        float *po = obs + n * T * 3;
+        const uint8_t *v = vis + n * T;
         for (size_t t = 0; t < T; t++) {
-            bool v = !tr->visible || tr->visible[t * N + n];
-            vis[n * T + t] = v;
-            if (v) {
-                memcpy(obs + (n * T + t) * 3, tr->points + (t * N + n) * 3, 3 * sizeof(float));
+            if (v[t]) {
                 if (last == SIZE_MAX)
-                    for (size_t u = 0; u < t; u++) memcpy(obs + (n * T + u) * 3, obs + (n * T + t) * 3, 12);
+                    for (size_t u = 0; u < t; u++) memcpy(po + u * 3, po + t * 3, 12);
                 last = t;
             } else if (last != SIZE_MAX) {
-                memcpy(obs + (n * T + t) * 3, obs + (n * T + last) * 3, 12);
+                memcpy(po + t * 3, po + last * 3, 12);
             }
         }
         if (last == SIZE_MAX) /* never seen: filled after the rest pose exists */
-            for (size_t t = 0; t < T; t++) obs[(n * T + t) * 3] = NAN;
+            for (size_t t = 0; t < T; t++) po[t * 3] = NAN;
+    }
+    d.pstar = am_alloc_array(N * T * 3, sizeof(float));
+    if (!d.pstar) {
+        st = AM_FAIL(err, AM_E_NOMEM, "decomposition of %zu points x %zu frames", N, T);
+        goto fail;
     }
     /* body size: frame-0 box of the visible points (else the reference frame's) */
     size_t bf = 0;
@@ -1144,4 +1184,16 @@ am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n, 
     am_free(pose);
     am_free(rot);
     return AM_OK;
+}
+
+am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
+                           am_decomposition **out, am_error *err)
+{
+    return ami_decompose(tr, NULL, opts, out, err);
+}
+
+am_status am_decompose_take(am_tracks *tr, const am_decompose_opts *opts, am_decomposition **out,
+                            am_error *err)
+{
+    return ami_decompose(tr, tr, opts, out, err);
 }

@@ -20,6 +20,7 @@
  * - Bytes after the data are ignored (numpy ignores them too).
  */
 #include "anymove/io.h"
+#include "npy_internal.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -497,7 +498,7 @@ static am_status ami_decode_str(const unsigned char *src, size_t chars, bool big
 }
 
 static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_opts *opts,
-                               am_array *arr, am_error *err)
+                               am_array *arr, unsigned char **own, am_error *err)
 {
     uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : AMI_NPY_DEFAULT_MAX_BYTES;
     if (len < AMI_NPY_MAGIC_LEN + 2) {
@@ -586,10 +587,24 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
         }
         return AM_OK;
     }
+    bool swap = t.big != ami_host_big_endian() && t.item > 1;
+    if (own && *own == b && !it.fortran && !swap) {
+        /* The caller's buffer becomes the array: slide the data to its start and trim the
+         * tail. No second allocation of the array's size, no page faults on fresh memory. */
+        unsigned char *buf = *own;
+        if (data_bytes && data_ofs) memmove(buf, buf + data_ofs, (size_t)data_bytes);
+        unsigned char *fit = am_realloc(buf, data_bytes ? (size_t)data_bytes : 1);
+        arr->data = fit ? fit : buf;
+        *own = NULL;
+        if (t.dtype == AM_DTYPE_BOOL) {
+            unsigned char *o = arr->data;
+            for (size_t i = 0; i < arr->count; i++) o[i] = o[i] != 0;
+        }
+        return AM_OK;
+    }
     unsigned char *dst = am_alloc(data_bytes ? (size_t)data_bytes : 1);
     if (!dst) return AM_FAIL(err, AM_E_NOMEM, "%" PRIu64 " bytes of array data", data_bytes);
     arr->data = dst;
-    bool swap = t.big != ami_host_big_endian() && t.item > 1;
     if (!it.fortran && !swap) {
         if (data_bytes) memcpy(dst, src, (size_t)data_bytes);
     } else {
@@ -611,7 +626,18 @@ am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts, am_
     memset(arr, 0, sizeof *arr);
     if (!buf && len) return AM_FAIL(err, AM_E_ARG, "NULL buffer");
     static const unsigned char empty[1] = {0};
-    am_status s = ami_npy_parse(buf ? buf : empty, len, opts, arr, err);
+    am_status s = ami_npy_parse(buf ? buf : empty, len, opts, arr, NULL, err);
+    if (s != AM_OK) am_array_clear(arr);
+    return s;
+}
+
+am_status ami_npy_parse_adopt(unsigned char **buf, size_t len, const am_npz_opts *opts,
+                              am_array *arr, am_error *err)
+{
+    assert(buf && arr);
+    memset(arr, 0, sizeof *arr);
+    static const unsigned char empty[1] = {0};
+    am_status s = ami_npy_parse(*buf ? *buf : empty, len, opts, arr, *buf ? buf : NULL, err);
     if (s != AM_OK) am_array_clear(arr);
     return s;
 }

@@ -1,5 +1,9 @@
 /* numpy .npz archives: a zip of .npy members ("x.npy" holds array "x"), via libzip.
  *
+ * am_npz_load maps the file (POSIX; else reads it whole). Each member is inflated once into a
+ * buffer that then becomes the array's data (npy_internal.h), so a float array costs one
+ * allocation of its size and no extra copy.
+ *
  * Reading opens the caller's buffer as a zip source (no temporary files) with ZIP_CHECKCONS so
  * local and central headers must agree, checks every member's declared size against the
  * limit before reading (a zip bomb declares small compressed sizes and huge outputs), reads
@@ -10,6 +14,7 @@
  * renames it into place, so a failure leaves no partial output.
  */
 #include "anymove/io.h"
+#include "npy_internal.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -17,6 +22,13 @@
 #include <string.h>
 #include <time.h>
 #include <zip.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define AMI_NPZ_MMAP 1
+#endif
 
 #define AMI_NPZ_DEFAULT_MAX_BYTES ((uint64_t)4 << 30)
 /* An npy member is its header (at most 1 MiB, see npy.c) plus the array data. */
@@ -153,8 +165,8 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
         am_array *arr = &z->arrays[z->count];
         am_error e;
         memset(&e, 0, sizeof e);
-        am_status st = am_npy_parse(data, (size_t)zs.size, opts, arr, err ? &e : NULL);
-        am_free(data);
+        am_status st = ami_npy_parse_adopt(&data, (size_t)zs.size, opts, arr, err ? &e : NULL);
+        am_free(data); /* NULL when the array took the buffer over */
         if (st != AM_OK) {
             /* The member was read completely and passed its CRC, so a shape that needs more
              * bytes than it holds is a lying header, not a cut-off file. */
@@ -231,6 +243,29 @@ am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, a
 {
     assert(path && out);
     *out = NULL;
+#ifdef AMI_NPZ_MMAP
+    /* Map the file: libzip reads members straight from the page cache (no buffer of the
+     * file's size to allocate, zero and fill). Anything unusual goes through am_file_read,
+     * which also produces the error messages. (A file truncated by another process while
+     * mapped would raise SIGBUS; inputs are not expected to change under a running command.) */
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        struct stat sb;
+        void *map = MAP_FAILED;
+        size_t mlen = 0;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+            (uint64_t)sb.st_size <= ((uint64_t)2 << 30)) {
+            mlen = (size_t)sb.st_size;
+            map = mmap(NULL, mlen, PROT_READ, MAP_PRIVATE, fd, 0);
+        }
+        close(fd);
+        if (map != MAP_FAILED) {
+            am_status st = am_npz_read_mem(map, mlen, path, opts, out, err);
+            munmap(map, mlen);
+            return st;
+        }
+    }
+#endif
     char *data = NULL;
     size_t len = 0;
     AMI_TRY(am_file_read(path, 0, &data, &len, err));

@@ -28,10 +28,11 @@ static bool ami_is_float(const am_array *a)
     return a->dtype == AM_DTYPE_F32 || a->dtype == AM_DTYPE_F64;
 }
 
-static am_status ami_tracks_fill(const char *path, const am_npz *z, am_tracks *tr, am_error *err)
+/* Takes over z's float32 points and bool/uint8 visible buffers instead of copying them. */
+static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_error *err)
 {
     char sh[128];
-    const am_array *pts = am_npz_find(z, "points");
+    am_array *pts = (am_array *)(uintptr_t)am_npz_find(z, "points");
     if (!pts) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'points'");
     if (!ami_is_float(pts))
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
@@ -50,13 +51,17 @@ static am_status ami_tracks_fill(const char *path, const am_npz *z, am_tracks *t
     tr->frame_count = T;
     tr->point_count = N;
     tr->fps = 30.0;
-    tr->points = am_alloc_array(pts->count, sizeof *tr->points);
-    tr->visible = am_alloc_array(T * N, 1);
-    if (!tr->points || !tr->visible)
-        return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "tracks of %zu x %zu points", T, N);
-    AMI_TRY(am_array_to_f32(pts, tr->points, err));
+    if (pts->dtype == AM_DTYPE_F32) {
+        tr->points = pts->data;
+        pts->data = NULL;
+    } else {
+        tr->points = am_alloc_array(pts->count, sizeof *tr->points);
+        if (!tr->points)
+            return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "tracks of %zu x %zu points", T, N);
+        AMI_TRY(am_array_to_f32(pts, tr->points, err));
+    }
 
-    const am_array *vis = am_npz_find(z, "visible");
+    am_array *vis = (am_array *)(uintptr_t)am_npz_find(z, "visible");
     if (vis) {
         if (vis->dtype != AM_DTYPE_BOOL && vis->dtype != AM_DTYPE_U8)
             return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
@@ -67,9 +72,14 @@ static am_status ami_tracks_fill(const char *path, const am_npz *z, am_tracks *t
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                               "visible has shape %s, expected [%zu,%zu] to match points", sh, T, N);
         }
-        const uint8_t *v = vis->data;
-        for (size_t i = 0; i < T * N; i++) tr->visible[i] = v[i] != 0;
+        tr->visible = vis->data; /* bool arrays are 0/1 already (npy.c) */
+        vis->data = NULL;
+        if (vis->dtype == AM_DTYPE_U8)
+            for (size_t i = 0; i < T * N; i++) tr->visible[i] = tr->visible[i] != 0;
     } else {
+        tr->visible = am_alloc_array(T * N, 1);
+        if (!tr->visible)
+            return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "tracks of %zu x %zu points", T, N);
         memset(tr->visible, 1, T * N);
     }
 
