@@ -126,8 +126,12 @@ void ami_cap_root_quat(const ami_cap *c, const double *x, size_t t, double q[4])
 /* Mean reprojection errors (px) of the current state. */
 void ami_cap_reproj(ami_cap *c, double *front, double *front_x, double *side);
 /* contacts.c */
-am_status ami_cap_find_contacts(ami_cap *c, am_error *err);
+/* Plants from the current fit; `grow` is how far (m) from a plant's spot its neighbouring
+ * low frames may be and still join it (AMI_GROW_FIT for the fits, AMI_GROW_LOCK for the lock). */
+am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err);
 /* Pin every plant; returns mean and max drift per plant (m) and the plant count. */
+#define AMI_GROW_FIT 0.02
+#define AMI_GROW_LOCK 0.03
 void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants);
 
 #endif

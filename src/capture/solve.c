@@ -327,12 +327,15 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     }
     /* 6. contacts, second fit holding plants, 7. foot lock. */
     if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
-        if ((st = ami_cap_find_contacts(&c, err)) < 0) goto done;
+        if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         c.use_contacts = true;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
         /* Plants again from the better fit (the first can miss a plant it got a few cm wrong). */
-        if ((st = ami_cap_find_contacts(&c, err)) < 0) goto done;
+        if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
+        /* The lock's plants: the same, grown a little further (a landing frame the fit placed
+         * 2-3 cm off still belongs to the plant, and a frame left free slides). */
+        if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
         double mean, mx;
         ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx, &res->plant_count);
         res->slide_mean_mm = 1000.0 * mean;
