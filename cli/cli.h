@@ -24,6 +24,8 @@ const char *am_cli_value(int argc, char **argv, int *i, const char *name);
 /* Parse numbers; false (and a usage message) on garbage. */
 bool am_cli_double(const char *cmd, const char *opt, const char *s, double *out);
 bool am_cli_long(const char *cmd, const char *opt, const char *s, long *out);
+/* Create an output folder and its parents (mkdir -p); AM_E_WRITE naming the folder if it fails. */
+am_status am_cli_mkdir_p(const char *dir, am_error *err);
 /* True if the argument is -h or --help. */
 bool am_cli_is_help(const char *arg);
 

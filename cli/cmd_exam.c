@@ -76,8 +76,7 @@ int am_cmd_exam(int argc, char **argv)
         rc = am_cli_fail("exam", &err);
         goto done;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        AM_FAIL(&err, AM_E_WRITE, "cannot create directory '%s': %s", dir, strerror(errno));
+    if (am_cli_mkdir_p(dir, &err) != AM_OK) {
         rc = am_cli_fail("exam", &err);
         goto done;
     }

@@ -30,15 +30,6 @@ static void ami_rig_help(FILE *out)
             "  --threads N      worker threads (default: the online CPUs, at most 8)\n");
 }
 
-static am_status ami_mkdir(const char *dir, am_error *err)
-{
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return AM_OK;
-    }
-    return AM_FAIL(err, AM_E_WRITE, "cannot create directory '%s': %s", dir, strerror(errno));
-}
-
 static void ami_join(char *buf, size_t size, const char *dir, const char *name)
 {
     size_t n = strlen(dir);
@@ -175,7 +166,7 @@ int am_cmd_rig(int argc, char **argv)
     const am_motion *clips[1] = {d->motion};
     const char *names[1] = {"track2rig"};
     am_gltf_export ex = {.rig = d->rig, .clip_count = 1, .clips = clips, .clip_names = names, .mesh = &mesh};
-    if (ami_mkdir(dir, &err) != AM_OK) goto fail;
+    if (am_cli_mkdir_p(dir, &err) != AM_OK) goto fail;
     ami_join(path, sizeof path, dir, "rig.json");
     if (am_rig_write(d->rig, path, &err) != AM_OK) goto fail;
     ami_join(path, sizeof path, dir, "skin.npz");

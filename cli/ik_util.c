@@ -51,20 +51,3 @@ am_status am_cli_rig_store_helpers(am_rig *rig, am_error *err)
     return AM_OK;
 }
 
-am_status am_cli_mkdir_p(const char *dir, am_error *err)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) return AM_FAIL(err, AM_E_ARG, "bad directory name '%s'", dir);
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char c = buf[i];
-        buf[i] = '\0';
-        struct stat st;
-        if (stat(buf, &st) != 0 && mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return AM_FAIL(err, AM_E_WRITE, "cannot create directory '%s': %s", buf, strerror(errno));
-        buf[i] = c;
-    }
-    return AM_OK;
-}

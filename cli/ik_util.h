@@ -11,7 +11,5 @@ am_status am_cli_rig_load(const char *path, am_rig **out, am_error *err);
 /* Put the rig's helper bones into its extra_json as "helpers" (before am_rig_write). */
 am_status am_cli_rig_store_helpers(am_rig *rig, am_error *err);
 
-/* mkdir -p */
-am_status am_cli_mkdir_p(const char *dir, am_error *err);
 
 #endif
