@@ -12,6 +12,22 @@
 
 #include "capture_internal.h"
 
+/* A plant's spot in the ground's frame: the mean over frames s..e of joint j, each frame
+ * carried back to frame s by the ground velocity (the ground moves only in x and y). */
+static void ami_plant_spot(const ami_cap *c, size_t j, size_t s, size_t e, double spot[3])
+{
+    size_t J = c->rig->joint_count;
+    spot[0] = spot[1] = spot[2] = 0.0;
+    for (size_t t = s; t <= e; t++) {
+        const double *p = c->joints + (t * J + j) * 3;
+        double back = (double)(t - s) / c->fps;
+        spot[0] += p[0] - c->vg[0] * back;
+        spot[1] += p[1] - c->vg[1] * back;
+        spot[2] += p[2];
+    }
+    for (int d = 0; d < 3; d++) spot[d] /= (double)(e - s + 1);
+}
+
 static int ami_cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -99,11 +115,8 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
             }
             size_t e = t;
             while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
-            double spot[3] = {0, 0, 0};
-            for (size_t k = t; k <= e; k++)
-                for (int d = 0; d < 3; d++)
-                    spot[d] += c->joints[(k * J + j) * 3 + (size_t)d] - (d < 2 ? c->vg[d] * (double)(k - t) / c->fps : 0.0);
-            for (int d = 0; d < 3; d++) spot[d] /= (double)(e - t + 1);
+            double spot[3];
+            ami_plant_spot(c, j, t, e, spot);
             for (int dir = -1; dir <= 1; dir += 2) {
                 long k = dir < 0 ? (long)t - 1 : (long)e + 1;
                 for (; k >= 0 && k < (long)T && !c->plant[(size_t)k * C + ci]; k += dir) {
@@ -162,12 +175,8 @@ void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t 
             }
             size_t e = s;
             while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
-            /* The plant's spot in the ground's frame: the mean over the plant. */
-            double spot[3] = {0, 0, 0};
-            for (size_t t = s; t <= e; t++)
-                for (int k = 0; k < 3; k++)
-                    spot[k] += c->joints[(t * J + j) * 3 + (size_t)k] - c->vg[k] * dt * (double)(t - s);
-            for (int k = 0; k < 3; k++) spot[k] /= (double)(e - s + 1);
+            double spot[3];
+            ami_plant_spot(c, j, s, e, spot);
             if (lock) {
                 /* Pin inside the plant only. A ramp of partial pins either side (as before) pulled
                  * swing frames several cm toward the spot: 0.03% of body size on the mean
