@@ -67,6 +67,9 @@ am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, siz
 am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_pct,
                        double **auto_err, size_t *auto_count, size_t *chosen, am_error *err);
 
+/* auto.c: --bones auto, from the clustering error curve[b - 1] of b = 1..B bones (% of body) */
+size_t ami_dec_auto_pick(const double *curve, size_t B, double noise_pct);
+
 /* skeleton.c */
 am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out,
                            am_error *err);

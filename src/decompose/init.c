@@ -424,18 +424,7 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
     }
     size_t pick = B;
     if (!bones) {
-        /* --bones auto (docs/track2rig.md): the smallest count whose clustering error is within
-         * 1.5x the noise floor, or that neither of the next two splits improves by 10% / 15%. */
-        pick = B;
-        for (size_t b = 1; b <= B; b++) {
-            double e = curve[b - 1];
-            double g1 = b + 1 <= B ? 1.0 - curve[b] / e : 0.0;
-            double g2 = b + 2 <= B ? 1.0 - curve[b + 1] / e : g1;
-            if (e <= 1.5 * noise_pct || (g1 < 0.10 && g2 < 0.15)) {
-                pick = b;
-                break;
-            }
-        }
+        pick = ami_dec_auto_pick(curve, B, noise_pct);
         *auto_err = curve;
         *auto_count = B;
         curve = NULL;
