@@ -15,6 +15,7 @@ struct ami_work;
 
 typedef struct ami_dec {
     size_t T, N, B;          /* frames, points, current bones */
+    size_t bcap;             /* bones the buffers are sized for (the clustering's target) */
     const float *obs;        /* [N][T][3] point-major observations; hidden entries filled */
     const uint8_t *vis;      /* [N][T] 1 = visible */
     float *pstar;            /* [N][T][3] pseudo-observations the solvers fit */
@@ -24,7 +25,7 @@ typedef struct ami_dec {
     double *w_old;           /* [N][4] previous weights (Laplacian target, Jacobi style) */
     int32_t *idx_old;        /* [N][4] */
     double *G;               /* [T][gs][12] rest -> frame transforms, [R | t] */
-    size_t gs;               /* bone stride of G: AMI_MAXB while clustering, then B */
+    size_t gs;               /* bone stride of G: bcap while clustering, then B */
     double *Gt;              /* [T][gs][16] G by columns (4 x (3 + pad)), for reconstruction */
     double *cn;              /* [N] robust per-track weight */
     double *mres;            /* [N] mean visible residual norm of each track (-1: none) */
@@ -33,12 +34,14 @@ typedef struct ami_dec {
     struct ami_work *work;   /* [threads] */
     double *Fw, *Hw;         /* [threads - 1] extra F and H sums, like F and H */
     int32_t *nb_off, *nb;    /* CSR neighbour graph: nb[nb_off[n] .. nb_off[n+1]) */
-    double *sup;             /* [AMI_MAXB][T] visible points of each bone and frame (clustering) */
-    double *F;               /* [AMI_MAXB][T][12] sum_n c w p* [r;1]^T per bone and frame */
-    double *H;               /* [AMI_MAXB][AMI_MAXB][16] sum_n c w_j w_k [r;1][r;1]^T */
-    double *S;               /* [AMI_MAXB][AMI_MAXB][9] sum_t R_j^T R_k */
-    double *U;               /* [AMI_MAXB][AMI_MAXB][3] sum_t R_j^T t_k */
-    double *C;               /* [AMI_MAXB][AMI_MAXB] sum_t t_j . t_k */
+    double *sup;             /* [bcap][T] visible points of each bone and frame (clustering) */
+    double *F;               /* [bcap][T][12] sum_n c w p* [r;1]^T per bone and frame */
+    double *H;               /* [bcap][bcap][16] sum_n c w_j w_k [r;1][r;1]^T */
+    /* S, U, C keep the row stride AMI_MAXB (skeleton.c indexes them so) but only rows < bcap
+     * are allocated: index (j * AMI_MAXB + k) for j, k < bcap */
+    double *S;               /* [bcap][AMI_MAXB][9] sum_t R_j^T R_k */
+    double *U;               /* [bcap][AMI_MAXB][3] sum_t R_j^T t_k */
+    double *C;               /* [bcap][AMI_MAXB] sum_t t_j . t_k */
     /* method switches */
     bool robust;             /* Huber pseudo-observations + track weights */
     bool em;                 /* hidden entries -> current reconstruction */
@@ -59,7 +62,16 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
 void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
 void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
-void ami_xf_apply(const double *G, const double p[3], double out[3]);
+
+/* out = G p for a [R | t] row-major 3x4 transform. Inline: the clustering's point errors call
+ * it per point, bone and frame, and a cross-file call cost more than the arithmetic. */
+static inline void ami_xf_apply(const double *G, const double p[3], double out[3])
+{
+    double x = p[0], y = p[1], z = p[2];
+    out[0] = G[0] * x + G[1] * y + G[2] * z + G[3];
+    out[1] = G[4] * x + G[5] * y + G[6] * z + G[7];
+    out[2] = G[8] * x + G[9] * y + G[10] * z + G[11];
+}
 
 /* init.c */
 am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,
@@ -68,7 +80,7 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
                        double **auto_err, size_t *auto_count, size_t *chosen, am_error *err);
 
 /* auto.c: --bones auto, from the clustering error curve[b - 1] of b = 1..B bones (% of body) */
-size_t ami_dec_auto_pick(const double *curve, size_t B, double noise_pct);
+size_t ami_dec_auto_pick(const double *curve, size_t B, double noise_pct, size_t points);
 
 /* skeleton.c */
 am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out,

@@ -55,8 +55,12 @@ static am_status ami_knn(ami_dec *d, size_t k, am_error *err)
         for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], d->rest[n * 3 + i]), hi[i] = fmax(hi[i], d->rest[n * 3 + i]);
     double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    /* tracked points lie on a surface: spacing ~ diag / sqrt(N) */
-    double h = diag * sqrt((double)k / (double)N);
+    /* the finest grid of at most ~4N cells: the box of a rest pose is often long and thin
+     * (points hidden in the reference frame start where they were seen, metres away on a walk),
+     * and the old diag * sqrt(k / N) cell then held hundreds of points (synthetic quadruped
+     * walk: 2,500 distance tests per point at N = 5,000, 8,500 at 20,000; now ~100). The
+     * result is exact for any cell size. */
+    double h = 0.1 * diag * sqrt((double)k / (double)N);
     if (!(h > 0.0)) h = 1.0;
     size_t dim[3];
     for (;;) {
@@ -104,12 +108,11 @@ static am_status ami_knn(ami_dec *d, size_t k, am_error *err)
                 if (z < 0 || z >= (long)dim[2]) continue;
                 for (long y = c0[1] - ring; y <= c0[1] + ring; y++) {
                     if (y < 0 || y >= (long)dim[1]) continue;
-                    for (long x = c0[0] - ring; x <= c0[0] + ring; x++) {
+                    /* inside the shell's y-z faces only its two x ends are new cells */
+                    bool face = labs(y - c0[1]) == ring || labs(z - c0[2]) == ring;
+                    long xstep = face || ring == 0 ? 1 : 2 * ring;
+                    for (long x = c0[0] - ring; x <= c0[0] + ring; x += xstep) {
                         if (x < 0 || x >= (long)dim[0]) continue;
-                        long cheb = labs(x - c0[0]);
-                        if (labs(y - c0[1]) > cheb) cheb = labs(y - c0[1]);
-                        if (labs(z - c0[2]) > cheb) cheb = labs(z - c0[2]);
-                        if (cheb != ring) continue;
                         size_t c = ((size_t)z * dim[1] + (size_t)y) * dim[0] + (size_t)x;
                         for (int32_t e = start[c]; e < start[c + 1]; e++) {
                             size_t m = (size_t)items[e];
@@ -211,35 +214,37 @@ typedef struct {
     ami_dec *d;
     size_t nf;
     size_t frames[AMI_INIT_FRAMES];
-    double *Gs;        /* [nf][AMI_MAXB][12] */
+    double *Gs;        /* [nf][bs][12] */
+    size_t bs;         /* bone stride of Gs: the target bone count */
     int32_t *assign;   /* [N] */
     double *perr;      /* [N] error under the assigned bone (NaN: never visible in the subset) */
     double *p, *q;     /* Kabsch buffers [AMI_INIT_POINTS][3] */
     size_t stride;     /* k-means rounds use points n % stride == 0 */
     size_t fstep;      /* point errors use every fstep-th subset frame */
     size_t cap;        /* points per Kabsch fit */
-    bool use_vis;
+    /* the subset frames' observations frame-major, [nf][N][3] and [nf][N] (1 = seen): every
+     * fit reads one frame of many points, which point-major data spreads over a cache line
+     * per point. Lives in the pseudo-observation buffer, unused until the alternation. */
+    const float *gobs;
+    const uint8_t *gvis;
 } ami_clu;
 
-static bool ami_seen(const ami_clu *c, size_t n, size_t t)
-{
-    return !c->use_vis || c->d->vis[n * c->d->T + t];
-}
-
-/* Fit bone k at frame t from the given member list (strided to c->cap points). */
-static bool ami_fit(ami_clu *c, const int32_t *members, size_t count, size_t t, double *G)
+/* Fit a bone from the given member list (strided to c->cap points), with point n's position
+ * at obs[n * ostride * 3] and its visibility at vis[n * vstride]. */
+static bool ami_fit_at(ami_clu *c, const int32_t *members, size_t count, const float *obs, size_t ostride,
+                       const uint8_t *vis, size_t vstride, double *G)
 {
     ami_dec *d = c->d;
     size_t seen = 0;
-    for (size_t i = 0; i < count; i++) seen += ami_seen(c, (size_t)members[i], t);
+    for (size_t i = 0; i < count; i++) seen += vis[(size_t)members[i] * vstride] != 0;
     if (seen < 3) return false;
     size_t stride = (seen + c->cap - 1) / c->cap, m = 0, s = 0;
     for (size_t i = 0; i < count && m < c->cap; i++) {
         size_t n = (size_t)members[i];
-        if (!ami_seen(c, n, t)) continue;
+        if (!vis[n * vstride]) continue;
         if (s++ % stride) continue;
         memcpy(c->p + m * 3, d->rest + n * 3, 3 * sizeof(double));
-        const float *o = d->obs + (n * d->T + t) * 3;
+        const float *o = obs + n * ostride * 3;
         c->q[m * 3] = o[0], c->q[m * 3 + 1] = o[1], c->q[m * 3 + 2] = o[2];
         m++;
     }
@@ -252,21 +257,38 @@ static bool ami_fit(ami_clu *c, const int32_t *members, size_t count, size_t t, 
     return true;
 }
 
-static double ami_point_err(const ami_clu *c, size_t n, size_t k)
+/* at frame t of the clip */
+static bool ami_fit(ami_clu *c, const int32_t *members, size_t count, size_t t, double *G)
 {
     ami_dec *d = c->d;
+    return ami_fit_at(c, members, count, d->obs + t * 3, d->T, d->vis + t, d->T, G);
+}
+
+/* at subset frame f */
+static bool ami_fit_sub(ami_clu *c, const int32_t *members, size_t count, size_t f, double *G)
+{
+    size_t N = c->d->N;
+    return ami_fit_at(c, members, count, c->gobs + f * N * 3, 1, c->gvis + f * N, 1, G);
+}
+
+/* Sum of the distances over the point's visible subset frames (a mean once divided by their
+ * count, which does not depend on the bone). Stops early, returning a value > bound, once the
+ * partial sum exceeds bound: the terms are >= 0, so the full sum could not be below it. */
+static double ami_point_err_sum(const ami_clu *c, size_t n, size_t k, double bound)
+{
+    ami_dec *d = c->d;
+    size_t N = d->N;
     double s = 0.0;
-    size_t cnt = 0;
+    const double *r = d->rest + n * 3;
     for (size_t f = 0; f < c->nf; f += c->fstep) {
-        size_t t = c->frames[f];
-        if (!ami_seen(c, n, t)) continue;
+        if (!c->gvis[f * N + n]) continue;
         double v[3];
-        ami_xf_apply(c->Gs + (f * AMI_MAXB + k) * 12, d->rest + n * 3, v);
-        const float *o = d->obs + (n * d->T + t) * 3;
+        ami_xf_apply(c->Gs + (f * c->bs + k) * 12, r, v);
+        const float *o = c->gobs + (f * N + n) * 3;
         s += sqrt((v[0] - o[0]) * (v[0] - o[0]) + (v[1] - o[1]) * (v[1] - o[1]) + (v[2] - o[2]) * (v[2] - o[2]));
-        cnt++;
+        if (s > bound) return s;
     }
-    return cnt ? s / (double)cnt : NAN;
+    return s;
 }
 
 /* Refit every bone on its members over the subset frames. members: scratch [N]. */
@@ -277,7 +299,7 @@ static void ami_refit(ami_clu *c, size_t B, int32_t *members)
         size_t cnt = 0;
         for (size_t n = 0; n < d->N; n += c->stride)
             if (c->assign[n] == (int32_t)k) members[cnt++] = (int32_t)n;
-        for (size_t f = 0; f < c->nf; f++) ami_fit(c, members, cnt, c->frames[f], c->Gs + (f * AMI_MAXB + k) * 12);
+        for (size_t f = 0; f < c->nf; f++) ami_fit_sub(c, members, cnt, f, c->Gs + (f * c->bs + k) * 12);
     }
 }
 
@@ -287,12 +309,28 @@ static double ami_assign(ami_clu *c, size_t B, size_t stride)
     double sum = 0.0;
     size_t cnt = 0;
     for (size_t n = 0; n < d->N; n += stride) {
-        double best = INFINITY;
-        int32_t bk = c->assign[n];
-        for (size_t k = 0; k < B; k++) {
-            double e = ami_point_err(c, n, k);
-            if (e < best) best = e, bk = (int32_t)k;
+        size_t seen = 0;
+        for (size_t f = 0; f < c->nf; f += c->fstep) seen += c->gvis[f * d->N + n];
+        if (!seen) { /* never visible in the subset: keeps its bone, if that bone still exists
+                      * (auto may pick fewer bones than the largest clustering had) */
+            if (c->assign[n] < 0 || (size_t)c->assign[n] >= B) c->assign[n] = 0;
+            c->perr[n] = NAN;
+            continue;
         }
+        /* the point's current bone first: its sum bounds the others', most stop early. The
+         * result is the first bone of smallest mean, as with a plain scan over k. */
+        int32_t bk = c->assign[n];
+        double bs = INFINITY;
+        if (bk >= 0 && (size_t)bk < B) bs = ami_point_err_sum(c, n, (size_t)bk, INFINITY);
+        for (size_t k = 0; k < B; k++) {
+            if ((int32_t)k == bk) continue;
+            /* the margin keeps a stopped sum's mean strictly above the best one after rounding */
+            double s = ami_point_err_sum(c, n, k, bs * (1.0 + 0x1p-40));
+            /* equal means: the lower index wins, as with the scan */
+            if (s / (double)seen < bs / (double)seen || (s / (double)seen == bs / (double)seen && (int32_t)k < bk))
+                bs = s, bk = (int32_t)k;
+        }
+        double best = bs / (double)seen;
         c->assign[n] = bk;
         c->perr[n] = isfinite(best) ? best : NAN;
         if (isfinite(best)) sum += best, cnt++;
@@ -356,10 +394,10 @@ static void ami_split(ami_clu *c, size_t B, size_t nb, int32_t *members, ami_can
         c->assign[dist[i].i] = i < half ? (int32_t)nb : (int32_t)ck;
     }
     for (size_t f = 0; f < c->nf; f++) {
-        double *G = c->Gs + (f * AMI_MAXB + nb) * 12;
-        if (!ami_fit(c, members, half, c->frames[f], G)) /* too few seen: start as the old bone */
-            memcpy(G, c->Gs + (f * AMI_MAXB + ck) * 12, 12 * sizeof(double));
-        if (m > half) ami_fit(c, members + half, m - half, c->frames[f], c->Gs + (f * AMI_MAXB + ck) * 12);
+        double *G = c->Gs + (f * c->bs + nb) * 12;
+        if (!ami_fit_sub(c, members, half, f, G)) /* too few seen: start as the old bone */
+            memcpy(G, c->Gs + (f * c->bs + ck) * 12, 12 * sizeof(double));
+        if (m > half) ami_fit_sub(c, members + half, m - half, f, c->Gs + (f * c->bs + ck) * 12);
     }
 }
 
@@ -370,26 +408,42 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
     size_t target = bones ? bones : max_bones;
     if (target > N) target = N;
     if (target > AMI_MAXB) target = AMI_MAXB;
+    if (target > d->bcap) target = d->bcap; /* the same cap: the buffers were sized for it */
     ami_clu c = {0};
     c.d = d;
-    c.use_vis = true; /* both methods cluster on the visible entries only */
     c.cap = AMI_INIT_POINTS;
     c.nf = T < AMI_INIT_FRAMES ? T : AMI_INIT_FRAMES;
     for (size_t f = 0; f < c.nf; f++) c.frames[f] = c.nf == T ? f : (f * (T - 1)) / (c.nf - 1);
-    c.Gs = am_alloc_array(c.nf * AMI_MAXB * 12, sizeof(double));
+    c.bs = target;
+    c.Gs = am_alloc_array(c.nf * c.bs * 12, sizeof(double));
     c.assign = am_alloc_array(N, sizeof(int32_t));
     c.perr = am_alloc_array(N, sizeof(double));
     c.p = am_alloc_array(AMI_INIT_POINTS * 3, sizeof(double));
     c.q = am_alloc_array(AMI_INIT_POINTS * 3, sizeof(double));
     int32_t *members = am_alloc_array(N, sizeof(int32_t));
     ami_cand *dist = am_alloc_array(N, sizeof(ami_cand));
-    double *snap = am_alloc_array(c.nf * AMI_MAXB * 12 * (target + 1), sizeof(double)); /* Gs per B */
+    double *snap = am_alloc_array(c.nf * c.bs * 12 * target, sizeof(double)); /* Gs per B */
     double *curve = am_alloc_array(target + 1, sizeof(double));
+    /* both methods cluster on the visible entries only */
+    float *gobs = d->pstar; /* [nf][N][3] <= [N][T][3]: the buffer is free until the alternation */
+    uint8_t *gvis = NULL, *gvis_own = NULL;
+    if (13 * c.nf <= 12 * T) /* the flags fit behind the positions */
+        gvis = (uint8_t *)(gobs + c.nf * N * 3);
+    else
+        gvis = gvis_own = am_alloc_array(c.nf * N, 1);
     am_status st = AM_OK;
-    if (!c.Gs || !c.assign || !c.perr || !c.p || !c.q || !members || !dist || !snap || !curve) {
+    if (!c.Gs || !c.assign || !c.perr || !c.p || !c.q || !members || !dist || !snap || !curve || !gvis) {
         st = AM_FAIL(err, AM_E_NOMEM, "clustering");
         goto done;
     }
+    for (size_t n = 0; n < N; n++)
+        for (size_t f = 0; f < c.nf; f++) {
+            size_t t = c.frames[f];
+            memcpy(gobs + (f * N + n) * 3, d->obs + (n * T + t) * 3, 3 * sizeof(float));
+            gvis[f * N + n] = d->vis[n * T + t];
+        }
+    c.gobs = gobs;
+    c.gvis = gvis;
     c.stride = N > AMI_INIT_SUBSET ? (N + AMI_INIT_SUBSET - 1) / AMI_INIT_SUBSET : 1;
     c.fstep = 1;
     ami_refit(&c, 1, members);
@@ -401,7 +455,7 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
             if (isfinite(c.perr[n])) s += c.perr[n], cnt++;
         curve[0] = cnt ? 100.0 * s / (double)cnt / d->body : 0.0;
     }
-    memcpy(snap, c.Gs, sizeof(double) * c.nf * AMI_MAXB * 12);
+    memcpy(snap, c.Gs, sizeof(double) * c.nf * c.bs * 12);
     size_t B = 1;
     while (B < target) {
         ami_split(&c, B, B, members, dist);
@@ -419,17 +473,17 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
         }
         e = ami_assign(&c, B, c.stride);
         curve[B - 1] = 100.0 * e / d->body;
-        memcpy(snap + (B - 1) * c.nf * AMI_MAXB * 12, c.Gs, sizeof(double) * c.nf * AMI_MAXB * 12);
+        memcpy(snap + (B - 1) * c.nf * c.bs * 12, c.Gs, sizeof(double) * c.nf * c.bs * 12);
         if (B < target) ami_coarse_err(&c, B);
     }
     size_t pick = B;
     if (!bones) {
-        pick = ami_dec_auto_pick(curve, B, noise_pct);
+        pick = ami_dec_auto_pick(curve, B, noise_pct, N);
         *auto_err = curve;
         *auto_count = B;
         curve = NULL;
     }
-    memcpy(c.Gs, snap + (pick - 1) * c.nf * AMI_MAXB * 12, sizeof(double) * c.nf * AMI_MAXB * 12);
+    memcpy(c.Gs, snap + (pick - 1) * c.nf * c.bs * 12, sizeof(double) * c.nf * c.bs * 12);
     ami_assign(&c, pick, 1);
     /* transforms for every frame from the chosen clustering: a start only (the alternation
      * refines them), so a few hundred points per fit are enough */
@@ -440,18 +494,18 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
             if (c.assign[n] == (int32_t)k) members[cnt++] = (int32_t)n;
         size_t last = SIZE_MAX;
         for (size_t t = 0; t < T; t++) {
-            double *G = d->G + (t * AMI_MAXB + k) * 12;
+            double *G = d->G + (t * d->gs + k) * 12;
             if (ami_fit(&c, members, cnt, t, G)) {
                 if (last == SIZE_MAX)
-                    for (size_t u = 0; u < t; u++) memcpy(d->G + (u * AMI_MAXB + k) * 12, G, 12 * sizeof(double));
+                    for (size_t u = 0; u < t; u++) memcpy(d->G + (u * d->gs + k) * 12, G, 12 * sizeof(double));
                 last = t;
             } else if (last != SIZE_MAX) {
-                memcpy(G, d->G + (last * AMI_MAXB + k) * 12, 12 * sizeof(double));
+                memcpy(G, d->G + (last * d->gs + k) * 12, 12 * sizeof(double));
             }
         }
         if (last == SIZE_MAX)
             for (size_t t = 0; t < T; t++) {
-                double *G = d->G + (t * AMI_MAXB + k) * 12;
+                double *G = d->G + (t * d->gs + k) * 12;
                 memset(G, 0, 12 * sizeof(double));
                 G[0] = G[5] = G[10] = 1.0;
             }
@@ -463,6 +517,6 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
     *chosen = pick;
 done:
     am_free(c.Gs), am_free(c.assign), am_free(c.perr), am_free(c.p), am_free(c.q);
-    am_free(members), am_free(dist), am_free(snap), am_free(curve);
+    am_free(members), am_free(dist), am_free(snap), am_free(curve), am_free(gvis_own);
     return st;
 }

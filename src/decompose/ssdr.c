@@ -56,13 +56,13 @@ typedef double ami_v4 __attribute__((vector_size(32)));
 #define AMI_HOT
 #endif
 
-void ami_xf_apply(const double *G, const double p[3], double out[3])
-{
-    double x = p[0], y = p[1], z = p[2];
-    out[0] = G[0] * x + G[1] * y + G[2] * z + G[3];
-    out[1] = G[4] * x + G[5] * y + G[6] * z + G[7];
-    out[2] = G[8] * x + G[9] * y + G[10] * z + G[11];
-}
+/* Forced inlining for the small helpers of the hot kernels: a call out of an AVX2 clone into
+ * baseline code spills every live vector register (ami_hist_add showed as 6% of the time). */
+#if defined(__GNUC__) || defined(__clang__)
+#define AMI_INLINE static inline __attribute__((always_inline))
+#else
+#define AMI_INLINE static inline
+#endif
 
 /* Rotation R maximizing tr(R^T A) (the rotational part of A), warm-started at R. Mueller et
  * al.'s iteration rotates R towards A's columns; from a good start it converges in 1-3 steps,
@@ -113,11 +113,10 @@ void ami_rot_polar(const double A[9], double R[9])
 typedef struct {
     double lo, lhi, inv_lo, scale; /* scale = AMI_HB / lhi */
     double count[AMI_HB];
-    double total;
 } ami_hist;
 
 /* log2 by exponent + linear mantissa (monotone, exact at powers of two): no libm call per entry */
-static double ami_flog2(double x)
+AMI_INLINE double ami_flog2(double x)
 {
     /* x = M 2^E, M in [1, 2): E + (M - 1), read from the bits (same as frexp for the positive
      * normal numbers this gets; a libm call per sample showed in profiles) */
@@ -147,21 +146,22 @@ static void ami_hist_init(ami_hist *h, double body)
     h->scale = AMI_HB / h->lhi;
 }
 
-static void ami_hist_add(ami_hist *h, double x)
+AMI_INLINE void ami_hist_add(ami_hist *h, double x)
 {
     int b = 0;
     if (x > h->lo) {
         b = (int)(ami_flog2(x * h->inv_lo) * h->scale); /* no divisions per sample */
         if (b >= AMI_HB) b = AMI_HB - 1;
     }
-    h->count[b] += 1.0;
-    h->total += 1.0;
+    h->count[b] += 1.0; /* total: summed once in ami_hist_quantile, not per sample */
 }
 
 static double ami_hist_quantile(const ami_hist *h, double q)
 {
-    if (h->total <= 0.0) return 0.0;
-    double acc = 0.0, want = q * h->total;
+    double total = 0.0; /* counts are small integers: the sum is exact in any order */
+    for (int b = 0; b < AMI_HB; b++) total += h->count[b];
+    if (total <= 0.0) return 0.0;
+    double acc = 0.0, want = q * total;
     for (int b = 0; b < AMI_HB; b++) {
         acc += h->count[b];
         if (acc >= want) return h->lo * ami_fexp2(((double)b + 0.5) / AMI_HB * h->lhi);
@@ -177,9 +177,9 @@ static void ami_fill_unsupported(ami_dec *d);
 void ami_dec_stats(ami_dec *d)
 {
     size_t B = d->B, T = d->T;
-    memset(d->S, 0, sizeof(double) * AMI_MAXB * AMI_MAXB * 9);
-    memset(d->U, 0, sizeof(double) * AMI_MAXB * AMI_MAXB * 3);
-    memset(d->C, 0, sizeof(double) * AMI_MAXB * AMI_MAXB);
+    memset(d->S, 0, sizeof(double) * d->bcap * AMI_MAXB * 9);
+    memset(d->U, 0, sizeof(double) * d->bcap * AMI_MAXB * 3);
+    memset(d->C, 0, sizeof(double) * d->bcap * AMI_MAXB);
     for (size_t t = 0; t < T; t++) {
         const double *g = d->G + t * d->gs * 12;
         for (size_t j = 0; j < B; j++) {
@@ -302,6 +302,118 @@ typedef struct ami_work {
     double *F, *H;                /* this worker's sums (worker 0: d->F, d->H) */
 } ami_work;
 
+/* am_vec3_dot and am_mat3_mul_vec3 (same arithmetic, same order), inlined into the clone */
+AMI_INLINE double ami_dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+AMI_INLINE void ami_m3v(const double A[9], const double v[3], double out[3])
+{
+    double r0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
+    double r1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
+    double r2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
+    out[0] = r0, out[1] = r1, out[2] = r2;
+}
+
+/* One frame loop over point n: the reconstruction from its active bones, the pseudo-
+ * observations (Huber-clipped, EM-filled), their residual statistics, and the right-hand
+ * sides sum_t G_ct^T p*_t of the first MC weight candidates (MC a constant, so their
+ * accumulators stay in registers). Same operations in the same order as separate loops. */
+typedef struct {
+    size_t T, n, na;
+    const double *const *gt;   /* [na] Gt columns of the active bones, frame 0 */
+    const ami_v4 *wx;          /* [na] w_a [r;1] */
+    size_t ctstride;
+    const double *const *gc;   /* [MC] G rows of the candidates, frame 0 */
+    size_t gstride;
+    const float *ob;
+    const uint8_t *vi;
+    float *ps;
+    bool em;
+    double delta, delta2;
+    ami_hist *hist;
+} ami_pass_in;
+
+AMI_INLINE void ami_pstar_frames(const ami_pass_in *in, const int NA, const int MC, ami_v4 *acc,
+                                 double *msum_out, size_t *mcount_out, double *p2sum_out)
+{
+    size_t T = in->T, n = in->n, na = in->na, ctstride = in->ctstride, gstride = in->gstride;
+    const float *ob = in->ob;
+    const uint8_t *vi = in->vi;
+    float *ps = in->ps;
+    double delta = in->delta, delta2 = in->delta2, msum = 0.0, p2sum = 0.0;
+    size_t mcount = 0;
+    ami_v4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+    /* NA > 0: that many active bones, their w [r;1] held in registers; NA == 0: any count */
+    double x00 = 0, x01 = 0, x02 = 0, x03 = 0, x10 = 0, x11 = 0, x12 = 0, x13 = 0;
+    const double *gt0 = NA > 0 ? in->gt[0] : NULL, *gt1 = NA > 1 ? in->gt[1] : gt0;
+    if (NA > 0) x00 = in->wx[0][0], x01 = in->wx[0][1], x02 = in->wx[0][2], x03 = in->wx[0][3];
+    if (NA > 1) x10 = in->wx[1][0], x11 = in->wx[1][1], x12 = in->wx[1][2], x13 = in->wx[1][3];
+    for (size_t t = 0; t < T; t++) {
+        /* columns of G times w [r;1]: vertical FMAs only, no horizontal sums */
+        ami_v4 r4 = {0, 0, 0, 0};
+#define AMI_RECON(C, w0, w1, w2, w3)                                                               \
+    do {                                                                                           \
+        ami_v4 c0, c1, c2, c3;                                                                     \
+        memcpy(&c0, C, sizeof c0);                                                                 \
+        memcpy(&c1, C + 4, sizeof c1);                                                             \
+        memcpy(&c2, C + 8, sizeof c2);                                                             \
+        memcpy(&c3, C + 12, sizeof c3);                                                            \
+        r4 += w0 * c0 + w1 * c1 + w2 * c2 + w3 * c3;                                               \
+    } while (0)
+        if (NA > 0) {
+            AMI_RECON(gt0 + t * ctstride, x00, x01, x02, x03);
+            if (NA > 1) AMI_RECON(gt1 + t * ctstride, x10, x11, x12, x13);
+        } else {
+            for (size_t a = 0; a < na; a++)
+                AMI_RECON(in->gt[a] + t * ctstride, in->wx[a][0], in->wx[a][1], in->wx[a][2], in->wx[a][3]);
+        }
+#undef AMI_RECON
+        double rc0 = r4[0], rc1 = r4[1], rc2 = r4[2];
+        double p0, p1, p2;
+        if (vi[t]) {
+            double e0 = ob[t * 3] - rc0, e1 = ob[t * 3 + 1] - rc1, e2 = ob[t * 3 + 2] - rc2;
+            double e2n = e0 * e0 + e1 * e1 + e2 * e2; /* squared: no sqrt per entry */
+            if (((t + n) & 7) == 0) ami_hist_add(in->hist, sqrt(e2n)); /* a 1/8 sample is plenty */
+            msum += e2n;
+            mcount++;
+            double f = e2n > delta2 ? delta / sqrt(e2n) : 1.0;
+            p0 = rc0 + f * e0, p1 = rc1 + f * e1, p2 = rc2 + f * e2;
+        } else if (in->em) {
+            p0 = rc0, p1 = rc1, p2 = rc2;
+        } else {
+            p0 = ob[t * 3], p1 = ob[t * 3 + 1], p2 = ob[t * 3 + 2];
+        }
+        float f0 = (float)p0, f1 = (float)p1, f2 = (float)p2;
+        ps[t * 3] = f0, ps[t * 3 + 1] = f1, ps[t * 3 + 2] = f2;
+        p2sum += (double)f0 * f0 + (double)f1 * f1 + (double)f2 * f2;
+        /* (Y, z) += R^T p, t.p: rows of G times p, the float-rounded p* as stored */
+        double q0 = f0, q1 = f1, q2 = f2;
+#define AMI_YACC(i, ai)                                                                            \
+    if (MC > i) {                                                                                  \
+        const double *G = in->gc[i] + t * gstride;                                                 \
+        ami_v4 g0, g1, g2;                                                                         \
+        memcpy(&g0, G, sizeof g0);                                                                 \
+        memcpy(&g1, G + 4, sizeof g1);                                                             \
+        memcpy(&g2, G + 8, sizeof g2);                                                             \
+        ai += q0 * g0 + q1 * g1 + q2 * g2;                                                         \
+    }
+        AMI_YACC(0, a0)
+        AMI_YACC(1, a1)
+        AMI_YACC(2, a2)
+        AMI_YACC(3, a3)
+#undef AMI_YACC
+    }
+    if (MC > 0) acc[0] = a0;
+    if (MC > 1) acc[1] = a1;
+    if (MC > 2) acc[2] = a2;
+    if (MC > 3) acc[3] = a3;
+    *msum_out = msum;
+    *mcount_out = mcount;
+    *p2sum_out = p2sum;
+}
+
 /* The per-point work of a pass over points [n0, n1): pseudo-observations, weights, rest,
  * then the point's F/H contributions while its frames are in cache. Workers share only
  * read-only state; each point's outputs are its own. */
@@ -351,46 +463,31 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         for (size_t a = 0; a < na; a++) gt[a] = d->Gt + (size_t)(gb[a] - d->G) / 12 * 16;
         ami_v4 wx[AMI_K];
         for (size_t a = 0; a < na; a++) wx[a] = (ami_v4){aw[a] * r[0], aw[a] * r[1], aw[a] * r[2], aw[a]};
+        const double *gc[AMI_MAXC];
+        ami_v4 acc[AMI_MAXC];
+        for (size_t c = 0; c < m; c++) gc[c] = d->G + (size_t)cand[c] * 12, acc[c] = (ami_v4){0, 0, 0, 0};
+        size_t done = 0; /* candidates whose sums the frame loop already made */
         if (update_pstar) {
-            for (size_t t = 0; t < T; t++) {
-                /* columns of G times w [r;1]: vertical FMAs only, no horizontal sums */
-                ami_v4 r4 = {0, 0, 0, 0};
-                for (size_t a = 0; a < na; a++) {
-                    const double *C = gt[a] + t * ctstride;
-                    ami_v4 c0, c1, c2, c3;
-                    memcpy(&c0, C, sizeof c0);
-                    memcpy(&c1, C + 4, sizeof c1);
-                    memcpy(&c2, C + 8, sizeof c2);
-                    memcpy(&c3, C + 12, sizeof c3);
-                    r4 += wx[a][0] * c0 + wx[a][1] * c1 + wx[a][2] * c2 + wx[a][3] * c3;
-                }
-                double rc0 = r4[0], rc1 = r4[1], rc2 = r4[2];
-                double p0, p1, p2;
-                if (vi[t]) {
-                    double e0 = ob[t * 3] - rc0, e1 = ob[t * 3 + 1] - rc1, e2 = ob[t * 3 + 2] - rc2;
-                    double e2n = e0 * e0 + e1 * e1 + e2 * e2; /* squared: no sqrt per entry */
-                    if (((t + n) & 7) == 0) ami_hist_add(&w->hist, sqrt(e2n)); /* a 1/8 sample is plenty */
-                    msum += e2n;
-                    mcount++;
-                    double f = e2n > delta2 ? delta / sqrt(e2n) : 1.0;
-                    p0 = rc0 + f * e0, p1 = rc1 + f * e1, p2 = rc2 + f * e2;
-                } else if (d->em) {
-                    p0 = rc0, p1 = rc1, p2 = rc2;
-                } else {
-                    p0 = ob[t * 3], p1 = ob[t * 3 + 1], p2 = ob[t * 3 + 2];
-                }
-                float f0 = (float)p0, f1 = (float)p1, f2 = (float)p2;
-                ps[t * 3] = f0, ps[t * 3 + 1] = f1, ps[t * 3 + 2] = f2;
-                p2sum += (double)f0 * f0 + (double)f1 * f1 + (double)f2 * f2;
+            ami_pass_in in = {T, n, na, gt, wx, ctstride, gc, gstride, ob, vi, ps, d->em, delta, delta2, &w->hist};
+            size_t mc = solve_weights ? (m < 4 ? m : 4) : 0;
+            /* constant bone and candidate counts: everything per point in registers (one or
+             * two active bones are the common case; more take the generic loop) */
+            size_t nk = na == 1 || na == 2 ? na : 0;
+            switch (nk * 8 + mc) {
+#define AMI_CASE(NA, MC)                                                                           \
+    case NA * 8 + MC: ami_pstar_frames(&in, NA, MC, acc, &msum, &mcount, &p2sum); break;
+            AMI_CASE(0, 0) AMI_CASE(0, 1) AMI_CASE(0, 2) AMI_CASE(0, 3) AMI_CASE(0, 4)
+            AMI_CASE(1, 0) AMI_CASE(1, 1) AMI_CASE(1, 2) AMI_CASE(1, 3) AMI_CASE(1, 4)
+            AMI_CASE(2, 0) AMI_CASE(2, 1) AMI_CASE(2, 2) AMI_CASE(2, 3) AMI_CASE(2, 4)
+#undef AMI_CASE
+            default: break;
             }
+            done = mc;
         }
         if (solve_weights) {
-            const double *gc[AMI_MAXC];
-            ami_v4 acc[AMI_MAXC];
-            for (size_t c = 0; c < m; c++) gc[c] = d->G + (size_t)cand[c] * 12, acc[c] = (ami_v4){0, 0, 0, 0};
-            /* candidates outside, frames inside: one accumulator stays in registers while
-             * the point's frames (T * 12 bytes) stay in L1 */
-            for (size_t c = 0; c < m; c++) { /* (Y, z) += R^T p, t.p: rows of G times p */
+            /* the remaining candidates: candidates outside, frames inside, one accumulator in
+             * registers while the point's frames (T * 12 bytes) stay in L1 */
+            for (size_t c = done; c < m; c++) { /* (Y, z) += R^T p, t.p: rows of G times p */
                 ami_v4 a4 = {0, 0, 0, 0};
                 const double *G = gc[c];
                 for (size_t t = 0; t < T; t++, G += gstride) {
@@ -427,15 +524,15 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         }
         /* E_jk = sum_t (G_j r - p_t).(G_k r - p_t): the residual Gram matrix (PSD, origin-free). */
         double E[AMI_MAXC * AMI_MAXC], bv[AMI_MAXC], wb[AMI_MAXC], wsol[AMI_MAXC];
-        for (size_t a = 0; a < m; a++) bv[a] = am_vec3_dot(r, Y[a]) + z[a];
+        for (size_t a = 0; a < m; a++) bv[a] = ami_dot3(r, Y[a]) + z[a];
         for (size_t a = 0; a < m; a++) {
             for (size_t b = a; b < m; b++) {
                 size_t j = (size_t)cand[a], k = (size_t)cand[b];
                 const double *S = d->S + (j * AMI_MAXB + k) * 9;
                 double Sr[3];
-                am_mat3_mul_vec3(S, r, Sr);
-                double M = am_vec3_dot(r, Sr) + am_vec3_dot(r, d->U + (j * AMI_MAXB + k) * 3) +
-                           am_vec3_dot(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
+                ami_m3v(S, r, Sr);
+                double M = ami_dot3(r, Sr) + ami_dot3(r, d->U + (j * AMI_MAXB + k) * 3) +
+                           ami_dot3(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
                 double v = M - bv[a] - bv[b] + P2;
                 E[a * m + b] = E[b * m + a] = v;
             }
@@ -490,7 +587,7 @@ AMI_HOT static void *ami_weights_worker(void *arg)
             }
             double Ai[9], nr[3];
             if (am_mat3_inverse(A, Ai) && am_mat3_det(A) > 1e-6 * (double)T * (double)T * (double)T) {
-                am_mat3_mul_vec3(Ai, rhs, nr);
+                ami_m3v(Ai, rhs, nr);
                 if (isfinite(nr[0]) && isfinite(nr[1]) && isfinite(nr[2])) memcpy(r, nr, sizeof nr);
             }
         }
@@ -502,7 +599,7 @@ AMI_HOT static void *ami_weights_worker(void *arg)
 static void ami_accum_clear_buf(const ami_dec *d, double *F, double *H)
 {
     memset(F, 0, sizeof(double) * d->B * d->T * 12);
-    for (size_t j = 0; j < d->B; j++) memset(H + j * AMI_MAXB * 16, 0, sizeof(double) * d->B * 16);
+    for (size_t j = 0; j < d->B; j++) memset(H + j * d->bcap * 16, 0, sizeof(double) * d->B * 16);
 }
 
 void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, bool update_rest)
@@ -536,8 +633,8 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
         w->delta = delta, w->delta2 = delta2, w->lam = lam;
         ami_hist_init(&w->hist, d->body);
         ami_hist_init(&w->thist, d->body);
-        w->F = i ? d->Fw + (i - 1) * AMI_MAXB * T * 12 : d->F;
-        w->H = i ? d->Hw + (i - 1) * AMI_MAXB * AMI_MAXB * 16 : d->H;
+        w->F = i ? d->Fw + (i - 1) * d->bcap * T * 12 : d->F;
+        w->H = i ? d->Hw + (i - 1) * d->bcap * d->bcap * 16 : d->H;
         ami_accum_clear_buf(d, w->F, w->H);
     }
     pthread_t th[AMI_MAXT];
@@ -554,10 +651,9 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
     ami_hist hist = wk[0].hist, thist = wk[0].thist;
     for (size_t i = 1; i < nt; i++) {
         for (int b = 0; b < AMI_HB; b++) hist.count[b] += wk[i].hist.count[b], thist.count[b] += wk[i].thist.count[b];
-        hist.total += wk[i].hist.total, thist.total += wk[i].thist.total;
         for (size_t x = 0; x < B * T * 12; x++) d->F[x] += wk[i].F[x];
         for (size_t j = 0; j < B; j++)
-            for (size_t x = 0; x < B * 16; x++) d->H[j * AMI_MAXB * 16 + x] += wk[i].H[j * AMI_MAXB * 16 + x];
+            for (size_t x = 0; x < B * 16; x++) d->H[j * d->bcap * 16 + x] += wk[i].H[j * d->bcap * 16 + x];
     }
     d->f_ready = true;
     if (update_pstar) {
@@ -577,7 +673,37 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
     }
 }
 
-/* Rotation part [R|t] -> transform with rotation maximizing tr(R^T C). */
+/* F rows of NA (1, 2; 0: any count) active bones in one frame loop: p* is read once */
+AMI_INLINE void ami_accum_frames(const float *ps, size_t T, const int NA, size_t na, double *const *Fb,
+                                 const ami_v4 *vb)
+{
+#define AMI_FROW(F, v)                                                                             \
+    do {                                                                                           \
+        ami_v4 f0, f1, f2;                                                                         \
+        memcpy(&f0, F, sizeof f0);                                                                 \
+        memcpy(&f1, F + 4, sizeof f1);                                                             \
+        memcpy(&f2, F + 8, sizeof f2);                                                             \
+        f0 += p0 * v;                                                                              \
+        f1 += p1 * v;                                                                              \
+        f2 += p2 * v;                                                                              \
+        memcpy(F, &f0, sizeof f0);                                                                 \
+        memcpy(F + 4, &f1, sizeof f1);                                                             \
+        memcpy(F + 8, &f2, sizeof f2);                                                             \
+    } while (0)
+    ami_v4 v0 = vb[0], v1 = NA > 1 ? vb[1] : vb[0];
+    double *F0 = Fb[0], *F1 = NA > 1 ? Fb[1] : Fb[0];
+    for (size_t t = 0; t < T; t++) {
+        double p0 = ps[t * 3], p1 = ps[t * 3 + 1], p2 = ps[t * 3 + 2];
+        if (NA > 0) {
+            AMI_FROW(F0 + t * 12, v0);
+            if (NA > 1) AMI_FROW(F1 + t * 12, v1);
+        } else {
+            for (size_t a = 0; a < na; a++) AMI_FROW(Fb[a] + t * 12, vb[a]);
+        }
+    }
+#undef AMI_FROW
+}
+
 /* F and H contributions of point n (its current weights, rest and pseudo-observations). */
 AMI_HOT static void ami_accum_point(ami_dec *d, size_t n, double *Fs, double *Hs)
 {
@@ -587,36 +713,34 @@ AMI_HOT static void ami_accum_point(ami_dec *d, size_t n, double *Fs, double *Hs
     const double *wn = d->w + n * AMI_K;
     double x[4] = {r[0], r[1], r[2], 1.0}, c = d->cn[n];
     const float *ps = d->pstar + n * T * 3;
+    double *Fb[AMI_K];
+    ami_v4 vb[AMI_K];
+    size_t na = 0;
     for (int a = 0; a < AMI_K; a++) {
         if (!(wn[a] > 0.0)) continue;
         double cw = c * wn[a];
         ami_v4 v = {cw * x[0], cw * x[1], cw * x[2], cw};
-        double *F = Fs + (size_t)ix[a] * T * 12;
-        for (size_t t = 0; t < T; t++, F += 12) {
-            ami_v4 f0, f1, f2;
-            memcpy(&f0, F, sizeof f0);
-            memcpy(&f1, F + 4, sizeof f1);
-            memcpy(&f2, F + 8, sizeof f2);
-            f0 += (double)ps[t * 3] * v;
-            f1 += (double)ps[t * 3 + 1] * v;
-            f2 += (double)ps[t * 3 + 2] * v;
-            memcpy(F, &f0, sizeof f0);
-            memcpy(F + 4, &f1, sizeof f1);
-            memcpy(F + 8, &f2, sizeof f2);
-        }
+        Fb[na] = Fs + (size_t)ix[a] * T * 12, vb[na] = v, na++;
         for (int b = 0; b < AMI_K; b++) {
             if (!(wn[b] > 0.0)) continue;
-            double *H = Hs + ((size_t)ix[a] * AMI_MAXB + (size_t)ix[b]) * 16;
+            double *H = Hs + ((size_t)ix[a] * d->bcap + (size_t)ix[b]) * 16;
             for (int i = 0; i < 4; i++)
                 for (int j = 0; j < 4; j++) H[i * 4 + j] += v[i] * wn[b] * x[j];
         }
     }
+    /* the slots in order per frame: a bone held by two slots gets its sums in the same order */
+    if (na == 1)
+        ami_accum_frames(ps, T, 1, 1, Fb, vb);
+    else if (na == 2)
+        ami_accum_frames(ps, T, 2, 2, Fb, vb);
+    else if (na > 0)
+        ami_accum_frames(ps, T, 0, na, Fb, vb);
 }
 
 static void ami_accum_clear(ami_dec *d)
 {
     memset(d->F, 0, sizeof(double) * d->B * d->T * 12);
-    for (size_t j = 0; j < d->B; j++) memset(d->H + j * AMI_MAXB * 16, 0, sizeof(double) * d->B * 16);
+    for (size_t j = 0; j < d->B; j++) memset(d->H + j * d->bcap * 16, 0, sizeof(double) * d->B * 16);
 }
 
 void ami_dec_pass_transforms(ami_dec *d, int sweeps)
@@ -631,13 +755,13 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps)
     /* which bone pairs couple (H_jk != 0) */
     static uint8_t coupled[AMI_MAXB][AMI_MAXB];
     for (size_t j = 0; j < B; j++)
-        for (size_t k = 0; k < B; k++) coupled[j][k] = j != k && d->H[(j * AMI_MAXB + k) * 16 + 15] > 0.0;
+        for (size_t k = 0; k < B; k++) coupled[j][k] = j != k && d->H[(j * d->bcap + k) * 16 + 15] > 0.0;
     for (size_t t = 0; t < T; t++) {
         double *g = d->G + t * d->gs * 12;
         for (int s = 0; s < sweeps; s++) {
             for (size_t oi = 0; oi < B; oi++) {
                 size_t k = d->order ? (size_t)d->order[oi] : oi;
-                const double *Hkk = d->H + (k * AMI_MAXB + k) * 16;
+                const double *Hkk = d->H + (k * d->bcap + k) * 16;
                 double sw = Hkk[15];
                 if (!(sw > 1e-300)) {
                     if (d->par && d->par[k] >= 0) { /* no data: still ride on the parent's joint */
@@ -654,7 +778,7 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps)
                 memcpy(Q, d->F + (k * T + t) * 12, sizeof Q);
                 for (size_t j = 0; j < B; j++) {
                     if (!coupled[j][k]) continue;
-                    const double *Gj = g + j * 12, *Hjk = d->H + (j * AMI_MAXB + k) * 16;
+                    const double *Gj = g + j * 12, *Hjk = d->H + (j * d->bcap + k) * 16;
                     for (int i = 0; i < 3; i++)
                         for (int c = 0; c < 4; c++)
                             Q[i * 4 + c] -= Gj[i * 4] * Hjk[c] + Gj[i * 4 + 1] * Hjk[4 + c] +
@@ -746,18 +870,24 @@ double ami_dec_error_visible(const ami_dec *d, const double *G)
         const double *r = d->rest + n * 3;
         const int32_t *ix = d->idx + n * AMI_K;
         const double *wn = d->w + n * AMI_K;
-        for (size_t t = 0; t < T; t++) {
-            if (!d->vis[n * T + t]) continue;
-            double rc[3] = {0, 0, 0};
-            for (int k = 0; k < AMI_K; k++) {
-                if (!(wn[k] > 0.0)) continue;
+        /* the active slots hoisted out of the frame loop (same sums in the same order) */
+        const double *gk[AMI_K];
+        double wk[AMI_K];
+        size_t na = 0;
+        for (int k = 0; k < AMI_K; k++)
+            if (wn[k] > 0.0) gk[na] = G + (size_t)ix[k] * 12, wk[na] = wn[k], na++;
+        const uint8_t *vi = d->vis + n * T;
+        const float *o = d->obs + n * T * 3;
+        for (size_t t = 0; t < T; t++, o += 3) {
+            if (!vi[t]) continue;
+            double rc0 = 0.0, rc1 = 0.0, rc2 = 0.0;
+            for (size_t a = 0; a < na; a++) {
                 double v[3];
-                ami_xf_apply(G + (t * d->gs + (size_t)ix[k]) * 12, r, v);
-                rc[0] += wn[k] * v[0], rc[1] += wn[k] * v[1], rc[2] += wn[k] * v[2];
+                ami_xf_apply(gk[a] + t * d->gs * 12, r, v);
+                rc0 += wk[a] * v[0], rc1 += wk[a] * v[1], rc2 += wk[a] * v[2];
             }
-            const float *o = d->obs + (n * T + t) * 3;
-            double e[3] = {o[0] - rc[0], o[1] - rc[1], o[2] - rc[2]};
-            sum += am_vec3_norm(e);
+            double e0 = o[0] - rc0, e1 = o[1] - rc1, e2 = o[2] - rc2;
+            sum += sqrt(e0 * e0 + e1 * e1 + e2 * e2);
             cnt++;
         }
     }
@@ -890,19 +1020,21 @@ static double ami_noise_floor(const ami_dec *d)
     ami_hist_init(&h, d->body);
     size_t T = d->T;
     for (size_t n = 0; n < d->N; n++) {
-        for (size_t t = 1; t + 1 < T; t++) {
+        /* only the sampled frames, (t + n) % 4 == 0, are visited: the same samples in order */
+        for (size_t t = 1 + ((4 - ((1 + n) & 3)) & 3); t + 1 < T; t += 4) {
             const uint8_t *v = d->vis + n * T;
             if (!v[t - 1] || !v[t] || !v[t + 1]) continue;
             const float *p = d->obs + (n * T + t) * 3;
             double e[3] = {p[3] - 2.0 * p[0] + p[-3], p[4] - 2.0 * p[1] + p[-2], p[5] - 2.0 * p[2] + p[-1]};
-            if (((t + n) & 3) == 0) ami_hist_add(&h, am_vec3_norm(e));
+            ami_hist_add(&h, sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]));
         }
     }
     return ami_hist_quantile(&h, 0.5) / sqrt(6.0);
 }
 
-/* release: the same tracks, whose points and visible arrays are freed (and set to NULL) as
- * soon as they are copied into the solver's point-major layout (am_decompose_take). */
+/* release: the same tracks, whose points and visible arrays are taken (and set to NULL) as
+ * soon as they are copied into the solver's point-major layout (am_decompose_take): visible
+ * is freed, points becomes the pseudo-observation buffer (same size) and is freed with it. */
 static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am_decompose_opts *opts,
                                am_decomposition **out, am_error *err)
 {
@@ -918,10 +1050,17 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     ami_dec d = {0};
     d.T = T;
     d.N = N;
-    d.gs = AMI_MAXB;
+    /* buffers per bone are sized for the clustering's target, not AMI_MAXB: at 6 bones the
+     * AMI_MAXB-sized ones were ~6 MB, i.e. most of the fixed overhead of a small clip */
+    d.bcap = o.bones ? o.bones : o.max_bones;
+    if (d.bcap > N) d.bcap = N;
+    if (d.bcap > AMI_MAXB) d.bcap = AMI_MAXB;
+    size_t bc = d.bcap;
+    d.gs = bc;
     am_decomposition *res = am_alloc(sizeof *res);
-    float *obs = am_alloc_array(N * T * 3, sizeof(float));
-    uint8_t *vis = am_alloc_array(N * T, 1);
+    /* not zeroed (am_realloc of NULL): the transposition below writes every entry */
+    float *obs = am_realloc_array(NULL, N * T * 3, sizeof(float));
+    uint8_t *vis = am_realloc_array(NULL, N * T, 1);
     d.obs = obs;
     d.vis = vis;
     d.rest = am_alloc_array(N * 3, sizeof(double));
@@ -929,22 +1068,22 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     d.w = am_alloc_array(N * AMI_K, sizeof(double));
     d.w_old = am_alloc_array(N * AMI_K, sizeof(double));
     d.idx_old = am_alloc_array(N * AMI_K, sizeof(int32_t));
-    d.G = am_alloc_array(T * AMI_MAXB * 12, sizeof(double));
+    d.G = am_alloc_array(T * bc * 12, sizeof(double));
     d.cn = am_alloc_array(N, sizeof(double));
     d.mres = am_alloc_array(N, sizeof(double));
-    d.F = am_alloc_array(AMI_MAXB * T * 12, sizeof(double));
-    d.sup = am_alloc_array(AMI_MAXB * T, sizeof(double));
-    d.Gt = am_alloc_array(T * AMI_MAXB * 16, sizeof(double));
+    d.F = am_alloc_array(bc * T * 12, sizeof(double));
+    d.sup = am_alloc_array(bc * T, sizeof(double));
+    d.Gt = am_alloc_array(T * bc * 16, sizeof(double));
     d.threads = o.threads;
     d.work = am_alloc_array(d.threads, sizeof(ami_work));
     if (d.threads > 1) {
-        d.Fw = am_alloc_array((d.threads - 1) * AMI_MAXB * T * 12, sizeof(double));
-        d.Hw = am_alloc_array((d.threads - 1) * AMI_MAXB * AMI_MAXB * 16, sizeof(double));
+        d.Fw = am_alloc_array((d.threads - 1) * bc * T * 12, sizeof(double));
+        d.Hw = am_alloc_array((d.threads - 1) * bc * bc * 16, sizeof(double));
     }
-    d.H = am_alloc_array(AMI_MAXB * AMI_MAXB * 16, sizeof(double));
-    d.S = am_alloc_array(AMI_MAXB * AMI_MAXB * 9, sizeof(double));
-    d.U = am_alloc_array(AMI_MAXB * AMI_MAXB * 3, sizeof(double));
-    d.C = am_alloc_array(AMI_MAXB * AMI_MAXB, sizeof(double));
+    d.H = am_alloc_array(bc * bc * 16, sizeof(double));
+    d.S = am_alloc_array(bc * AMI_MAXB * 9, sizeof(double));
+    d.U = am_alloc_array(bc * AMI_MAXB * 3, sizeof(double));
+    d.C = am_alloc_array(bc * AMI_MAXB, sizeof(double));
     am_status st = AM_OK;
     if (!res || !obs || !vis || !d.rest || !d.idx || !d.w || !d.w_old || !d.idx_old ||
         !d.G || !d.Gt || !d.work || (d.threads > 1 && (!d.Fw || !d.Hw)) || !d.cn || !d.mres || !d.sup || !d.F || !d.H || !d.S || !d.U || !d.C) {
@@ -971,8 +1110,11 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
             }
         }
     }
+    float *taken = NULL;
     if (release) { /* the caller's copy is no longer needed: free it before the solver's buffers */
-        am_free(release->points);
+        /* its points buffer has the size of pstar and is overwritten before pstar is read:
+         * reusing it spares 12 bytes per entry of fresh pages (faults and zeroing) */
+        taken = release->points;
         am_free(release->visible);
         release->points = NULL;
         release->visible = NULL;
@@ -993,7 +1135,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         if (last == SIZE_MAX) /* never seen: filled after the rest pose exists */
             for (size_t t = 0; t < T; t++) po[t * 3] = NAN;
     }
-    d.pstar = am_alloc_array(N * T * 3, sizeof(float));
+    d.pstar = taken ? taken : am_alloc_array(N * T * 3, sizeof(float));
     if (!d.pstar) {
         st = AM_FAIL(err, AM_E_NOMEM, "decomposition of %zu points x %zu frames", N, T);
         goto fail;
@@ -1085,7 +1227,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     for (size_t n = 0; n < N; n++)
         for (size_t t = 0; t < T; t++) d.sup[(size_t)d.idx[n * AMI_K] * T + t] += vis[n * T + t];
     /* repack G to the final bone count: the passes stream it once per point */
-    for (size_t t = 0; t < T; t++) memmove(d.G + t * B * 12, d.G + t * AMI_MAXB * 12, sizeof(double) * B * 12);
+    for (size_t t = 0; t < T; t++) memmove(d.G + t * B * 12, d.G + t * bc * 12, sizeof(double) * B * 12);
     d.gs = B;
     double t1 = am_now();
     res->time_init = t1 - t0;
