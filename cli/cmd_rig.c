@@ -52,9 +52,9 @@ static am_status ami_write_report(const char *path, const am_tracks *tr, size_t 
     am_buf_printf(&b, "  \"noise_floor_pct\": %.6f,\n", d->noise_floor);
     am_buf_printf(&b, "  \"iterations\": %zu,\n", d->iterations);
     if (d->auto_count) {
-        am_buf_printf(&b, "  \"auto\": {\"criterion\": \"smallest bone count whose clustering error is within 1.5x "
-                          "the noise floor, or that neither of the next two splits improves by 10%%/15%%\", "
-                          "\"clustering_error_pct\": [");
+        am_buf_printf(&b, "  \"auto\": {\"criterion\": \"bone count B minimising ln E'(B) + 0.04 (B - 1), E' = the "
+                          "clustering error E over sqrt(1 - 2B/points); candidates end at the first B with E <= "
+                          "the noise floor\", \"clustering_error_pct\": [");
         for (size_t i = 0; i < d->auto_count; i++) am_buf_printf(&b, "%s%.5f", i ? ", " : "", d->auto_err[i]);
         am_buf_printf(&b, "]},\n");
     }

@@ -8,6 +8,7 @@
 #include "anymove/math.h"
 #include "anymove/metrics.h"
 #include "anymove/synth.h"
+#include "decompose/decompose_internal.h"
 
 /* A chain of `bones` segments along +X (length 0.3 m each), points on a tube of radius 4 cm,
  * smooth weights across each joint; joint k bends about Z and Y with its own phase. */
@@ -174,13 +175,57 @@ static void decompose_auto_bones(void)
     AM_CHECK_OK(am_decompose_run(tr, NULL, &d, &err), &err);
     if (d) {
         printf("  auto: %zu bones; curve", d->bone_count);
-        for (size_t i = 0; i < d->auto_count; i++) printf(" %.2f", d->auto_err[i]);
+        for (size_t i = 0; i < d->auto_count; i++) printf(" %.4f", d->auto_err[i]);
         printf("\n");
         AM_CHECK_MSG(d->bone_count >= 4 && d->bone_count <= 6, "auto chose %zu bones for a 4-bone chain",
                      d->bone_count);
     }
     am_decomposition_free(d);
     am_tracks_free(tr);
+}
+
+/* The --bones auto criterion on hand-made curves (docs/track2rig.md): each case is one property
+ * the rule must have, independent of the clustering that produces real curves. */
+static void decompose_auto_pick_curves(void)
+{
+    const size_t N = 2000; /* points: the degrees-of-freedom correction is negligible here */
+    /* a clear knee: halving down to 4 bones, then ~2% per bone */
+    const double knee[] = {10.0, 5.0, 2.5, 1.2, 1.18, 1.16, 1.14, 1.12, 1.10, 1.08};
+    AM_CHECK_MSG(ami_dec_auto_pick(knee, 10, 0.5, N) == 4, "knee: %zu", ami_dec_auto_pick(knee, 10, 0.5, N));
+    /* pure noise: one bone already sits at the noise floor; and with the floor underestimated
+     * or unknown, the 0.6% a split buys by fitting noise is still not worth a bone */
+    const double noise[] = {0.50, 0.497, 0.494, 0.491, 0.488, 0.485, 0.482, 0.479};
+    AM_CHECK(ami_dec_auto_pick(noise, 8, 0.5, N) == 1);
+    AM_CHECK(ami_dec_auto_pick(noise, 8, 0.3, N) == 1);
+    AM_CHECK(ami_dec_auto_pick(noise, 8, 0.0, N) == 1);
+    /* a plateau, then a drop (the first split cut across a limb pair, the third separates it):
+     * a first-plateau stop picks 2; the global criterion crosses the plateau */
+    const double plateau[] = {4.0, 2.0, 1.97, 1.94, 1.0, 0.98, 0.97, 0.96};
+    AM_CHECK_MSG(ami_dec_auto_pick(plateau, 8, 0.3, N) == 5, "plateau: %zu", ami_dec_auto_pick(plateau, 8, 0.3, N));
+    /* the slow tail of the hard clustering (3.5% per bone: blend regions at joints) buys no
+     * bone; this is the curve of decompose_auto_bones' 4-bone chain */
+    const double chain[] = {5.9941, 2.1192, 1.3865, 0.2952, 0.2850, 0.2782, 0.2708, 0.2624,
+                            0.2453, 0.2399, 0.2356, 0.2319, 0.2298, 0.2158, 0.2130, 0.2105};
+    AM_CHECK(ami_dec_auto_pick(chain, 16, 0.13, 480) == 4);
+    /* the noise floor ends the candidates: what is below it is not worth a bone */
+    const double floor_hit[] = {4.0, 2.0, 1.0, 0.5, 0.25, 0.12};
+    AM_CHECK(ami_dec_auto_pick(floor_hit, 6, 1.0, N) == 3);
+    AM_CHECK(ami_dec_auto_pick(floor_hit, 6, 0.0, N) == 6);
+    /* the cap: a curve still halving at max-bones picks max-bones */
+    AM_CHECK(ami_dec_auto_pick(floor_hit, 4, 0.0, N) == 4);
+    /* tiny input (the 10-vertex Khronos SimpleSkin's curve): the third bone's 7% is less than
+     * what 6 more parameters per frame take out of 30 observations by fitting noise */
+    const double tiny[] = {8.96, 3.75, 3.50, 3.50, 3.50};
+    AM_CHECK_MSG(ami_dec_auto_pick(tiny, 5, 0.46, 10) == 2, "tiny: %zu", ami_dec_auto_pick(tiny, 5, 0.46, 10));
+    AM_CHECK(ami_dec_auto_pick(tiny, 5, 0.46, 0) == 3); /* unknown point count: no correction */
+    /* degenerate curves: an exact fit, missing entries, one count, no count */
+    const double exact[] = {1.0, 0.0, 0.0, 0.0};
+    AM_CHECK(ami_dec_auto_pick(exact, 4, 0.0, N) == 2);
+    const double gaps[] = {NAN, 3.0, INFINITY, 1.0};
+    AM_CHECK(ami_dec_auto_pick(gaps, 4, 0.1, N) == 4);
+    AM_CHECK(ami_dec_auto_pick(knee, 1, 0.5, N) == 1);
+    AM_CHECK(ami_dec_auto_pick(knee, 0, 0.5, N) == 1);
+    AM_CHECK(ami_dec_auto_pick(knee, 10, 0.5, 4) == 1); /* 4 points: 2 bones fit as many parameters as data */
 }
 
 static void synth_deterministic_and_degraded(void)
@@ -237,6 +282,6 @@ static void metrics_recon_and_chamfer(void)
     AM_CHECK(isnan(am_joint_chamfer(pj, 2, tj, 0, 1)));
 }
 
-#define AM_TESTS(X) X(decompose_validity) X(decompose_recovers_chain) X(decompose_auto_bones) \
+#define AM_TESTS(X) X(decompose_validity) X(decompose_recovers_chain) X(decompose_auto_bones) X(decompose_auto_pick_curves) \
     X(synth_deterministic_and_degraded) X(metrics_recon_and_chamfer)
 AM_TEST_MAIN(AM_TESTS)
