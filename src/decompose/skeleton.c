@@ -25,7 +25,17 @@ typedef struct {
     double adj[AMI_MAXB][AMI_MAXB];
     double bnd[AMI_MAXB][AMI_MAXB][4]; /* weighted boundary centroid sum + weight */
     double cen[AMI_MAXB][4];           /* dominant-point centroid sum + count */
+    double wcen[AMI_MAXB][4];          /* weighted centroid sum + weight */
 } ami_skel;
+
+/* Where bone k's points are: the centroid of the points it dominates, or, for a bone that
+ * dominates none (it only blends), of the points it influences by weight. (A bone without
+ * dominant points used to get its leaf tip at the world origin.) */
+static void ami_bone_centroid(const ami_skel *s, size_t k, double out[3])
+{
+    const double *c = s->cen[k][3] > 0.0 ? s->cen[k] : s->wcen[k];
+    for (int a = 0; a < 3; a++) out[a] = c[3] > 0.0 ? c[a] / c[3] : 0.0;
+}
 
 static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
 {
@@ -42,8 +52,10 @@ static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
     if (s->bnd[i][j][3] > 0.0) {
         for (int a = 0; a < 3; a++) m[a] = s->bnd[i][j][a] / s->bnd[i][j][3];
     } else { /* no shared points: between the two centroids */
-        for (int a = 0; a < 3; a++)
-            m[a] = 0.5 * (s->cen[i][a] / fmax(s->cen[i][3], 1.0) + s->cen[j][a] / fmax(s->cen[j][3], 1.0));
+        double ci[3], cj[3];
+        ami_bone_centroid(s, i, ci);
+        ami_bone_centroid(s, j, cj);
+        for (int a = 0; a < 3; a++) m[a] = 0.5 * (ci[a] + cj[a]);
     }
     /* regularise towards the shared points: along a hinge axis the data says nothing */
     /* A ~ sum_t theta_t^2 (I - a a^T) for a relative rotation theta about axis a: relative
@@ -64,6 +76,19 @@ static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
     double res = am_vec3_dot(c, Ac) + 2.0 * am_vec3_dot(c, g) + ee;
     double rms = sqrt(fmax(res, 0.0) / (double)T);
     double off = am_vec3_dist(c, m);
+    /* ours: when even the best point does not move rigidly with both bones (residual well
+     * above the fit's median point residual), the pair is weak evidence of a pivot and the
+     * least-squares point can land far outside the body. The data term then gets the Cauchy
+     * weight 1 / (1 + (rms / 3 median)^2) of the track weights, i.e. the prior weighs
+     * (1 + (rms / 3 median)^2) times more. The tree cost keeps the unweighted rms and offset:
+     * this moves where a joint sits, not which bones are joined. */
+    if (d->robust && d->med_res > 0.0) {
+        double r = rms / (3.0 * d->med_res), mu2 = mu * (1.0 + r * r);
+        memcpy(Ar, A, sizeof Ar);
+        Ar[0] += mu2, Ar[4] += mu2, Ar[8] += mu2;
+        for (int a = 0; a < 3; a++) rhs[a] = -g[a] + mu2 * m[a];
+        if (am_mat3_inverse(Ar, Ai)) am_mat3_mul_vec3(Ai, rhs, c);
+    }
     memcpy(s->pivot[i][j], c, sizeof c);
     memcpy(s->pivot[j][i], c, sizeof c);
     double cost = (rms + 0.1 * off) / d->body;
@@ -114,7 +139,7 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
         }
         if (tj == SIZE_MAX) {
             double cen[3], dir[3], len;
-            for (int a = 0; a < 3; a++) cen[a] = s->cen[k][a] / fmax(s->cen[k][3], 1.0);
+            ami_bone_centroid(s, k, cen);
             am_vec3_sub(cen, head + k * 3, dir);
             len = am_vec3_normalize(dir, dir);
             /* ours: a short leaf keeps its short tip towards its points (the fixed 0.1 body
@@ -158,6 +183,11 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
             if (w[a] > w[dom]) dom = a;
         double *cn = s.cen[ix[dom]];
         cn[0] += r[0], cn[1] += r[1], cn[2] += r[2], cn[3] += 1.0;
+        for (int a = 0; a < AMI_K; a++) {
+            if (!(w[a] > 0.0)) continue;
+            double *wc = s.wcen[ix[a]];
+            wc[0] += w[a] * r[0], wc[1] += w[a] * r[1], wc[2] += w[a] * r[2], wc[3] += w[a];
+        }
         for (int a = 0; a < AMI_K; a++)
             for (int b = 0; b < AMI_K; b++) {
                 if (a == b || !(w[a] > 0.05) || !(w[b] > 0.05)) continue;
@@ -244,7 +274,7 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
     double head[AMI_MAXB * 3];
     for (size_t k = 0; k < B; k++) {
         if (par[k] < 0) {
-            for (int a = 0; a < 3; a++) head[k * 3 + a] = s.cen[k][a] / fmax(s.cen[k][3], 1.0);
+            ami_bone_centroid(&s, k, head + k * 3);
         } else {
             memcpy(head + k * 3, s.pivot[k][par[k]], 3 * sizeof(double));
         }
