@@ -894,6 +894,58 @@ double ami_dec_error_visible(const ami_dec *d, const double *G)
     return cnt ? sum / (double)cnt : 0.0;
 }
 
+/* A point hidden in the reference frame has no rest position of its own: the fill carried it
+ * over from another frame, where the body stood elsewhere. Once the clustering has given every
+ * bone a transform in every frame, place it from its own visible frames instead: for each bone,
+ * the rest position that bone maps best onto the observations (the mean of G^-1 p, exact for a
+ * rigid point); the bone is the clustering's unless another explains the track clearly
+ * better (its assignment was made with the carried-over position). The rest update of the
+ * alternation cannot repair a far-off start by itself: it sees winsorized residuals and, in
+ * hidden frames, its own prediction. Returns how many points were placed. */
+static size_t ami_place_hidden(ami_dec *d, size_t rf)
+{
+    size_t T = d->T, N = d->N, B = d->B, placed = 0;
+    for (size_t n = 0; n < N; n++) {
+        const uint8_t *v = d->vis + n * T;
+        if (v[rf]) continue;
+        const float *o = d->obs + n * T * 3;
+        double best = INFINITY, br[3] = {0, 0, 0}, kerr = INFINITY, kr[3] = {0, 0, 0};
+        int32_t bk = -1, k0 = d->idx[n * AMI_K];
+        for (size_t k = 0; k < B; k++) {
+            double r[3] = {0, 0, 0};
+            size_t c = 0;
+            for (size_t t = 0; t < T; t++) {
+                if (!v[t]) continue;
+                const double *G = d->G + (t * d->gs + k) * 12;
+                double e[3] = {o[t * 3] - G[3], o[t * 3 + 1] - G[7], o[t * 3 + 2] - G[11]};
+                for (int i = 0; i < 3; i++) r[i] += G[i] * e[0] + G[4 + i] * e[1] + G[8 + i] * e[2];
+                c++;
+            }
+            if (!c) break; /* never visible: stays parked (documented) */
+            for (int i = 0; i < 3; i++) r[i] /= (double)c;
+            double err = 0.0;
+            for (size_t t = 0; t < T; t++) {
+                if (!v[t]) continue;
+                double q[3];
+                ami_xf_apply(d->G + (t * d->gs + k) * 12, r, q);
+                err += (q[0] - o[t * 3]) * (q[0] - o[t * 3]) + (q[1] - o[t * 3 + 1]) * (q[1] - o[t * 3 + 1]) +
+                       (q[2] - o[t * 3 + 2]) * (q[2] - o[t * 3 + 2]);
+            }
+            if (err < best) best = err, bk = (int32_t)k, memcpy(br, r, sizeof br);
+            if ((int32_t)k == k0) kerr = err, memcpy(kr, r, sizeof kr);
+        }
+        if (bk < 0) continue;
+        /* the clustering's bone stays unless another explains the track clearly better: where
+         * bones move alike (idle clips) the best fit is a coin toss that scatters neighbours */
+        if (kerr <= 3.0 * best) bk = k0, memcpy(br, kr, sizeof br);
+        memcpy(d->rest + n * 3, br, sizeof br);
+        for (int k = 0; k < AMI_K; k++) d->idx[n * AMI_K + k] = bk, d->w[n * AMI_K + k] = 0.0;
+        d->w[n * AMI_K] = 1.0;
+        placed++;
+    }
+    return placed;
+}
+
 /* ---- public entry points ---- */
 
 void am_decompose_opts_defaults(const am_decompose_opts *in, am_decompose_opts *out)
@@ -1222,13 +1274,19 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
                            &res->auto_count, &B, err)) < 0)
         goto fail;
     d.B = B;
+    /* repack G to the final bone count: the passes stream it once per point */
+    for (size_t t = 0; t < T; t++) memmove(d.G + t * B * 12, d.G + t * bc * 12, sizeof(double) * B * 12);
+    d.gs = B;
+    if (ours && ami_place_hidden(&d, rf) && !(tr->faces && tr->face_count)) {
+        /* the kNN graph was built on the carried-over positions: rebuild it on the placed ones */
+        am_free(d.nb_off), am_free(d.nb);
+        d.nb_off = d.nb = NULL;
+        if ((st = ami_dec_graph(&d, NULL, 0, o.knn, err)) < 0) goto fail;
+    }
     /* visible support of each bone and frame from the clustering (it hardly changes later):
      * frames below AMI_MINSUP get interpolated transforms */
     for (size_t n = 0; n < N; n++)
         for (size_t t = 0; t < T; t++) d.sup[(size_t)d.idx[n * AMI_K] * T + t] += vis[n * T + t];
-    /* repack G to the final bone count: the passes stream it once per point */
-    for (size_t t = 0; t < T; t++) memmove(d.G + t * B * 12, d.G + t * bc * 12, sizeof(double) * B * 12);
-    d.gs = B;
     double t1 = am_now();
     res->time_init = t1 - t0;
 
