@@ -60,6 +60,7 @@ typedef struct ami_dec {
 void ami_dec_stats(ami_dec *d);                       /* S, U, C from G */
 void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, bool update_rest);
 void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
+void ami_dec_pass_articulated(ami_dec *d, int sweeps); /* the same, bones carry their subtree */
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
 void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
 
