@@ -297,7 +297,7 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
     d->par = par;
     d->pivot = head;
     for (size_t round = 0; round < refit_rounds; round++) {
-        ami_dec_pass_articulated(d, 2);
+        ami_dec_pass_articulated(d, 4);
         ami_dec_pass_weights(d, d->robust || round == 0, true, d->rest_update);
     }
     d->order = NULL;

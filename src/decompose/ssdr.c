@@ -1417,9 +1417,10 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     res->fps = tr->fps > 0.0 ? tr->fps : 30.0;
     res->body_size = d.body;
     if (!(o.flags & AM_DECOMPOSE_NO_SKELETON)) {
-        /* every round lowers the articulated objective (ami_dec_pass_articulated); 6 rounds take
-         * ~10% of the command and most of the gain (synthetic quadruped walk 0.61 -> 0.33%) */
-        if ((st = ami_dec_skeleton(&d, 6, res, err)) < 0) goto fail;
+        /* every sweep lowers the articulated objective (ami_dec_pass_articulated); 3 rounds of 4
+         * sweeps get most of the gain (synthetic quadruped walk 0.61 -> 0.35%) for ~8% of the
+         * command: the weight re-solve between rounds is what costs at large N */
+        if ((st = ami_dec_skeleton(&d, 3, res, err)) < 0) goto fail;
     } else {
         res->rest = am_alloc_array(N * 3, sizeof(float));
         res->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
