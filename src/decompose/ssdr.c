@@ -757,6 +757,28 @@ static void ami_accum_clear(ami_dec *d)
     for (size_t j = 0; j < d->B; j++) memset(d->H + j * d->bcap * 16, 0, sizeof(double) * d->B * 16);
 }
 
+/* The rigid transform G (3x4, warm start in) minimising tr(G H G^T) - 2 tr(G Q^T): a weighted
+ * Procrustes problem in sums. Free (h0 == NULL): any translation. Pinned: G x = R (x - h0) + h1,
+ * a rotation about the joint h0 whose image h1 the parent fixes. */
+static void ami_fit_bone(const double Q[12], const double H[16], const double *h0, const double *h1, double G[12])
+{
+    double sw = H[15], a[3] = {H[3], H[7], H[11]}, q[3] = {Q[3], Q[7], Q[11]}, Cm[9], R[9], tr[3];
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++) R[i * 3 + c] = G[i * 4 + c];
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++)
+            Cm[i * 3 + c] = h0 ? Q[i * 4 + c] - h1[i] * a[c] + sw * h1[i] * h0[c] - q[i] * h0[c]
+                               : Q[i * 4 + c] - q[i] * a[c] / sw;
+    ami_rot_polar(Cm, R);
+    double v[3];
+    am_mat3_mul_vec3(R, h0 ? h0 : a, v);
+    for (int i = 0; i < 3; i++) tr[i] = h0 ? h1[i] - v[i] : (q[i] - v[i]) / sw;
+    for (int i = 0; i < 3; i++) {
+        for (int c = 0; c < 3; c++) G[i * 4 + c] = R[i * 3 + c];
+        G[i * 4 + 3] = tr[i];
+    }
+}
+
 void ami_dec_pass_transforms(ami_dec *d, int sweeps)
 {
     size_t T = d->T, N = d->N, B = d->B;
@@ -788,21 +810,7 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps)
                             Q[i * 4 + c] -= Gj[i * 4] * Hjk[c] + Gj[i * 4 + 1] * Hjk[4 + c] +
                                             Gj[i * 4 + 2] * Hjk[8 + c] + Gj[i * 4 + 3] * Hjk[12 + c];
                 }
-                double a[3] = {Hkk[3], Hkk[7], Hkk[11]}, q[3] = {Q[3], Q[7], Q[11]};
-                double Cm[9], R[9];
-                double *Gk = g + k * 12;
-                for (int i = 0; i < 3; i++)
-                    for (int c = 0; c < 3; c++) R[i * 3 + c] = Gk[i * 4 + c];
-                for (int i = 0; i < 3; i++)
-                    for (int c = 0; c < 3; c++) Cm[i * 3 + c] = Q[i * 4 + c] - q[i] * a[c] / sw;
-                ami_rot_polar(Cm, R);
-                double tr[3], Ra[3];
-                am_mat3_mul_vec3(R, a, Ra);
-                for (int i = 0; i < 3; i++) tr[i] = (q[i] - Ra[i]) / sw;
-                for (int i = 0; i < 3; i++) {
-                    for (int c = 0; c < 3; c++) Gk[i * 4 + c] = R[i * 3 + c];
-                    Gk[i * 4 + 3] = tr[i];
-                }
+                ami_fit_bone(Q, Hkk, NULL, NULL, g + k * 12);
             }
         }
     }
@@ -893,38 +901,22 @@ void ami_dec_pass_articulated(ami_dec *d, int sweeps)
                             Q[r * 4 + c] += v;
                         }
                 }
-                double sw = Hs[15];
                 bool pinned = d->par[k] >= 0;
-                double R[9], tr[3], h0[3], h1[3];
-                for (int i = 0; i < 3; i++)
-                    for (int c = 0; c < 3; c++) R[i * 3 + c] = Gk[i * 4 + c];
+                double h0[3], h1[3];
                 if (pinned) {
                     memcpy(h0, d->pivot + k * 3, sizeof h0);
                     ami_xf_apply(g + (size_t)d->par[k] * 12, h0, h1);
                 }
-                if (sw > 1e-300) {
-                    double a[3] = {Hs[3], Hs[7], Hs[11]}, q[3] = {Q[3], Q[7], Q[11]}, Cm[9];
+                if (Hs[15] > 1e-300) {
+                    ami_fit_bone(Q, Hs, pinned ? h0 : NULL, h1, Gk);
+                } else if (pinned) { /* no data in the subtree: keep its rotation, ride on the joint */
+                    double Rh[3], R[9];
                     for (int i = 0; i < 3; i++)
-                        for (int c = 0; c < 3; c++)
-                            Cm[i * 3 + c] = pinned ? Q[i * 4 + c] - h1[i] * a[c] + sw * h1[i] * h0[c] - q[i] * h0[c]
-                                                   : Q[i * 4 + c] - q[i] * a[c] / sw;
-                    ami_rot_polar(Cm, R);
-                    if (!pinned) {
-                        double Ra[3];
-                        am_mat3_mul_vec3(R, a, Ra);
-                        for (int i = 0; i < 3; i++) tr[i] = (q[i] - Ra[i]) / sw;
-                    }
-                } else if (!pinned) {
-                    continue; /* no data anywhere in the tree: leave it */
-                }
-                if (pinned) {
-                    double Rh[3];
+                        for (int c = 0; c < 3; c++) R[i * 3 + c] = Gk[i * 4 + c];
                     am_mat3_mul_vec3(R, h0, Rh);
-                    for (int i = 0; i < 3; i++) tr[i] = h1[i] - Rh[i];
-                }
-                for (int i = 0; i < 3; i++) {
-                    for (int c = 0; c < 3; c++) Gk[i * 4 + c] = R[i * 3 + c];
-                    Gk[i * 4 + 3] = tr[i];
+                    for (int i = 0; i < 3; i++) Gk[i * 4 + 3] = h1[i] - Rh[i];
+                } else {
+                    continue; /* no data anywhere in the tree: leave it */
                 }
                 for (size_t j = 0; j < B; j++) { /* the subtree follows: G_j = G_k L_j */
                     if (j == k || !(S >> j & 1)) continue;
