@@ -779,14 +779,21 @@ static void ami_fit_bone(const double Q[12], const double H[16], const double *h
     }
 }
 
-void ami_dec_pass_transforms(ami_dec *d, int sweeps)
+/* F and H for the current weights: left by the fused per-point pass, else summed here. A bone
+ * step consumes them (it changes the transforms the next pass reads). */
+static void ami_sums_take(ami_dec *d)
 {
-    size_t T = d->T, N = d->N, B = d->B;
     if (!d->f_ready) {
         ami_accum_clear(d);
-        for (size_t n = 0; n < N; n++) ami_accum_point(d, n, d->F, d->H);
+        for (size_t n = 0; n < d->N; n++) ami_accum_point(d, n, d->F, d->H);
     }
     d->f_ready = false;
+}
+
+void ami_dec_pass_transforms(ami_dec *d, int sweeps)
+{
+    size_t T = d->T, B = d->B;
+    ami_sums_take(d);
     bool fill = d->em; /* ours */
     /* which bone pairs couple (H_jk != 0) */
     static uint8_t coupled[AMI_MAXB][AMI_MAXB];
@@ -827,12 +834,8 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps)
  * (L as 4x4 homogeneous), so the same pinned Procrustes solves it. */
 void ami_dec_pass_articulated(ami_dec *d, int sweeps)
 {
-    size_t T = d->T, N = d->N, B = d->B;
-    if (!d->f_ready) {
-        ami_accum_clear(d);
-        for (size_t n = 0; n < N; n++) ami_accum_point(d, n, d->F, d->H);
-    }
-    d->f_ready = false;
+    size_t T = d->T, B = d->B;
+    ami_sums_take(d);
     uint64_t sub[AMI_MAXB] = {0}; /* bone k and its descendants */
     for (size_t k = 0; k < B; k++) sub[k] = (uint64_t)1 << k;
     for (size_t oi = B; oi-- > 0;) {
