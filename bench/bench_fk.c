@@ -93,7 +93,6 @@ int main(int argc, char **argv)
         fk_s[r] = am_now() - t0;
         for (size_t i = 0; i < frames * rig->joint_count * 3; i++) checksum += joints[i];
     }
-    am_log_set_quiet(true);
     for (size_t r = 0; r < repeats; r++) {
         const am_motion *clips[1] = {mo};
         am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};

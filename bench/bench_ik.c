@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "anymove/ik.h"
+#include "anymove/io.h"
 
 static double ami_cpu(void)
 {

@@ -14,6 +14,18 @@
 /* Print an error as "anymove <cmd>: file:line:col: error: what (info)"; returns the exit code
  * of its status (1 or 2). */
 int am_cli_fail(const char *cmd, const am_error *err);
+/* 2 for input/usage/output faults, 1 for ours or the machine's, 0 for success. */
+int am_cli_exit_code(am_status code);
+/* --quiet was given. */
+bool am_cli_quiet(void);
+/* A note on stderr ("anymove: ...") unless --quiet. */
+void am_cli_log(const char *fmt, ...) AM_PRINTF(1, 2);
+/* Log "<name> ... 1.234 s" since t0 (am_now()) and return the seconds. */
+double am_cli_stage_end(double t0, const char *name);
+/* The context every command passes to library jobs: progress on stderr unless --quiet. */
+am_context am_cli_context(void);
+/* Each warning a job returned, on stderr (warnings are shown even with --quiet). */
+void am_cli_print_warnings(const char *cmd, const am_warning_list *w);
 /* Usage error: message on stderr, then "try 'anymove <cmd> --help'"; returns 2. */
 int am_cli_usage(const char *cmd, const char *fmt, ...) AM_PRINTF(2, 3);
 

@@ -3,6 +3,7 @@
 
 #include "anymove/synth.h"
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_bake_help(FILE *out)
 {
@@ -76,7 +77,7 @@ int am_cmd_bake(int argc, char **argv)
         rc = am_cli_fail("bake", &err);
         goto done;
     }
-    am_log("bake: %zu vertices x %zu frames, %zu faces, %zu deforming joints -> %s, %s", c->tracks->point_count,
+    am_cli_log("bake: %zu vertices x %zu frames, %zu faces, %zu deforming joints -> %s, %s", c->tracks->point_count,
            c->tracks->frame_count, c->tracks->face_count, c->joint_count, tp, gp);
 done:
     am_synth_clip_free(c);

@@ -5,6 +5,7 @@
 #include "anymove/bvh.h"
 #include "cli.h"
 #include "ik_util.h"
+#include "core/internal.h"
 
 static void ami_convert_help(FILE *out)
 {
@@ -43,7 +44,7 @@ static am_status ami_write_dir(const char *dir, am_rig *rig, am_motion *mo, am_e
     if (!mo->joints) AMI_TRY(am_motion_compute_joints(mo, rig, err));
     snprintf(path, sizeof path, "%s/motion.json", dir);
     AMI_TRY(am_motion_write(mo, path, err));
-    am_log("wrote %s/rig.json (%zu bones) and motion.json (%zu frames)", dir, rig->bone_count,
+    am_cli_log("wrote %s/rig.json (%zu bones) and motion.json (%zu frames)", dir, rig->bone_count,
            mo->frame_count);
     return AM_OK;
 }
@@ -130,7 +131,7 @@ int am_cmd_convert(int argc, char **argv)
             am_motion_from_bvh(bvh, rig, &bo, &mo, &dropped, &err) != AM_OK)
             goto fail;
         if (dropped)
-            am_log("warning: %zu joints translate in the file; a rigid rig keeps their OFFSET", dropped);
+            am_cli_log("warning: %zu joints translate in the file; a rigid rig keeps their OFFSET", dropped);
         if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
     } else {
         if (!rig_path) {
@@ -151,7 +152,7 @@ int am_cmd_convert(int argc, char **argv)
             rc = am_cli_usage("convert", "the output must end in .bvh or .glb, got '%s'", out);
             goto done;
         }
-        am_log("wrote %s (%zu frames)", out, mo->frame_count);
+        am_cli_log("wrote %s (%zu frames)", out, mo->frame_count);
     }
     goto done;
 fail:

@@ -4,6 +4,7 @@
 
 #include "anymove/capture.h"
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_exam_help(FILE *out)
 {
@@ -90,7 +91,7 @@ int am_cmd_exam(int argc, char **argv)
         rc = am_cli_fail("exam", &err);
         goto done;
     }
-    am_log("exam: %zu frames, %zu joints, body size %.3f m, lag %d -> %s/{det,truth}.npz", ex->det->frame_count,
+    am_cli_log("exam: %zu frames, %zu joints, body size %.3f m, lag %d -> %s/{det,truth}.npz", ex->det->frame_count,
            ex->det->joint_count, ex->body_size, ex->lag, dir);
 done:
     am_exam_free(ex);

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_export_help(FILE *out)
 {
@@ -63,7 +64,7 @@ int am_cmd_export(int argc, char **argv)
     am_rig *rig = NULL;
     am_motion *mo = NULL;
     int rc = 0;
-    double t0 = am_stage_begin();
+    double t0 = am_now();
     if (am_rig_load(rig_path, &rig, &err) != AM_OK ||
         am_motion_load(motion_path, rig, &mo, &err) != AM_OK) {
         rc = am_cli_fail("export", &err);
@@ -81,8 +82,8 @@ int am_cmd_export(int argc, char **argv)
         rc = am_cli_fail("export", &err);
         goto done;
     }
-    am_stage_end(t0, "export");
-    am_log("wrote %s: %zu bones, %zu frames at %g fps", out_path, rig->bone_count,
+    am_cli_stage_end(t0, "export");
+    am_cli_log("wrote %s: %zu bones, %zu frames at %g fps", out_path, rig->bone_count,
            mo->frame_count, mo->fps);
 done:
     am_motion_free(mo);

@@ -2,6 +2,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 /* A rig from rig.json, or from the skeleton of a skinned .glb/.gltf (users bring their rigs). */
 static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)

@@ -7,6 +7,7 @@
 #include "anymove/metrics.h"
 #include "cli.h"
 #include "ik_util.h"
+#include "core/internal.h"
 
 static void ami_ik_help(FILE *out)
 {
@@ -170,7 +171,7 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     am_free(per);
     if (o.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
     else s = am_file_write(path, o.data, o.len, err);
-    if (s == AM_OK) am_log("FK error: mean %.3g cm, max %.3g of body size (%s)", 100 * st.mean,
+    if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size (%s)", 100 * st.mean,
                            size > 0 ? st.max / size : 0.0, path);
     am_buf_free(&o);
     return s;
@@ -238,9 +239,9 @@ int am_cmd_ik(int argc, char **argv)
     if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
     am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
                      .reference = ref, .opts = &opts, .out = mo};
-    double t0 = am_stage_begin();
+    double t0 = am_now();
     if (am_ik_run(&job, &err) != AM_OK) goto fail;
-    double solve_s = am_stage_end(t0, "ik solve");
+    double solve_s = am_cli_stage_end(t0, "ik solve");
     if (am_motion_compute_joints(mo, rig, &err) != AM_OK || am_cli_mkdir_p(out_dir, &err) != AM_OK) goto fail;
     snprintf(path, sizeof path, "%s/motion.json", out_dir);
     if (am_motion_write(mo, path, &err) != AM_OK) goto fail;

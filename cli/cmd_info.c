@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_info_help(FILE *out)
 {

@@ -5,6 +5,7 @@
 
 #include "anymove/decompose.h"
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_rig_help(FILE *out)
 {
@@ -140,7 +141,7 @@ int am_cmd_rig(int argc, char **argv)
         goto done;
     }
     double t1 = am_now();
-    am_log("rig: %zu points x %zu frames%s", tr->point_count, tr->frame_count, tr->face_count ? " with faces" : "");
+    am_cli_log("rig: %zu points x %zu frames%s", tr->point_count, tr->frame_count, tr->face_count ? " with faces" : "");
     size_t hidden = 0;
     for (size_t i = 0; i < tr->frame_count * tr->point_count; i++) hidden += !tr->visible[i];
     if (am_decompose_take(tr, &o, &d, &err) != AM_OK) { /* frees tr's samples once copied */
@@ -148,7 +149,7 @@ int am_cmd_rig(int argc, char **argv)
         rc = am_cli_fail("rig", &err);
         goto done;
     }
-    am_log("rig: %zu bones, visible reconstruction error %.3f%% of body size (%.3f s)", d->bone_count,
+    am_cli_log("rig: %zu bones, visible reconstruction error %.3f%% of body size (%.3f s)", d->bone_count,
            d->err_visible, am_now() - t1);
     double t2 = am_now();
     size_t N = d->point_count;
@@ -178,7 +179,7 @@ int am_cmd_rig(int argc, char **argv)
     double t3 = am_now();
     ami_join(path, sizeof path, dir, "report.json");
     if (ami_write_report(path, tr, hidden, d, &o, t1 - t0, t3 - t2, t3 - t0, &err) != AM_OK) goto fail;
-    am_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir, am_now() - t0);
+    am_cli_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir, am_now() - t0);
     goto done;
 fail:
     rc = am_cli_fail("rig", &err);

@@ -4,6 +4,7 @@
 
 #include "anymove/capture.h"
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_solve_help(FILE *out)
 {
@@ -69,7 +70,7 @@ int am_cmd_solve(int argc, char **argv)
     am_buf rep = {0};
     int rc = 0;
     char path[4096];
-    double t0 = am_stage_begin();
+    double t0 = am_now();
     if (am_rig_load(rig_path, &rig, &err) != AM_OK || (cr_path && am_creature_load(cr_path, &cr, &err) != AM_OK) ||
         am_det_load(det_path, &det, &err) != AM_OK) {
         rc = am_cli_fail("solve", &err);
@@ -111,7 +112,7 @@ int am_cmd_solve(int argc, char **argv)
         goto done;
     }
     if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
-    am_stage_end(t0, "solve");
+    am_cli_stage_end(t0, "solve");
 done:
     am_buf_free(&rep);
     am_capture_result_free(res);

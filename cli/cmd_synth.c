@@ -3,6 +3,7 @@
 
 #include "anymove/synth.h"
 #include "cli.h"
+#include "core/internal.h"
 
 static void ami_synth_help(FILE *out)
 {
@@ -81,7 +82,7 @@ int am_cmd_synth(int argc, char **argv)
         am_synth_clip_free(c);
         return am_cli_fail("synth", &err);
     }
-    am_log("synth: %s %s seed %u: %zu points x %zu frames, %zu bones, %zu joints, %.1f%% hidden -> %s, %s",
+    am_cli_log("synth: %s %s seed %u: %zu points x %zu frames, %zu bones, %zu joints, %.1f%% hidden -> %s, %s",
            am_synth_plan_name(o.plan), am_synth_motion_name(o.motion), o.seed, c->tracks->point_count,
            c->tracks->frame_count, c->bone_count, c->joint_count, 100.0 * c->hidden_share, tp, gp);
     am_synth_clip_free(c);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 am_status am_cli_mkdir_p(const char *dir, am_error *err)
 {

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "ik_util.h"
+#include "core/internal.h"
 
 am_status am_cli_rig_load(const char *path, am_rig **out, am_error *err)
 {

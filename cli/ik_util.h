@@ -2,7 +2,7 @@
 #ifndef AM_CLI_IK_UTIL_H
 #define AM_CLI_IK_UTIL_H
 
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 /* rig.json has no field for helper bones (non-deforming IK targets and poles; SPEC 2.1 keeps
  * unknown keys), so convert writes them as "helpers": [bone names], and ik/score read it back.

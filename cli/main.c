@@ -4,6 +4,9 @@
 
 #include "cli.h"
 
+/* The CLI is the application: its one flag is process state by right. */
+static bool ami_cli_quiet;
+
 typedef struct {
     const char *verb;
     const char *summary;
@@ -45,7 +48,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int i = 2; i < argc; i++)
-        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) am_log_set_quiet(true);
+        if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) ami_cli_quiet = true;
     for (size_t i = 0; i < sizeof ami_commands / sizeof ami_commands[0]; i++)
         if (strcmp(argv[1], ami_commands[i].verb) == 0) return ami_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "anymove: unknown command '%s'\n", argv[1]);
@@ -58,8 +61,62 @@ int am_cli_fail(const char *cmd, const am_error *err)
     char msg[1024];
     am_error_format(msg, sizeof msg, err);
     fprintf(stderr, "anymove %s: %s\n", cmd, msg);
-    int code = err ? am_status_exit_code(err->code) : 1;
-    return code == 0 ? 1 : code;
+    return am_cli_exit_code(err ? err->code : AM_E_INTERNAL);
+}
+
+int am_cli_exit_code(am_status code)
+{
+    switch (am_status_fault(code)) {
+    case AM_FAULT_NONE: return code >= 0 ? 0 : 1;
+    case AM_FAULT_INPUT: return 2;
+    default: return 1;
+    }
+}
+
+bool am_cli_quiet(void) { return ami_cli_quiet; }
+
+void am_cli_log(const char *fmt, ...)
+{
+    if (ami_cli_quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("anymove: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+double am_cli_stage_end(double t0, const char *name)
+{
+    double dt = am_now() - t0;
+    am_cli_log("%-28s %8.3f s", name, dt);
+    return dt;
+}
+
+/* One line per finished stage; the library calls it through the job's context. */
+static bool ami_cli_progress(void *user, const am_progress *p)
+{
+    (void)user;
+    if (p->fraction >= 1.0) am_cli_log("%-28s %8.3f s", p->stage, p->seconds);
+    return true;
+}
+
+am_context am_cli_context(void)
+{
+    am_context ctx = {0};
+    if (!ami_cli_quiet) ctx.progress = ami_cli_progress;
+    return ctx;
+}
+
+void am_cli_print_warnings(const char *cmd, const am_warning_list *w)
+{
+    for (size_t i = 0; w && i < w->count; i++) {
+        if (w->data[i].count > 1)
+            fprintf(stderr, "anymove %s: warning: %s (%zu times)\n", cmd, w->data[i].text,
+                    w->data[i].count);
+        else
+            fprintf(stderr, "anymove %s: warning: %s\n", cmd, w->data[i].text);
+    }
 }
 
 int am_cli_usage(const char *cmd, const char *fmt, ...)

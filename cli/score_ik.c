@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "ik_util.h"
 #include "score.h"
+#include "core/internal.h"
 
 static void ami_score_ik_help(FILE *out)
 {

@@ -6,6 +6,7 @@
 #include "anymove/metrics.h"
 #include "cli.h"
 #include "score.h"
+#include "core/internal.h"
 
 static void ami_score_rig_help(FILE *out)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

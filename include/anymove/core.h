@@ -1,4 +1,5 @@
-/* anymove core: status codes, errors, allocation, logging and progress.
+/* anymove core: status codes, errors, per-call contexts (allocator, limits, progress),
+ * warnings, allocation, files.
  *
  * Conventions: every fallible call returns am_status (AM_OK = 0, failures negative,
  * informational values positive) and takes an optional `am_error *err` last. On failure
@@ -7,14 +8,15 @@
  *
  *     am_error err = {0};
  *     am_rig *rig = NULL;
- *     if (am_rig_load("rig.json", NULL, &rig, &err) != AM_OK) {
+ *     if (am_rig_load("rig.json", &rig, &err) != AM_OK) {
  *         char msg[512];
  *         am_error_format(msg, sizeof msg, &err);
  *         fprintf(stderr, "%s\n", msg);
  *     }
  *     am_rig_free(rig);
  *
- * Pairs: am_alloc/am_free (or the same am_allocator's functions), am_error_set/am_error_format.
+ * Pairs: am_alloc/am_free, am_scope_enter/am_scope_leave, am_warning_list_free for every
+ * warning list a result hands over.
  */
 #ifndef ANYMOVE_CORE_H
 #define ANYMOVE_CORE_H
@@ -40,12 +42,12 @@ extern "C" {
 
 /* Generated from the one table, errors.def, with its messages and exit codes. */
 typedef enum am_status {
-#define X(name, value, exit_code, msg) AM_##name = value,
+#define X(name, value, fault, msg) AM_##name = value,
 #include "errors.def"
 #undef X
 } am_status;
 enum {
-#define X(name, value, exit_code, msg) AMI_STATUS_ROW_##name,
+#define X(name, value, fault, msg) AMI_STATUS_ROW_##name,
 #include "errors.def"
 #undef X
     AM_STATUS_COUNT
@@ -64,10 +66,19 @@ typedef struct am_error {
 
 /* Static message for a status ("success" for AM_OK, "unknown status" otherwise). */
 const char *am_status_message(am_status code);
-/* The CLI exit code for a status: 0, 1 (our fault) or 2 (input/usage fault). */
-int am_status_exit_code(am_status code);
 /* Name of a status ("E_SYNTAX"), for tests and logs. */
 const char *am_status_name(am_status code);
+
+/* Whose fault a failure is: the caller's data or usage (a bad file, a wrong argument, an
+ * unwritable output location), or the library and the machine (memory, an internal error).
+ * The CLI turns these into exit codes 2 and 1; bindings into exception classes. */
+typedef enum am_fault {
+    AM_FAULT_NONE,   /* AM_OK and the informational statuses */
+    AM_FAULT_INPUT,  /* the input, the usage or the output location is at fault */
+    AM_FAULT_SYSTEM, /* out of memory, an internal error */
+    AM_FAULT_COUNT
+} am_fault;
+am_fault am_status_fault(am_status code);
 
 /* Fill *err (if not NULL) and return code. file may be NULL. offset: UINT64_MAX if n/a. */
 am_status am_error_set(am_error *err, am_status code, const char *file, uint32_t line,
@@ -78,20 +89,11 @@ void am_error_set_file(am_error *err, const char *file);
 /* "file:line:col: error: what (info)" or "file: byte N: error: what (info)". Returns buf. */
 char *am_error_format(char *buf, size_t size, const am_error *err);
 
-/* Library-internal helpers: record the failing source line automatically. */
-#define AM_FAIL(err, code, ...) \
-    am_error_set((err), (code), NULL, 0, 0, UINT64_MAX, __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
-#define AM_FAIL_AT(err, code, file, line, col, ...) \
-    am_error_set((err), (code), (file), (line), (col), UINT64_MAX, __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
-#define AM_FAIL_OFS(err, code, file, offset, ...) \
-    am_error_set((err), (code), (file), 0, 0, (offset), __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
-/* Return from the current function with a status if cond is false. */
-#define AMI_CHECK(err, cond, code, ...) \
-    do { if (!(cond)) return AM_FAIL((err), (code), __VA_ARGS__); } while (0)
-#define AMI_TRY(expr) \
-    do { am_status ami_s_ = (expr); if (ami_s_ < 0) return ami_s_; } while (0)
-
-/* ---- allocation: every allocation goes through here. -------------------------------- */
+/* ---- per-call context: allocator, limits, progress (ufbx's allocator opts) -------------
+ * Every job's options end with an `am_context ctx`; all-zero means malloc, no limits and no
+ * progress. Everything a call allocates (temporaries and results) goes through its context's
+ * allocator; each block remembers its allocator, so am_<x>_free() needs no context. A context
+ * is plain configuration: the counters of a call live in the call's scope (below). */
 typedef struct am_allocator {
     void *(*alloc)(void *user, size_t size);
     void *(*realloc)(void *user, void *ptr, size_t size);
@@ -99,13 +101,98 @@ typedef struct am_allocator {
     void *user;
 } am_allocator;
 
-/* Set the process-wide allocator (NULL restores malloc). Override all three or none.
- * max_allocs > 0 makes the (max_allocs+1)-th allocation fail: fault injection for tests. */
-void am_set_allocator(const am_allocator *a);
-void am_set_alloc_limit(uint64_t max_allocs);
-uint64_t am_alloc_count(void);
-/* NULL on failure or when size == 0 would overflow. am_alloc_array checks n*size overflow.
- * All return zeroed memory except am_realloc's new tail. */
+/* One progress event. stage is a short static name ("decompose", "fit"); fraction in [0, 1]
+ * (1 = the stage is done, and seconds is its duration), or -1 when unknown. */
+typedef struct am_progress {
+    const char *stage;
+    double fraction;
+    double seconds;
+} am_progress;
+/* Return false to cancel: the call stops at its next check and returns AM_E_CANCELLED. */
+typedef bool (*am_progress_fn)(void *user, const am_progress *p);
+
+typedef struct am_context {
+    am_allocator allocator;  /* all NULL = the C library's malloc/realloc/free; override all
+                                three or none */
+    uint64_t max_bytes;      /* live bytes the call may hold at once; 0 = no limit. Going over
+                                fails the allocation (AM_E_NOMEM) */
+    uint64_t max_allocs;     /* allocation number max_allocs + 1 fails; 0 = no limit (fault
+                                injection for tests) */
+    am_progress_fn progress; /* NULL = no progress */
+    void *progress_user;
+} am_context;
+
+/* ---- warnings: non-fatal oddities returned in results, never printed (ufbx_warning) ---- */
+typedef enum am_warning_kind {
+#define X(name, msg) AM_WARN_##name,
+#include "warnings.def"
+#undef X
+    AM_WARN_COUNT
+} am_warning_kind;
+
+typedef struct am_warning {
+    am_warning_kind kind;
+    char text[240];          /* the first occurrence, e.g. "foot 'paw_X' is not a joint" */
+    size_t count;            /* occurrences with this kind and text */
+} am_warning;
+
+typedef struct am_warning_list {
+    am_warning *data;
+    size_t count;
+} am_warning_list;
+
+/* Static message of a kind ("a name was not found and was skipped"). */
+const char *am_warning_kind_message(am_warning_kind kind);
+/* Name of a kind ("IGNORED_NAME"). */
+const char *am_warning_kind_name(am_warning_kind kind);
+/* Append src's warnings to dst (merging equal ones); src is left as is. AM_E_NOMEM. */
+AM_NODISCARD am_status am_warning_list_append(am_warning_list *dst, const am_warning_list *src);
+void am_warning_list_free(am_warning_list *list);
+
+/* ---- scopes: the context of a call, on the calling thread ------------------------------
+ * Jobs enter their opts' context themselves. A caller that runs loaders (which take no
+ * options) under its own allocator, limits or progress wraps them in a scope:
+ *
+ *     am_context ctx = {.max_allocs = 10};
+ *     am_scope sc;
+ *     am_scope_enter(&sc, &ctx);
+ *     am_status s = am_rig_load("rig.json", &rig, &err);   // allocation 11 fails
+ *     am_warning_list w = {0};
+ *     am_scope_leave(&sc, &w);
+ *
+ * Scopes nest (leave in reverse order). An all-zero context inside a scope inherits the outer
+ * one's allocator, limits and progress (a job called inside a caller's scope shares them) but
+ * collects its own warnings. A scope belongs to one thread; a call's worker threads join it
+ * with am_scope_join. The only state is the calling thread's pointer to its innermost scope,
+ * set for the duration of a call. */
+typedef struct am_scope {      /* fields are private */
+    am_context ctx;             /* the effective context (inherited when entered all-zero) */
+    struct am_scope *outer;     /* the thread's previous innermost scope */
+    struct am_scope *counters;  /* the scope whose counters and limits apply */
+    struct am_scope *collector; /* the scope that collects warnings */
+    uint64_t live_bytes, peak_bytes, allocs, id; /* updated atomically */
+    am_warning_list warnings;
+    int spin, cancelled;
+} am_scope;
+
+void am_scope_enter(am_scope *scope, const am_context *ctx);
+/* Leave the innermost scope; the warnings it collected are appended to *warnings (NULL drops
+ * them). A worker's joined scope hands nothing over: its warnings went to the scope it joined. */
+void am_scope_leave(am_scope *scope, am_warning_list *warnings);
+/* A worker thread joins a scope of another thread (its caller's, from am_scope_current()),
+ * sharing its allocator, limits, counters and warnings; leave with am_scope_leave(worker, NULL)
+ * before the caller leaves. */
+void am_scope_join(am_scope *worker, am_scope *scope);
+/* The calling thread's innermost scope, or NULL. */
+am_scope *am_scope_current(void);
+/* Peak live bytes and allocation count of a scope so far (what a limit is checked against). */
+uint64_t am_scope_peak_bytes(const am_scope *scope);
+uint64_t am_scope_alloc_count(const am_scope *scope);
+
+/* ---- allocation: every allocation goes through the current scope's allocator ------------
+ * NULL on failure, on a limit, or when n * size overflows. All return zeroed memory except
+ * am_realloc's new tail. am_free(NULL) is a no-op; a block may be freed on any thread, inside
+ * or outside any scope (it remembers its allocator). */
 void *am_alloc(size_t size);
 void *am_alloc_array(size_t n, size_t size);
 void *am_realloc(void *ptr, size_t size);
@@ -114,17 +201,8 @@ void am_free(void *ptr);
 char *am_strdup(const char *s);
 char *am_strndup(const char *s, size_t n);
 
-/* ---- logging and progress (stderr). ------------------------------------------------- */
-void am_log_set_quiet(bool quiet);
-bool am_log_quiet(void);
-/* A progress/log line on stderr unless quiet: "anymove: <message>". */
-void am_log(const char *fmt, ...) AM_PRINTF(1, 2);
 /* Seconds from a monotonic clock. */
 double am_now(void);
-/* Stage timing: am_stage_begin returns the start time; am_stage_end logs
- * "anymove: <name> ... 0.123 s" and returns the elapsed seconds. */
-double am_stage_begin(void);
-double am_stage_end(double start, const char *name);
 
 /* ---- files. -------------------------------------------------------------------------- */
 /* Read a whole file (adds a NUL after the data, not counted in *len). max_bytes 0 = 2 GiB. */

@@ -106,14 +106,6 @@ AM_NODISCARD am_status am_decompose_take(am_tracks *tracks, const am_decompose_o
                                          am_decomposition **out, am_error *err);
 void am_decomposition_free(am_decomposition *d);
 
-/* SPEC 4.4 reconstruction of N points over the motion's frames:
- * out[t][n] = sum_k weight[n][k] * P(bone_index[n][k], t) * M_rest^-1 * rest[n].
- * rest [N][3], bone_index/weight [N][4], out [T][N][3]. Bone indices out of range ->
- * AM_E_VALUE. No allocation besides a [B][16] scratch. */
-AM_NODISCARD am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n,
-                                           const float *rest, const int32_t *bone_index,
-                                           const float *weight, float *out, am_error *err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
-/* anymove I/O: .npy/.npz arrays (numpy's format inside a zip, via libzip) and the
- * shape-checked stage inputs tracks.npz and det.npz (SPEC.md section 4).
+/* anymove I/O: every file format but glTF and BVH (gltf.h, bvh.h): .npy/.npz arrays (numpy's
+ * format inside a zip, via libzip), the shape-checked stage files tracks.npz and det.npz, and
+ * rig.json, motion.json and creature.json (SPEC.md sections 2-4).
  *
  * Arrays are loaded into native (little-endian host) C order whatever the file held:
  * big-endian data is byte-swapped and Fortran order transposed. Object (pickled) arrays are
@@ -20,6 +21,7 @@
 #define ANYMOVE_IO_H
 
 #include "core.h"
+#include "rig.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +123,32 @@ typedef struct am_det {
 AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err);
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
+
+/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ---- */
+/* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
+AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
+                                    am_rig **out, am_error *err);
+AM_NODISCARD am_status am_rig_load(const char *path, am_rig **out, am_error *err);
+/* Write rig.json (bones parents-first, limits as resolved per bone, extra keys kept). Atomic. */
+AM_NODISCARD am_status am_rig_write(const am_rig *rig, const char *path, am_error *err);
+/* Serialize to a NUL-terminated JSON string (caller am_free()s it). */
+AM_NODISCARD am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err);
+
+/* Parse motion.json. With rig != NULL, bones are matched by name and reordered into the
+ * rig's order (unknown bone name -> AM_E_NAME naming it; rig bones missing from the file keep
+ * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both). */
+AM_NODISCARD am_status am_motion_parse(const char *text, size_t len, const char *source,
+                                       const am_rig *rig, am_motion **out, am_error *err);
+AM_NODISCARD am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out,
+                                      am_error *err);
+
+/* Write motion.json with trans, root_quat, quat, euler, joints (if any) and extra keys. Atomic. */
+AM_NODISCARD am_status am_motion_write(const am_motion *mo, const char *path, am_error *err);
+AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err);
+
+AM_NODISCARD am_status am_creature_parse(const char *text, size_t len, const char *source,
+                                         am_creature **out, am_error *err);
+AM_NODISCARD am_status am_creature_load(const char *path, am_creature **out, am_error *err);
 
 #ifdef __cplusplus
 }

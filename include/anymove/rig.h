@@ -70,14 +70,8 @@ typedef struct am_rig {
  * or two roots, a parent cycle, a zero-length bone (< 1e-9 m), malformed or reversed limits,
  * a limit key that matches no bone or stem, non-finite positions. */
 AM_NODISCARD am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err);
-/* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
-AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
-                                    am_rig **out, am_error *err);
-AM_NODISCARD am_status am_rig_load(const char *path, am_rig **out, am_error *err);
-/* Write rig.json (bones parents-first, limits as resolved per bone, extra keys kept). Atomic. */
-AM_NODISCARD am_status am_rig_write(const am_rig *rig, const char *path, am_error *err);
-/* Serialize to a NUL-terminated JSON string (caller am_free()s it). */
-AM_NODISCARD am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err);
+
+
 void am_rig_free(am_rig *rig);
 
 /* -1 if absent. */
@@ -123,22 +117,23 @@ typedef struct am_motion {
 /* Allocate a zeroed motion with identity rotations, names copied from the rig. */
 AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps,
                                         am_motion **out, am_error *err);
-/* Parse motion.json. With rig != NULL, bones are matched by name and reordered into the
- * rig's order (unknown bone name -> AM_E_NAME naming it; rig bones missing from the file keep
- * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both). */
-AM_NODISCARD am_status am_motion_parse(const char *text, size_t len, const char *source,
-                                       const am_rig *rig, am_motion **out, am_error *err);
-AM_NODISCARD am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out,
-                                      am_error *err);
+
 /* Fill joints [T][J][3] (and joint_names) from FK of the rig. Allocates joints if NULL. */
 AM_NODISCARD am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig, am_error *err);
-/* Write motion.json with trans, root_quat, quat, euler, joints (if any) and extra keys. Atomic. */
-AM_NODISCARD am_status am_motion_write(const am_motion *mo, const char *path, am_error *err);
-AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err);
+
 void am_motion_free(am_motion *mo);
 
 /* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order). */
 void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);
+
+/* ---- skinning (SPEC 4.4) ---- */
+/* SPEC 4.4 reconstruction of N points over the motion's frames:
+ * out[t][n] = sum_k weight[n][k] * P(bone_index[n][k], t) * M_rest^-1 * rest[n].
+ * rest [N][3], bone_index/weight [N][4], out [T][N][3]. Bone indices out of range ->
+ * AM_E_VALUE. No allocation besides a [B][16] scratch. */
+AM_NODISCARD am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n,
+                                           const float *rest, const int32_t *bone_index,
+                                           const float *weight, float *out, am_error *err);
 
 /* ---- creature.json (SPEC 3.1) ---- */
 typedef struct am_layout {
@@ -156,9 +151,7 @@ typedef struct am_creature {
 
 /* The wolf layout of SPEC 3. */
 void am_layout_default(am_layout *layout);
-AM_NODISCARD am_status am_creature_parse(const char *text, size_t len, const char *source,
-                                         am_creature **out, am_error *err);
-AM_NODISCARD am_status am_creature_load(const char *path, am_creature **out, am_error *err);
+
 void am_creature_free(am_creature *c);
 
 #ifdef __cplusplus

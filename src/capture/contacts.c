@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 /* A plant's spot in the ground's frame: the mean over frames s..e of joint j, each frame
  * carried back to frame s by the ground velocity (the ground moves only in x and y). */

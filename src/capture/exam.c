@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 typedef struct {
     double amp[3], freq[3], phase[3];

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 void ami_cap_root_quat(const ami_cap *c, const double *x, size_t t, double q[4])
 {

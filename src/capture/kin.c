@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 am_status ami_chains_build(const am_rig *rig, ami_chains *ch, am_error *err)
 {

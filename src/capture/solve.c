@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 static am_capture_opts ami_capture_opts_defaults(const am_capture_opts *in)
 {
@@ -114,7 +115,7 @@ static am_status ami_cap_load_obs(ami_cap *c, const am_det *det, am_error *err)
         }
     am_free(map);
     AMI_CHECK(err, seen > 0, AM_E_EMPTY, "every confidence in the det is zero: nothing was seen");
-    if (DJ < J) am_log("capture: %zu rig joint(s) not in the det: fitted from the others", J - DJ);
+    if (DJ < J) ami_warn(AM_WARN_MISSING_DATA, "%zu rig joint(s) not in the det: fitted from the others", J - DJ);
     return AM_OK;
 }
 
@@ -276,7 +277,7 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     }
     for (size_t f = 0; f < nfeet; f++) {
         if (am_rig_find_joint(rig, cr->feet[f]) < 0) {
-            am_log("capture: creature foot '%s' is not a joint of the rig: skipped", cr->feet[f]);
+            ami_warn(AM_WARN_IGNORED_NAME, "creature foot '%s' is not a joint of the rig: skipped", cr->feet[f]);
             continue;
         }
         res->sync.feet[res->sync.foot_count++] = am_strdup(cr->feet[f]);
@@ -284,7 +285,7 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     for (size_t k = 0; k < ncont; k++) {
         int j = am_rig_find_joint(rig, cr->contacts[k]);
         if (j < 0) {
-            am_log("capture: creature contact '%s' is not a joint of the rig: skipped", cr->contacts[k]);
+            ami_warn(AM_WARN_IGNORED_NAME, "creature contact '%s' is not a joint of the rig: skipped", cr->contacts[k]);
             continue;
         }
         res->contact_names[c.C] = am_strdup(cr->contacts[k]);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 /* Fill the NaN entries of one coordinate track [T] (stride) by linear interpolation, holding
  * the ends. Returns false if no entry is known. */

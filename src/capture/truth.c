@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "core/internal.h"
 
 void am_capture_truth_free(am_capture_truth *t)
 {

@@ -1,18 +1,18 @@
-#include "anymove/core.h"
-
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/internal.h"
+
 typedef struct {
     am_status code;
-    int exit_code;
+    am_fault fault;
     const char *name;
     const char *message;
 } ami_status_row;
 
 static const ami_status_row ami_status_table[] = {
-#define X(name, value, exit_code, msg) {AM_##name, exit_code, #name, msg},
+#define X(name, value, fault, msg) {AM_##name, AM_FAULT_##fault, #name, msg},
 #include "anymove/errors.def"
 #undef X
 };
@@ -36,10 +36,12 @@ const char *am_status_name(am_status code)
     return row ? row->name : "UNKNOWN";
 }
 
-int am_status_exit_code(am_status code)
+am_fault am_status_fault(am_status code)
 {
     const ami_status_row *row = ami_status_find(code);
-    return row ? row->exit_code : 1;
+    /* An unknown negative code is a bug of ours, not the caller's. */
+    if (!row) return code >= 0 ? AM_FAULT_NONE : AM_FAULT_SYSTEM;
+    return row->fault;
 }
 
 am_status am_error_set(am_error *err, am_status code, const char *file, uint32_t line,

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "anymove/core.h"
+#include "core/internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -63,6 +63,13 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seide
 void ami_dec_pass_articulated(ami_dec *d, int sweeps); /* the same, bones carry their subtree */
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
 void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
+/* Robust noise floor from second temporal differences of the visible tracks, metres. */
+double ami_dec_noise_floor(const ami_dec *d);
+/* Rest positions of points hidden in the reference frame rf, from their own visible frames
+ * (after the clustering); returns how many were placed. */
+size_t ami_dec_place_hidden(ami_dec *d, size_t rf);
+/* The per-thread workspaces of the weight pass: [threads], zeroed; NULL when out of memory. */
+struct ami_work *ami_dec_work_alloc(size_t threads);
 
 /* out = G p for a [R | t] row-major 3x4 transform. Inline: the clustering's point errors call
  * it per point, bone and frame, and a cross-file call cost more than the arithmetic. */

@@ -15,6 +15,7 @@
 
 #include "anymove/math.h"
 #include "decompose_internal.h"
+#include "core/internal.h"
 
 #define AMI_INIT_FRAMES 32
 #define AMI_INIT_SUBSET 2000 /* points the k-means rounds run on */

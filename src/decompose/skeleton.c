@@ -17,6 +17,7 @@
 
 #include "anymove/math.h"
 #include "decompose_internal.h"
+#include "core/internal.h"
 
 #define AMI_NONADJ_COST 10.0 /* in body sizes: bones that share no points join only if forced */
 
@@ -171,31 +172,30 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
     return am_rig_build(&desc, out, err);
 }
 
-am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out, am_error *err)
+static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decomposition *out,
+                                       ami_skel *s, am_error *err)
 {
     size_t B = d->B, N = d->N, T = d->T;
-    static ami_skel s; /* NOTE: ~0.5 MB; static keeps it off the stack (not reentrant) */
-    memset(&s, 0, sizeof s);
     for (size_t n = 0; n < N; n++) {
         const int32_t *ix = d->idx + n * AMI_K;
         const double *w = d->w + n * AMI_K, *r = d->rest + n * 3;
         int dom = 0;
         for (int a = 1; a < AMI_K; a++)
             if (w[a] > w[dom]) dom = a;
-        double *cn = s.cen[ix[dom]];
+        double *cn = s->cen[ix[dom]];
         cn[0] += r[0], cn[1] += r[1], cn[2] += r[2], cn[3] += 1.0;
         for (int a = 0; a < AMI_K; a++) {
             if (!(w[a] > 0.0)) continue;
-            double *wc = s.wcen[ix[a]];
+            double *wc = s->wcen[ix[a]];
             wc[0] += w[a] * r[0], wc[1] += w[a] * r[1], wc[2] += w[a] * r[2], wc[3] += w[a];
         }
         for (int a = 0; a < AMI_K; a++)
             for (int b = 0; b < AMI_K; b++) {
                 if (a == b || !(w[a] > 0.05) || !(w[b] > 0.05)) continue;
                 double m = fmin(w[a], w[b]);
-                double *bd = s.bnd[ix[a]][ix[b]];
+                double *bd = s->bnd[ix[a]][ix[b]];
                 bd[0] += m * r[0], bd[1] += m * r[1], bd[2] += m * r[2], bd[3] += m;
-                s.adj[ix[a]][ix[b]] += m;
+                s->adj[ix[a]][ix[b]] += m;
             }
         /* graph edges across a dominant-bone boundary also make bones neighbours */
         for (int32_t e = d->nb_off[n]; e < d->nb_off[n + 1]; e++) {
@@ -206,22 +206,22 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
                 if (wo[a] > wo[od]) od = a;
             int32_t bi = ix[dom], bj = d->idx[o * AMI_K + od];
             if (bi == bj) continue;
-            double *bd = s.bnd[bi][bj];
+            double *bd = s->bnd[bi][bj];
             for (int a = 0; a < 3; a++) bd[a] += 0.25 * (r[a] + d->rest[o * 3 + a]);
             bd[3] += 0.5;
-            s.adj[bi][bj] += 0.5;
+            s->adj[bi][bj] += 0.5;
         }
     }
     ami_dec_stats(d);
     for (size_t i = 0; i < B; i++)
         for (size_t j = i + 1; j < B; j++) {
-            double a = s.adj[i][j] + s.adj[j][i];
-            s.adj[i][j] = s.adj[j][i] = a;
+            double a = s->adj[i][j] + s->adj[j][i];
+            s->adj[i][j] = s->adj[j][i] = a;
             for (int c = 0; c < 4; c++) {
-                double v = s.bnd[i][j][c] + s.bnd[j][i][c];
-                s.bnd[i][j][c] = s.bnd[j][i][c] = v;
+                double v = s->bnd[i][j][c] + s->bnd[j][i][c];
+                s->bnd[i][j][c] = s->bnd[j][i][c] = v;
             }
-            ami_pivot(d, &s, i, j);
+            ami_pivot(d, s, i, j);
         }
     /* Prim's minimum spanning tree */
     int32_t tpar[AMI_MAXB];
@@ -235,7 +235,7 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
             if (!in[i] && (u == SIZE_MAX || key[i] < key[u])) u = i;
         in[u] = true;
         for (size_t v = 0; v < B; v++)
-            if (!in[v] && s.cost[u][v] < key[v]) key[v] = s.cost[u][v], tpar[v] = (int32_t)u;
+            if (!in[v] && s->cost[u][v] < key[v]) key[v] = s->cost[u][v], tpar[v] = (int32_t)u;
     }
     /* root: the tree centre (least eccentricity in hops), ties to the bone with most points */
     size_t root = 0;
@@ -256,7 +256,7 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
                 if (edge && dist[v] < 0) dist[v] = dist[u] + 1, queue[qt++] = (int32_t)v;
             }
         }
-        if (ecc < best_ecc || (ecc == best_ecc && s.cen[r][3] > s.cen[root][3])) best_ecc = ecc, root = r;
+        if (ecc < best_ecc || (ecc == best_ecc && s->cen[r][3] > s->cen[root][3])) best_ecc = ecc, root = r;
     }
     /* orient the tree from the root, breadth first: rig order */
     int32_t order[AMI_MAXB], par[AMI_MAXB];
@@ -275,9 +275,9 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
     double head[AMI_MAXB * 3];
     for (size_t k = 0; k < B; k++) {
         if (par[k] < 0) {
-            ami_bone_centroid(&s, k, head + k * 3);
+            ami_bone_centroid(s, k, head + k * 3);
         } else {
-            memcpy(head + k * 3, s.pivot[k][par[k]], 3 * sizeof(double));
+            memcpy(head + k * 3, s->pivot[k][par[k]], 3 * sizeof(double));
         }
     }
     /* ours: a root with a single child is the end of a chain, and its centroid sits inside the
@@ -305,7 +305,7 @@ am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *ou
     d->pivot = NULL;
 
     am_rig *rig = NULL;
-    AMI_TRY(ami_build_rig(d, order, par, head, &s, &rig, err));
+    AMI_TRY(ami_build_rig(d, order, par, head, s, &rig, err));
     int32_t rig_of[AMI_MAXB];
     for (size_t k = 0; k < B; k++) {
         char nm[32];
@@ -399,5 +399,15 @@ fail:
     am_free(P), am_free(fkpose), am_free(lrot);
     am_motion_free(mo);
     am_rig_free(rig);
+    return st;
+}
+
+am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out, am_error *err)
+{
+    /* ~0.5 MB of per-bone-pair sums: on the heap, per call */
+    ami_skel *s = am_alloc(sizeof *s);
+    AMI_CHECK(err, s, AM_E_NOMEM, "skeleton sums (%zu bytes)", sizeof *s);
+    am_status st = ami_dec_skeleton_with(d, refit_rounds, out, s, err);
+    am_free(s);
     return st;
 }

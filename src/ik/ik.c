@@ -25,6 +25,7 @@
 
 #include "anymove/ik.h"
 #include "anymove/math.h"
+#include "core/internal.h"
 
 /* Inlined 3x3 kernels for the per-bone loop (the am_mat3_* calls cross a translation unit). */
 static inline void ami_m3mul(const double *A, const double *B, double *out)

@@ -14,6 +14,7 @@
 
 #include "anymove/bvh.h"
 #include "anymove/math.h"
+#include "core/internal.h"
 
 #define AMI_BVH_MAX_JOINTS 100000u
 #define AMI_BVH_NAME_MAX 255u

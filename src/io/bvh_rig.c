@@ -14,6 +14,7 @@
 
 #include "anymove/bvh.h"
 #include "anymove/math.h"
+#include "core/internal.h"
 
 /* World = C * file. Y up, facing +Z: (x, y, z) -> (x, -z, y), as glTF (SPEC 4.5). */
 static void ami_axes_matrix(am_bvh_axes axes, double C[9])

@@ -8,6 +8,7 @@
  * joints is AM_E_EMPTY; a NaN pixel is allowed only where its confidence is exactly 0.
  */
 #include "anymove/io.h"
+#include "core/internal.h"
 
 #include <assert.h>
 #include <math.h>

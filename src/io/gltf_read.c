@@ -18,6 +18,7 @@
 #include "anymove/gltf.h"
 #include "anymove/math.h"
 #include "io/json_internal.h"
+#include "core/internal.h"
 
 #define AMI_GLB_MAGIC 0x46546C67u      /* "glTF" */
 #define AMI_GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */

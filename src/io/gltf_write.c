@@ -21,6 +21,7 @@
  */
 #include "anymove/gltf.h"
 #include "anymove/math.h"
+#include "core/internal.h"
 
 #include <assert.h>
 #include <math.h>

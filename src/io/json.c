@@ -1,6 +1,7 @@
 /* Shared JSON helpers on top of jansson: error mapping, path-named schema checks, exact-shape
  * number arrays, and a deterministic dumper. See json_internal.h for the contract. */
 #include "io/json_internal.h"
+#include "core/internal.h"
 
 #include <locale.h>
 #include <math.h>
@@ -209,13 +210,6 @@ am_status ami_json_get_string(const json_t *obj, const char *path, const char *k
     return ami_json_string(v, ami_json_path_key(path, key).s, out, err);
 }
 
-void ami_json_strings_free(char **s, size_t count)
-{
-    if (!s) return;
-    for (size_t i = 0; i < count; i++) am_free(s[i]);
-    am_free(s);
-}
-
 am_status ami_json_strings(const json_t *v, const char *path, char ***out, size_t *count,
                            am_error *err)
 {
@@ -233,7 +227,7 @@ am_status ami_json_strings(const json_t *v, const char *path, char ***out, size_
     for (size_t i = 0; i < n; i++) {
         names[i] = am_strdup(json_string_value(json_array_get(v, i)));
         if (!names[i]) {
-            ami_json_strings_free(names, i);
+            ami_strings_free(names, i);
             return AM_FAIL(err, AM_E_NOMEM, "%s: strings", ami_path_name(path));
         }
     }

@@ -37,7 +37,7 @@
  * Everything this module hands back to callers (strings, arrays) comes from am_alloc.
  *
  * Pairs: ami_json_parse/ami_json_load_file -> json_decref; ami_json_strings ->
- * ami_json_strings_free; ami_json_dump_string/ami_json_extra_collect -> am_free.
+ * ami_strings_free; ami_json_dump_string/ami_json_extra_collect -> am_free.
  */
 #ifndef ANYMOVE_JSON_INTERNAL_H
 #define ANYMOVE_JSON_INTERNAL_H
@@ -45,6 +45,7 @@
 #include <jansson.h>
 
 #include "anymove/core.h"
+#include "core/internal.h"
 
 #define AMI_JSON_PATH_MAX 192
 
@@ -97,7 +98,6 @@ AM_NODISCARD am_status ami_json_get_string(const json_t *obj, const char *path, 
 /* An array of strings, copied (am_alloc). *out is NULL when the array is empty. */
 AM_NODISCARD am_status ami_json_strings(const json_t *v, const char *path, char ***out,
                                         size_t *count, am_error *err);
-void ami_json_strings_free(char **s, size_t count);
 
 /* Nested number arrays of an exact shape: shape[0..ndim) is the expected length of each level
  * (ndim 1..8), e.g. {T, B, 4} for motion quaternions. Every element is checked (AM_E_SCHEMA

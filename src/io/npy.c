@@ -21,6 +21,7 @@
  */
 #include "anymove/io.h"
 #include "npy_internal.h"
+#include "core/internal.h"
 
 #include <assert.h>
 #include <inttypes.h>

@@ -8,6 +8,7 @@
  * - Unknown extra arrays are ignored so producers can add diagnostics.
  */
 #include "anymove/io.h"
+#include "core/internal.h"
 
 #include <assert.h>
 #include <inttypes.h>

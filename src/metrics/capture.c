@@ -8,6 +8,7 @@
 
 #include "anymove/capture.h"
 #include "anymove/math.h"
+#include "core/internal.h"
 
 static int ami_cmp_dbl(const void *a, const void *b)
 {

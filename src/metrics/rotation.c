@@ -5,6 +5,7 @@
 
 #include "anymove/math.h"
 #include "anymove/metrics.h"
+#include "core/internal.h"
 
 static int ami_cmp_double(const void *a, const void *b)
 {

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "anymove/metrics.h"
+#include "core/internal.h"
 
 double am_body_size_f32(const float *points, size_t n)
 {

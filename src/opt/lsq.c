@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "anymove/opt.h"
+#include "core/internal.h"
 
 struct am_lsq_sink {
     bool want_jac;

@@ -6,6 +6,7 @@
 
 #include "anymove/math.h"
 #include "anymove/rig.h"
+#include "core/internal.h"
 
 /* Bones shorter than this have no direction, hence no frame. */
 #define AMI_MIN_BONE_LENGTH 1e-9

@@ -10,6 +10,7 @@
 #include "anymove/gltf.h"
 #include "anymove/math.h"
 #include "anymove/synth.h"
+#include "core/internal.h"
 
 static const am_gltf_accessor *ami_acc(const am_gltf *doc, int32_t i, size_t comps)
 {

@@ -12,6 +12,7 @@
 
 #include "anymove/math.h"
 #include "anymove/synth.h"
+#include "core/internal.h"
 
 #define AMI_SB 48 /* max bones of a plan */
 
@@ -483,7 +484,8 @@ void am_synth_clip_free(am_synth_clip *c)
     am_free(c);
 }
 
-am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_error *err)
+static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *crp, am_synth_clip **out,
+                                      am_error *err)
 {
     AMI_CHECK(err, out, AM_E_USAGE, "no output");
     *out = NULL;
@@ -499,9 +501,8 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
     AMI_CHECK(err, o.frames <= 100000 && o.points <= 10000000, AM_E_LIMIT, "clip too large");
     bool walk = o.motion == AM_SYNTH_WALK;
     ami_rng rng = {(uint64_t)o.seed * 0x2545F4914F6CDD1Dull + (uint64_t)o.plan * 977 + (uint64_t)o.motion * 31 + 1};
-    static ami_creature cr; /* NOTE: static to keep ~40 KB off the stack (not reentrant) */
-    ami_plan(o.plan, walk, &rng, &cr);
-    size_t T = o.frames, N = o.points, B = (size_t)cr.n;
+    ami_plan(o.plan, walk, &rng, crp);
+    size_t T = o.frames, N = o.points, B = (size_t)crp->n;
 
     am_synth_clip *c = am_alloc(sizeof *c);
     am_tracks *tr = am_alloc(sizeof *tr);
@@ -525,9 +526,9 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
     int32_t jhead[AMI_SB], jtail[AMI_SB];
     double jrest[2 * AMI_SB][3];
     int32_t jpar[2 * AMI_SB], jbone[2 * AMI_SB];
-    for (int b = 0; b < cr.n; b++) {
-        const ami_sbone *bn = &cr.b[b];
-        if (bn->parent >= 0 && am_vec3_dist(bn->head, cr.b[bn->parent].tail) < 1e-9) {
+    for (int b = 0; b < crp->n; b++) {
+        const ami_sbone *bn = &crp->b[b];
+        if (bn->parent >= 0 && am_vec3_dist(bn->head, crp->b[bn->parent].tail) < 1e-9) {
             jhead[b] = jtail[bn->parent];
         } else {
             memcpy(jrest[J], bn->head, sizeof jrest[J]);
@@ -555,16 +556,16 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
     }
     /* surface points on the capsules, area-proportional; skin by distance falloff */
     double area[AMI_SB], atot = 0.0;
-    for (int b = 0; b < cr.n; b++) {
-        double len = am_vec3_dist(cr.b[b].head, cr.b[b].tail), r = cr.b[b].radius;
+    for (int b = 0; b < crp->n; b++) {
+        double len = am_vec3_dist(crp->b[b].head, crp->b[b].tail), r = crp->b[b].radius;
         area[b] = 2.0 * AM_PI * r * len + 2.0 * AM_PI * r * r;
         atot += area[b];
     }
     for (size_t n = 0; n < N; n++) {
         double u = ami_uniform(&rng) * atot;
         int b = 0;
-        while (b < cr.n - 1 && u > area[b]) u -= area[b++];
-        const ami_sbone *bn = &cr.b[b];
+        while (b < crp->n - 1 && u > area[b]) u -= area[b++];
+        const ami_sbone *bn = &crp->b[b];
         double ax[3], e1[3], e2[3];
         am_vec3_sub(bn->tail, bn->head, ax);
         double len = am_vec3_normalize(ax, ax);
@@ -579,13 +580,13 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
         for (int i = 0; i < 3; i++) p[i] = bn->head[i] + s * ax[i] + rr * (cos(th) * e1[i] + sin(th) * e2[i]);
         for (int i = 0; i < 3; i++) rest[n * 3 + i] = (float)p[i];
         double dsurf[AMI_SB], dmin = INFINITY;
-        for (int k = 0; k < cr.n; k++) {
-            dsurf[k] = ami_seg_dist(p, cr.b[k].head, cr.b[k].tail) - cr.b[k].radius;
+        for (int k = 0; k < crp->n; k++) {
+            dsurf[k] = ami_seg_dist(p, crp->b[k].head, crp->b[k].tail) - crp->b[k].radius;
             if (dsurf[k] < dmin) dmin = dsurf[k];
         }
         double tau = 0.6 * bn->radius, wk[4] = {0, 0, 0, 0};
         int ik[4] = {b, b, b, b};
-        for (int k = 0; k < cr.n; k++) {
+        for (int k = 0; k < crp->n; k++) {
             double e = (dsurf[k] - dmin) / tau, w = exp(-e * e);
             if (w < 1e-3) continue;
             for (int s2 = 0; s2 < 4; s2++) /* keep the top 4 */
@@ -599,7 +600,7 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
         for (int s2 = 0; s2 < 4; s2++) bi[n * 4 + s2] = ik[s2], bw[n * 4 + s2] = (float)(wk[s2] / ws);
     }
     for (size_t t = 0; t < T; t++) {
-        ami_pose(&cr, walk, (double)t / o.fps, M);
+        ami_pose(crp, walk, (double)t / o.fps, M);
         for (size_t n = 0; n < N; n++) {
             double r[3] = {rest[n * 3], rest[n * 3 + 1], rest[n * 3 + 2]}, acc[3] = {0, 0, 0};
             for (int s2 = 0; s2 < 4; s2++) {
@@ -636,6 +637,17 @@ nomem:
     am_free(rest), am_free(bi), am_free(bw), am_free(M);
     am_synth_clip_free(c);
     return AM_FAIL(err, AM_E_NOMEM, "synthetic clip of %zu points x %zu frames", N, T);
+}
+
+am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_error *err)
+{
+    /* ~40 KB of creature description: on the heap, per call */
+    if (out) *out = NULL;
+    ami_creature *cr = am_alloc(sizeof *cr);
+    AMI_CHECK(err, cr, AM_E_NOMEM, "synthetic creature");
+    am_status st = ami_synth_tracks_with(opts, cr, out, err);
+    am_free(cr);
+    return st;
 }
 
 am_status am_synth_write(const am_synth_clip *c, const char *tracks_path, const char *truth_path, am_error *err)

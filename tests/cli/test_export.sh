@@ -35,8 +35,8 @@ sed 's/"tail_tip"/"no_such_bone"/' "$G/testrig_motion.json" > "$TMP/in/unknown_b
 expect export_unknown_bone 2 "unknown_bone\.json.*no_such_bone" -- "$AM_BIN" export "$TMP/in/unknown_bone.json" --rig "$G/testrig.json" -o "$TMP/out/a.glb"
 no_files export_unknown_bone_no_output "$TMP/out"
 
-# An unwritable output: exit 1 (our side, not the input's), no temporary left.
-expect export_unwritable 1 'nodir' -- "$AM_BIN" export "$G/testrig_motion.json" --rig "$G/testrig.json" -o "$TMP/out/nodir/a.glb"
+# An unwritable output location is the caller's to fix: exit 2, no temporary left.
+expect export_unwritable 2 'nodir' -- "$AM_BIN" export "$G/testrig_motion.json" --rig "$G/testrig.json" -o "$TMP/out/nodir/a.glb"
 no_files export_unwritable_no_output "$TMP/out"
 
 am_done

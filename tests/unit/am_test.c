@@ -77,3 +77,21 @@ int am_test_run(const am_test_case *cases, size_t count, int argc, char **argv)
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
+
+/* Fault injection: the test's allocations run in a scope with an allocation limit (0 = a
+ * counting scope without one). Tests are single-threaded, so one scope at a time is enough. */
+static am_scope ami_test_scope;
+static bool ami_test_scope_on;
+
+void am_test_alloc_limit(uint64_t max_allocs)
+{
+    if (ami_test_scope_on) am_scope_leave(&ami_test_scope, NULL);
+    am_context ctx = {.max_allocs = max_allocs ? max_allocs : UINT64_MAX};
+    am_scope_enter(&ami_test_scope, &ctx);
+    ami_test_scope_on = true;
+}
+
+uint64_t am_test_alloc_count(void)
+{
+    return ami_test_scope_on ? am_scope_alloc_count(&ami_test_scope) : 0;
+}

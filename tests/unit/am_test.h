@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "anymove/core.h"
@@ -24,6 +25,11 @@ const char *am_test_shared(const char *rel);
 const char *am_test_source(const char *rel);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
 const char *am_test_tmpdir(void);
+
+/* Run the test's next allocations in a scope whose allocation number max_allocs + 1 fails
+ * (0: no limit, only counting). am_test_alloc_count: allocations made in that scope. */
+void am_test_alloc_limit(uint64_t max_allocs);
+uint64_t am_test_alloc_count(void);
 
 /* Error statistics for float comparisons: count, mean and max absolute difference. */
 typedef struct am_test_diff {

@@ -141,7 +141,7 @@ static void bvh_rejects_malformed_input(void)
         char msg[600];
         AM_CHECK_MSG(s == cases[i].code, "case %zu: %s, want %s (%s)", i, am_status_name(s),
                      am_status_name(cases[i].code), am_error_format(msg, sizeof msg, &err));
-        AM_CHECK(am_status_exit_code(s) == 2);
+        AM_CHECK(am_status_fault(s) == AM_FAULT_INPUT);
         if (cases[i].line)
             AM_CHECK_MSG(err.line == cases[i].line && err.col == cases[i].col,
                          "case %zu: at %u:%u, want %u:%u (%s)", i, err.line, err.col,
@@ -171,11 +171,11 @@ static void bvh_prefixes_fail_cleanly(void)
 static void bvh_allocation_failures_are_clean(void)
 {
     for (uint64_t lim = 1; lim < 64; lim++) {
-        am_set_alloc_limit(lim);
+        am_test_alloc_limit(lim);
         am_bvh *b = NULL;
         am_error err = {0};
         am_status s = ami_parse_str(ami_small, &b, &err);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
         am_bvh_free(b);
         if (s == AM_OK) break;
@@ -195,11 +195,11 @@ static void bvh_conversions_survive_allocation_failures(void)
         am_rig *rig = NULL;
         am_motion *mo = NULL;
         am_bvh *back = NULL;
-        am_set_alloc_limit(lim);
+        am_test_alloc_limit(lim);
         am_status s = am_rig_from_bvh(b, NULL, &rig, &err);
         if (s == AM_OK) s = am_motion_from_bvh(b, rig, NULL, &mo, NULL, &err);
         if (s == AM_OK) s = am_bvh_from_motion(rig, mo, NULL, &back, &err);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         AM_CHECK_MSG(s == AM_OK || s == AM_E_NOMEM, "limit %llu: %s", (unsigned long long)lim, am_status_name(s));
         done = s == AM_OK;
         am_bvh_free(back);

@@ -2,19 +2,21 @@
 #include <string.h>
 
 #include "am_test.h"
+#include "core/internal.h"
 
 static void status_table_is_consistent(void)
 {
     AM_CHECK(AM_STATUS_COUNT >= 20);
     AM_CHECK(strcmp(am_status_name(AM_E_SYNTAX), "E_SYNTAX") == 0);
     AM_CHECK(strcmp(am_status_message(AM_OK), "success") == 0);
-    AM_CHECK(am_status_exit_code(AM_OK) == 0);
-    AM_CHECK(am_status_exit_code(AM_E_NOMEM) == 1);
-    AM_CHECK(am_status_exit_code(AM_E_WRITE) == 1);
-    AM_CHECK(am_status_exit_code(AM_E_SYNTAX) == 2);
-    AM_CHECK(am_status_exit_code(AM_E_NAME) == 2);
+    AM_CHECK(am_status_fault(AM_OK) == AM_FAULT_NONE);
+    AM_CHECK(am_status_fault(AM_NOT_CONVERGED) == AM_FAULT_NONE);
+    AM_CHECK(am_status_fault(AM_E_NOMEM) == AM_FAULT_SYSTEM);
+    AM_CHECK(am_status_fault(AM_E_WRITE) == AM_FAULT_INPUT);
+    AM_CHECK(am_status_fault(AM_E_SYNTAX) == AM_FAULT_INPUT);
+    AM_CHECK(am_status_fault(AM_E_NAME) == AM_FAULT_INPUT);
     AM_CHECK(strcmp(am_status_message((am_status)-999), "unknown status") == 0);
-    AM_CHECK(am_status_exit_code((am_status)-999) == 1);
+    AM_CHECK(am_status_fault((am_status)-999) == AM_FAULT_SYSTEM);
 }
 
 static void error_format_names_file_and_location(void)
@@ -45,12 +47,12 @@ static void alloc_checks_overflow_and_limits(void)
     void *p = am_alloc_array(10, 8);
     AM_CHECK(p != NULL);
     am_free(p);
-    am_set_alloc_limit(2);
+    am_test_alloc_limit(2);
     void *a = am_alloc(8), *b = am_alloc(8), *c = am_alloc(8);
     AM_CHECK(a && b && !c);
     am_free(a);
     am_free(b);
-    am_set_alloc_limit(0);
+    am_test_alloc_limit(0);
     char *s = am_strndup("skeleton", 4);
     AM_CHECK(s && strcmp(s, "skel") == 0);
     am_free(s);

@@ -7,7 +7,7 @@
 
 #include "am_test.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 static json_t *load_golden(const char *rel)
 {

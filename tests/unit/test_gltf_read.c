@@ -6,7 +6,7 @@
 #include "am_test.h"
 #include "anymove/gltf.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include "am_test.h"
 #include "anymove/gltf.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 /* Keypoints must come back to this (SPEC 4.5: "must match motion.json joints"). */
 #define AMI_TOL_POS 1e-5
@@ -696,9 +696,9 @@ static void gltf_write_survives_allocation_failures(void)
     for (limit = 1; limit < 400; limit++) {
         am_buf out = {0};
         am_error err = {0};
-        am_set_alloc_limit(limit);
+        am_test_alloc_limit(limit);
         am_status st = am_gltf_write_mem(&ex, &out, &err);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         am_buf_free(&out);
         if (st == AM_OK) break;
         if (st != AM_E_NOMEM) failures++;

@@ -6,7 +6,7 @@
 
 #include "am_test.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
 #include "io/json_internal.h"
 
 /* A three-bone chain with a stem limit, small enough to mutate by hand. */
@@ -692,7 +692,7 @@ static void loaders_survive_allocation_failures(void)
     int kinds_ok[3] = {0, 0, 0};
     for (uint64_t limit = 1; limit < 400; limit++) {
         for (int kind = 0; kind < 3; kind++) {
-            am_set_alloc_limit(limit);
+            am_test_alloc_limit(limit);
             am_status s;
             if (kind == 0) {
                 am_rig *r = NULL;
@@ -712,7 +712,7 @@ static void loaders_survive_allocation_failures(void)
                 s = am_creature_parse(wolf_creature, strlen(wolf_creature), "a.json", &c, &err);
                 am_creature_free(c);
             }
-            am_set_alloc_limit(0);
+            am_test_alloc_limit(0);
             AM_CHECK_MSG(s == AM_OK || s == AM_E_NOMEM, "kind %d limit %llu: %s", kind,
                          (unsigned long long)limit, am_status_name(s));
             if (s == AM_OK) kinds_ok[kind] = 1;
@@ -720,7 +720,7 @@ static void loaders_survive_allocation_failures(void)
     }
     AM_CHECK(kinds_ok[0] && kinds_ok[1] && kinds_ok[2]);
 done:
-    am_set_alloc_limit(0);
+    am_test_alloc_limit(0);
     am_free(mtext);
     am_rig_free(rig);
     am_rig_free(trig);

@@ -471,10 +471,10 @@ static void npz_zip_bomb_guard(void)
     am_npz_opts opts = {.max_bytes = 1 << 20};
     am_npz *z = NULL;
     am_error err = {0};
-    am_set_alloc_limit(0);
-    uint64_t before = am_alloc_count();
+    am_test_alloc_limit(0);
+    uint64_t before = am_test_alloc_count();
     AM_CHECK_STATUS(am_npz_load(path, &opts, &z, &err), AM_E_LIMIT);
-    AM_CHECK(am_alloc_count() - before < 8); /* refused without a 16 MiB buffer */
+    AM_CHECK(am_test_alloc_count() - before < 8); /* refused without a 16 MiB buffer */
     AM_CHECK_OK(am_npz_load(path, NULL, &z, &err), &err);
     am_npz_free(z);
 }
@@ -958,7 +958,7 @@ static void alloc_failure_sweep(void)
     if (!data) return;
     int ok_at = 0;
     for (uint64_t limit = 1; limit < 500 && !ok_at; limit++) {
-        am_set_alloc_limit(limit);
+        am_test_alloc_limit(limit);
         am_npz *z = NULL;
         am_error err = {0};
         am_status s = am_npz_read_mem(data, len, "plain.npz", NULL, &z, &err);
@@ -967,7 +967,7 @@ static void alloc_failure_sweep(void)
         AM_CHECK(s == AM_OK || z == NULL);
         am_npz_free(z);
     }
-    am_set_alloc_limit(0);
+    am_test_alloc_limit(0);
     AM_CHECK(ok_at > 5);
     /* the typed loaders and the writer too; a failed write leaves no file */
     const char *path = tmp_file("alloc_det.npz");
@@ -977,27 +977,27 @@ static void alloc_failure_sweep(void)
     bool wrote = false, loaded = false;
     for (uint64_t limit = 1; limit < 500 && !(wrote && loaded); limit++) {
         remove(path);
-        am_set_alloc_limit(limit);
+        am_test_alloc_limit(limit);
         am_status s = am_npz_write(path, d.arrs, 7, true, NULL);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
         AM_CHECK(s == AM_OK ? file_exists(path) : !file_exists(path));
         if (s != AM_OK) continue;
         wrote = true;
-        am_set_alloc_limit(limit);
+        am_test_alloc_limit(limit);
         am_det *det = NULL;
         s = am_det_load(path, &det, NULL);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
         if (s == AM_OK) loaded = true;
         am_det_free(det);
     }
     AM_CHECK(wrote && loaded);
     for (uint64_t limit = 1; limit < 500; limit++) {
-        am_set_alloc_limit(limit);
+        am_test_alloc_limit(limit);
         am_tracks *tr = NULL;
         am_status s = am_tracks_load(am_test_shared("golden/npz/plain.npz"), &tr, NULL);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
         am_tracks_free(tr);
         if (s == AM_OK) break;

@@ -5,7 +5,7 @@
 
 #include "am_test.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
 
 #define TR_MAX 320
 
@@ -315,9 +315,9 @@ static void build_survives_allocation_failures(void)
     for (uint64_t k = 1; k < 200 && !succeeded; k++) {
         am_rig *rig = NULL;
         am_error err = {0};
-        am_set_alloc_limit(k);
+        am_test_alloc_limit(k);
         am_status st = am_rig_build(&d, &rig, &err);
-        am_set_alloc_limit(0);
+        am_test_alloc_limit(0);
         if (st == AM_OK) {
             succeeded = 1;
             AM_CHECK(rig && rig->extra_json && strcmp(rig->extra_json, r.extra) == 0);

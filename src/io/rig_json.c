@@ -1,8 +1,9 @@
 /* rig.json reading and writing (SPEC 2.1). This file checks syntax and the document's shape
  * only; am_rig_build (rig.c) validates names, parents, cycles and limits and sorts the bones. */
-#include "anymove/rig.h"
+#include "anymove/io.h"
 #include "anymove/math.h"
 #include "io/json_internal.h"
+#include "core/internal.h"
 
 #include <math.h>
 #include <string.h>

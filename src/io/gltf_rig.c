@@ -33,7 +33,8 @@
 
 #include "anymove/gltf.h"
 #include "anymove/math.h"
-#include "anymove/rig.h"
+#include "anymove/io.h"
+#include "core/internal.h"
 
 #define AMI_MIN_BONE 0.01 /* metres: the zero-length guard */
 

@@ -1,6 +1,7 @@
 /* creature.json (SPEC 3.1): the two-view layout, feet and contacts of a creature. */
-#include "anymove/rig.h"
+#include "anymove/io.h"
 #include "io/json_internal.h"
+#include "core/internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,8 +22,8 @@ void am_creature_free(am_creature *c)
 {
     if (!c) return;
     am_free(c->name);
-    ami_json_strings_free(c->feet, c->feet_count);
-    ami_json_strings_free(c->contacts, c->contact_count);
+    ami_strings_free(c->feet, c->feet_count);
+    ami_strings_free(c->contacts, c->contact_count);
     am_free(c);
 }
 
@@ -77,7 +78,7 @@ static am_status ami_creature_fill(const json_t *doc, am_creature *c, am_error *
     for (size_t i = 0; i < c->feet_count; i++) {
         c->contacts[i] = am_strdup(c->feet[i]);
         if (!c->contacts[i]) {
-            ami_json_strings_free(c->contacts, i);
+            ami_strings_free(c->contacts, i);
             c->contacts = NULL;
             return AM_FAIL(err, AM_E_NOMEM, "contacts");
         }

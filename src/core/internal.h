@@ -1,0 +1,45 @@
+/* Library-internal helpers of src/core: error raising, warnings and progress into the
+ * calling thread's scope. Never included by public headers. */
+#ifndef AMI_CORE_INTERNAL_H
+#define AMI_CORE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "anymove/core.h"
+
+/* Record the failing library source line automatically. */
+#define AM_FAIL(err, code, ...) \
+    am_error_set((err), (code), NULL, 0, 0, UINT64_MAX, __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
+#define AM_FAIL_AT(err, code, file, line, col, ...) \
+    am_error_set((err), (code), (file), (line), (col), UINT64_MAX, __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
+#define AM_FAIL_OFS(err, code, file, offset, ...) \
+    am_error_set((err), (code), (file), 0, 0, (offset), __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
+/* Return from the current function with a status if cond is false. */
+#define AMI_CHECK(err, cond, code, ...) \
+    do { if (!(cond)) return AM_FAIL((err), (code), __VA_ARGS__); } while (0)
+#define AMI_TRY(expr) \
+    do { am_status ami_s_ = (expr); if (ami_s_ < 0) return ami_s_; } while (0)
+
+/* Add a warning to the current scope (dropped when there is none). Equal kind + text merge
+ * into one entry with a count; past 64 distinct entries, further ones only raise the count of
+ * the last. */
+void ami_warn(am_warning_kind kind, const char *fmt, ...) AM_PRINTF(2, 3);
+
+/* Report progress to the current scope's callback. Returns false when the caller cancelled
+ * (then every later call returns false too). Cheap when there is no callback. */
+bool ami_progress(const char *stage, double fraction);
+/* True once the current call was cancelled. */
+bool ami_cancelled(void);
+
+/* A timed stage: begin reports fraction 0, end reports 1 with the duration, which it returns. */
+typedef struct ami_stage {
+    const char *name;
+    double t0;
+} ami_stage;
+ami_stage ami_stage_begin(const char *name);
+double ami_stage_end(const ami_stage *stage);
+
+/* Free an array of n am_alloc'd strings and the array (NULL is fine). */
+void ami_strings_free(char **s, size_t n);
+
+#endif
