@@ -113,7 +113,7 @@ static am_status ami_get_uint(ami_gctx *c, const json_t *obj, const char *path, 
 static am_status ami_get_index(ami_gctx *c, const json_t *obj, const char *path, const char *key,
                                bool required, size_t count, int32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0; /* every AM_OK path sets it; GCC -O3 cannot prove that */
     AMI_TRY(ami_get_uint(c, obj, path, key, required, UINT64_MAX, UINT64_MAX, &v));
     if (v == UINT64_MAX) {
         *out = -1;
@@ -494,7 +494,7 @@ static am_status ami_view_range(ami_gctx *c, const char *path, int32_t view, siz
 static am_status ami_read_sparse(ami_gctx *c, json_t *sp, const char *path, am_gltf_accessor *a,
                                  const ami_layout *l)
 {
-    uint64_t scount;
+    uint64_t scount = 0;
     AMI_TRY(ami_get_uint(c, sp, path, "count", true, 0, a->count, &scount));
     if (scount == 0) return AM_FAIL(c->err, AM_E_FORMAT, "%s.count: must be >= 1", path);
     json_t *ind = NULL, *val = NULL;
