@@ -53,13 +53,11 @@ void ami_fk_frame(const am_rig *rig, const double trans[3], const double q[4], c
     am_mat3_mul(Rq, rig->rest_rot, R0);
     am_mat4_from_rt(R0, trans, pose);
     for (size_t b = 1; b < rig->bone_count; b++) {
-        double G[16], Re[9], Me[16];
-        static const double zero[3] = {0, 0, 0};
+        double G[16], Re[9];
         am_mat4_mul(pose + 16 * (size_t)rig->parent[b], rig->offset + 16 * b, G);
         const double *e = euler + 3 * b;
         am_euler_xyz_to_mat3(e, Re);
-        am_mat4_from_rt(Re, zero, Me);
-        am_mat4_mul(G, Me, pose + 16 * b);
+        am_mat4_mul_rot(G, Re, pose + 16 * b);
         if (axes) {
             double Gr[9], Rz[9], Ry[9], GRz[9], GRzRy[9];
             am_mat4_get_rot(G, Gr);

@@ -97,11 +97,7 @@ void ami_rot_polar(const double A[9], double R[9])
         double Rd[9] = {1.0 - ca * (ky * ky + kz * kz), -sa * kz + ca * kx * ky, sa * ky + ca * kx * kz,
                         sa * kz + ca * kx * ky, 1.0 - ca * (kx * kx + kz * kz), -sa * kx + ca * ky * kz,
                         -sa * ky + ca * kx * kz, sa * kx + ca * ky * kz, 1.0 - ca * (kx * kx + ky * ky)};
-        double Mn[9];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                Mn[i * 3 + j] = Rd[i * 3] * M[j] + Rd[i * 3 + 1] * M[3 + j] + Rd[i * 3 + 2] * M[6 + j];
-        memcpy(M, Mn, sizeof M);
+        am_mat3_mul(Rd, M, M);
         if (ang < 1e-9) break;
     }
     /* re-orthonormalize (drift over many products) through a quaternion */
@@ -305,20 +301,6 @@ typedef struct ami_work {
 } ami_work;
 
 ami_work *ami_dec_work_alloc(size_t threads) { return am_alloc_array(threads, sizeof(ami_work)); }
-
-/* am_vec3_dot and am_mat3_mul_vec3 (same arithmetic, same order), inlined into the clone */
-AMI_INLINE double ami_dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-AMI_INLINE void ami_m3v(const double A[9], const double v[3], double out[3])
-{
-    double r0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
-    double r1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
-    double r2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
-    out[0] = r0, out[1] = r1, out[2] = r2;
-}
 
 /* One frame loop over point n: the reconstruction from its active bones, the pseudo-
  * observations (Huber-clipped, EM-filled), their residual statistics, and the right-hand
@@ -536,15 +518,15 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         }
         /* E_jk = sum_t (G_j r - p_t).(G_k r - p_t): the residual Gram matrix (PSD, origin-free). */
         double E[AMI_MAXC * AMI_MAXC], bv[AMI_MAXC], wb[AMI_MAXC], wsol[AMI_MAXC];
-        for (size_t a = 0; a < m; a++) bv[a] = ami_dot3(r, Y[a]) + z[a];
+        for (size_t a = 0; a < m; a++) bv[a] = am_vec3_dot(r, Y[a]) + z[a];
         for (size_t a = 0; a < m; a++) {
             for (size_t b = a; b < m; b++) {
                 size_t j = (size_t)cand[a], k = (size_t)cand[b];
                 const double *S = d->S + (j * AMI_MAXB + k) * 9;
                 double Sr[3];
-                ami_m3v(S, r, Sr);
-                double M = ami_dot3(r, Sr) + ami_dot3(r, d->U + (j * AMI_MAXB + k) * 3) +
-                           ami_dot3(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
+                am_mat3_mul_vec3(S, r, Sr);
+                double M = am_vec3_dot(r, Sr) + am_vec3_dot(r, d->U + (j * AMI_MAXB + k) * 3) +
+                           am_vec3_dot(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
                 double v = M - bv[a] - bv[b] + P2;
                 E[a * m + b] = E[b * m + a] = v;
             }
@@ -599,7 +581,7 @@ AMI_HOT static void *ami_weights_worker(void *arg)
             }
             double Ai[9], nr[3];
             if (am_mat3_inverse(A, Ai) && am_mat3_det(A) > 1e-6 * (double)T * (double)T * (double)T) {
-                ami_m3v(Ai, rhs, nr);
+                am_mat3_mul_vec3(Ai, rhs, nr);
                 if (isfinite(nr[0]) && isfinite(nr[1]) && isfinite(nr[2])) memcpy(r, nr, sizeof nr);
             }
         }
@@ -912,7 +894,7 @@ void ami_dec_pass_articulated(ami_dec *d, int sweeps)
                 double h0[3], h1[3];
                 if (pinned) {
                     memcpy(h0, d->pivot + k * 3, sizeof h0);
-                    ami_xf_apply(g + (size_t)d->par[k] * 12, h0, h1);
+                    am_mat34_apply(g + (size_t)d->par[k] * 12, h0, h1);
                 }
                 if (Hs[15] > 1e-300) {
                     ami_fit_bone(Q, Hs, pinned ? h0 : NULL, h1, Gk);
@@ -998,7 +980,7 @@ double ami_dec_error_visible(const ami_dec *d, const double *G)
             double rc0 = 0.0, rc1 = 0.0, rc2 = 0.0;
             for (size_t a = 0; a < na; a++) {
                 double v[3];
-                ami_xf_apply(gk[a] + t * d->gs * 12, r, v);
+                am_mat34_apply(gk[a] + t * d->gs * 12, r, v);
                 rc0 += wk[a] * v[0], rc1 += wk[a] * v[1], rc2 += wk[a] * v[2];
             }
             double e0 = o[0] - rc0, e1 = o[1] - rc1, e2 = o[2] - rc2;
@@ -1042,7 +1024,7 @@ size_t ami_dec_place_hidden(ami_dec *d, size_t rf)
             for (size_t t = 0; t < T; t++) {
                 if (!v[t]) continue;
                 double q[3];
-                ami_xf_apply(d->G + (t * d->gs + k) * 12, r, q);
+                am_mat34_apply(d->G + (t * d->gs + k) * 12, r, q);
                 err += (q[0] - o[t * 3]) * (q[0] - o[t * 3]) + (q[1] - o[t * 3 + 1]) * (q[1] - o[t * 3 + 1]) +
                        (q[2] - o[t * 3 + 2]) * (q[2] - o[t * 3 + 2]);
             }

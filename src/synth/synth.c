@@ -319,12 +319,7 @@ static void ami_pose(const ami_creature *c, bool walk, double t, double *M)
             RL[11] += c->bob * sin(4.0 * AM_PI * cyc);
             memcpy(W, RL, sizeof RL);
         } else {
-            const double *P = M + bn->parent * 12;
-            for (int i = 0; i < 3; i++) {
-                for (int j = 0; j < 4; j++)
-                    W[i * 4 + j] = P[i * 4] * L[j] + P[i * 4 + 1] * L[4 + j] + P[i * 4 + 2] * L[8 + j];
-                W[i * 4 + 3] += P[i * 4 + 3];
-            }
+            am_mat34_mul(M + bn->parent * 12, L, W);
         }
     }
 }
@@ -606,16 +601,16 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
             for (int s2 = 0; s2 < 4; s2++) {
                 double w = bw[n * 4 + s2];
                 if (w <= 0.0) continue;
-                const double *G = M + bi[n * 4 + s2] * 12;
-                for (int i = 0; i < 3; i++) acc[i] += w * (G[i * 4] * r[0] + G[i * 4 + 1] * r[1] + G[i * 4 + 2] * r[2] + G[i * 4 + 3]);
+                double v[3];
+                am_mat34_apply(M + bi[n * 4 + s2] * 12, r, v);
+                for (int i = 0; i < 3; i++) acc[i] += w * v[i];
             }
             for (int i = 0; i < 3; i++) c->truth[(t * N + n) * 3 + i] = (float)acc[i];
         }
         for (size_t j = 0; j < J; j++) {
-            const double *G = M + jbone[j] * 12;
-            for (int i = 0; i < 3; i++)
-                c->joints[(t * J + j) * 3 + i] = (float)(G[i * 4] * jrest[j][0] + G[i * 4 + 1] * jrest[j][1] +
-                                                         G[i * 4 + 2] * jrest[j][2] + G[i * 4 + 3]);
+            double v[3];
+            am_mat34_apply(M + jbone[j] * 12, jrest[j], v);
+            for (int i = 0; i < 3; i++) c->joints[(t * J + j) * 3 + i] = (float)v[i];
         }
     }
     {
