@@ -348,6 +348,13 @@ void am_rot6d_to_mat3(const double d6[6], double R[9]);
  * With fewer than 3 non-collinear points the rotation is the minimal one that fits. */
 double am_kabsch(const double *p, const double *q, const double *w, size_t n, double R[9],
                  double t[3]);
+/* The rotation of the polar decomposition A = R S (S symmetric positive semidefinite), i.e. the
+ * rotation maximizing tr(R^T A), refined from the rotation already in R (a warm start: the
+ * previous solution in an alternation, else e.g. am_quat_from_mat3 of A scaled to det 1) by at
+ * most max_steps steps, stopping after a step that turned R by less than tol radians (0: until
+ * R stops changing), then re-orthonormalized. Always proper: a mirrored A (det < 0) gives the
+ * nearest rotation, not a reflection. A zero A leaves R as it is. */
+void am_mat3_polar_rotation(const double A[9], int max_steps, double tol, double R[9]);
 /* Symmetric eigen-decomposition of an n x n matrix (n <= 16) by cyclic Jacobi.
  * A is overwritten; eigenvalues in evals (descending), eigenvectors as columns of V. */
 void am_sym_eigen(double *A, size_t n, double *evals, double *V);

@@ -62,7 +62,6 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
 void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
 void ami_dec_pass_articulated(ami_dec *d, int sweeps); /* the same, bones carry their subtree */
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
-void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
 /* Robust noise floor from second temporal differences of the visible tracks, metres. */
 double ami_dec_noise_floor(const ami_dec *d);
 /* Rest positions of points hidden in the reference frame rf, from their own visible frames

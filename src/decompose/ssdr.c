@@ -37,6 +37,9 @@
 #define AMI_HB 1024 /* log-histogram bins for medians */
 #define AMI_WMIN 0.02 /* smallest skin weight kept */
 #define AMI_MINSUP 3.0 /* visible weight mass below which a bone's frame is interpolated */
+/* Rotation extraction steps per bone and frame: capped, as it is warm-started from the previous
+ * alternation's rotation and so keeps converging across iterations. */
+#define AMI_POLAR_STEPS 6
 
 /* Four doubles as one GCC/Clang vector: a row of a 3x4 transform. Lowered to SSE2 pairs on
  * baseline x86-64; written this way because -O2 does not vectorize these short loops. */
@@ -65,47 +68,6 @@ typedef double ami_v4 __attribute__((vector_size(32)));
 #else
 #define AMI_INLINE static inline
 #endif
-
-/* Rotation R maximizing tr(R^T A) (the rotational part of A), warm-started at R. Mueller et
- * al.'s iteration rotates R towards A's columns; from a good start it converges in 1-3 steps,
- * and it never returns a reflection. */
-void ami_rot_polar(const double A[9], double R[9])
-{
-    double scale = 0.0;
-    for (int i = 0; i < 9; i++) scale += A[i] * A[i];
-    if (!(scale > 1e-300)) return;
-    double eps = 1e-12 * sqrt(scale);
-    double M[9];
-    memcpy(M, R, sizeof M);
-    /* capped: warm-started every alternation, so it keeps converging across iterations */
-    for (int it = 0; it < 6; it++) {
-        /* omega = sum_c col_c(M) x col_c(A) / |sum_c col_c(M).col_c(A)| */
-        double o0 = 0, o1 = 0, o2 = 0, dot = 0;
-        for (int c = 0; c < 3; c++) {
-            double m0 = M[c], m1 = M[3 + c], m2 = M[6 + c], a0 = A[c], a1 = A[3 + c], a2 = A[6 + c];
-            o0 += m1 * a2 - m2 * a1;
-            o1 += m2 * a0 - m0 * a2;
-            o2 += m0 * a1 - m1 * a0;
-            dot += m0 * a0 + m1 * a1 + m2 * a2;
-        }
-        double den = fabs(dot) + eps;
-        double v[3] = {o0 / den, o1 / den, o2 / den};
-        double ang = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (ang < 1e-13) break;
-        /* Rodrigues: Rd = I + sin(a) K + (1 - cos(a)) K^2 for the unit axis k = v / a */
-        double kx = v[0] / ang, ky = v[1] / ang, kz = v[2] / ang, sa = sin(ang), ca = 1.0 - cos(ang);
-        double Rd[9] = {1.0 - ca * (ky * ky + kz * kz), -sa * kz + ca * kx * ky, sa * ky + ca * kx * kz,
-                        sa * kz + ca * kx * ky, 1.0 - ca * (kx * kx + kz * kz), -sa * kx + ca * ky * kz,
-                        -sa * ky + ca * kx * kz, sa * kx + ca * ky * kz, 1.0 - ca * (kx * kx + ky * ky)};
-        am_mat3_mul(Rd, M, M);
-        if (ang < 1e-9) break;
-    }
-    /* re-orthonormalize (drift over many products) through a quaternion */
-    double q[4];
-    am_quat_from_mat3(M, q);
-    am_quat_normalize(q, q);
-    am_quat_to_mat3(q, R);
-}
 
 /* ---- log histogram medians ---- */
 typedef struct {
@@ -755,7 +717,7 @@ static void ami_fit_bone(const double Q[12], const double H[16], const double *h
         for (int c = 0; c < 3; c++)
             Cm[i * 3 + c] = h0 ? Q[i * 4 + c] - h1[i] * a[c] + sw * h1[i] * h0[c] - q[i] * h0[c]
                                : Q[i * 4 + c] - q[i] * a[c] / sw;
-    ami_rot_polar(Cm, R);
+    am_mat3_polar_rotation(Cm, AMI_POLAR_STEPS, 1e-9, R);
     double v[3];
     am_mat3_mul_vec3(R, h0 ? h0 : a, v);
     for (int i = 0; i < 3; i++) tr[i] = h0 ? h1[i] - v[i] : (q[i] - v[i]) / sw;

@@ -89,29 +89,24 @@ static void ami_origin_world(const double M[16], double out[3])
     am_gltf_to_world(g, out);
 }
 
-/* The rotation of a (scaled, maybe slightly sheared) matrix: polar decomposition by Newton
- * iterations X <- (X + X^-T) / 2, which converge quadratically for well-conditioned input. */
+/* The rotation of a (scaled, maybe slightly sheared) matrix. Scaled to det 1 first so that the
+ * quaternion start is close; skins are rigid up to float noise, so one or two steps remain. */
 static void ami_polar(const double M[9], double R[9])
 {
-    double X[9], inv[9];
+    double X[9];
     double det = am_mat3_det(M);
     if (!(fabs(det) > 1e-300) || !isfinite(det)) {
         am_mat3_identity(R);
         return;
     }
-    double s = cbrt(fabs(det));
+    double s = cbrt(fabs(det)), q[4];
     for (int i = 0; i < 9; i++) X[i] = M[i] / s;
-    for (int it = 0; it < 8; it++) {
-        if (!am_mat3_inverse(X, inv)) break;
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) X[r * 3 + c] = 0.5 * (X[r * 3 + c] + inv[c * 3 + r]);
-    }
     /* A mirror (negative determinant) has no rotation; keep the nearest proper frame. */
-    if (am_mat3_det(X) < 0)
+    if (det < 0)
         for (int r = 0; r < 3; r++) X[r * 3 + 0] = -X[r * 3 + 0];
-    double q[4];
     am_quat_from_mat3(X, q);
     am_quat_to_mat3(q, R);
+    am_mat3_polar_rotation(X, 32, 0.0, R);
 }
 
 /* Rest world matrices of every node (glTF axes). */
