@@ -1303,26 +1303,16 @@ static void ami_eval_sampler(const am_gltf *doc, const am_gltf_sampler *sm, doub
         }
     } else if (sm->interp == AM_GLTF_STEP || last) {
         for (size_t i = 0; i < m; i++) out[i] = v[k * m + i];
+    } else if (quat) {
+        const float *a = v + k * m, *b = v + (k + 1) * m;
+        /* file order x, y, z, w; am_quat_slerp's w, x, y, z (its result is unit already) */
+        double qa[4] = {a[3], a[0], a[1], a[2]}, qb[4] = {b[3], b[0], b[1], b[2]}, q[4];
+        am_quat_slerp(qa, qb, u, q);
+        out[0] = q[1], out[1] = q[2], out[2] = q[3], out[3] = q[0];
+        return;
     } else {
         const float *a = v + k * m, *b = v + (k + 1) * m;
-        if (quat) {
-            double d = 0;
-            for (size_t i = 0; i < 4; i++) d += (double)a[i] * b[i];
-            double sb = d < 0 ? -1.0 : 1.0; /* shortest path */
-            d = fabs(d);
-            double wa, wb;
-            if (d > 0.9995) {
-                wa = 1 - u;
-                wb = u;
-            } else {
-                double th = acos(d), st = sin(th);
-                wa = sin((1 - u) * th) / st;
-                wb = sin(u * th) / st;
-            }
-            for (size_t i = 0; i < 4; i++) out[i] = wa * a[i] + sb * wb * b[i];
-        } else {
-            for (size_t i = 0; i < m; i++) out[i] = (1 - u) * a[i] + u * b[i];
-        }
+        for (size_t i = 0; i < m; i++) out[i] = (1 - u) * a[i] + u * b[i];
     }
     if (quat) {
         double n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
