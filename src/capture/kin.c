@@ -1,6 +1,6 @@
 /* Kinematics for the capture fit: FK that also returns the world axes of every Euler partial,
  * so joint Jacobians are analytic (d p / d e_k = omega_k x (p - head)), the per-frame IK pin
- * used by the exam's planted feet and by the solve's foot lock, and a small RNG. */
+ * used by the exam's planted feet and by the solve's foot lock. */
 #include <math.h>
 #include <string.h>
 
@@ -243,43 +243,4 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
     }
     ami_fk_frame(rig, trans, q, euler, pose_scratch, NULL, joints_scratch);
     return am_vec3_dist(joints_scratch + 3 * j, target);
-}
-
-/* ---- RNG ---- */
-static uint64_t ami_splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-void ami_rng_seed(ami_rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) r->s[i] = ami_splitmix(&seed);
-}
-
-static uint64_t ami_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-double ami_rng_uniform(ami_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = ami_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = ami_rotl(s[3], 45);
-    return (double)(result >> 11) * 0x1.0p-53;
-}
-
-double ami_rng_normal(ami_rng *r)
-{
-    double u1 = ami_rng_uniform(r), u2 = ami_rng_uniform(r);
-    if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * AM_PI * u2);
 }

@@ -13,6 +13,7 @@
 #include "anymove/math.h"
 #include "anymove/synth.h"
 #include "core/internal.h"
+#include "math/math_internal.h"
 
 #define AMI_SB 48 /* max bones of a plan */
 
@@ -38,28 +39,7 @@ typedef struct {
     double yaw_amp; /* root heading sway, radians */
 } ami_creature;
 
-/* ---- deterministic PRNG (splitmix64) ---- */
-typedef struct {
-    uint64_t s;
-} ami_rng;
-
-static uint64_t ami_next(ami_rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double ami_uniform(ami_rng *r) { return ((double)(ami_next(r) >> 11) + 0.5) / 9007199254740992.0; }
-
-static double ami_gauss(ami_rng *r)
-{
-    double u1 = ami_uniform(r), u2 = ami_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * AM_PI * u2);
-}
-
-static double ami_jit(ami_rng *r, double rel) { return 1.0 + rel * (2.0 * ami_uniform(r) - 1.0); }
+static double ami_jit(ami_rng *r, double rel) { return 1.0 + rel * (2.0 * ami_rng_uniform(r) - 1.0); }
 
 static int ami_bone(ami_creature *c, int parent, double hx, double hy, double hz, double tx, double ty, double tz,
                     double radius)
@@ -271,7 +251,7 @@ static void ami_plan(am_synth_plan plan, bool walk, ami_rng *rng, ami_creature *
     }
     }
     /* per-seed phase shift of every channel so that two seeds never look alike */
-    double shift = ami_uniform(rng);
+    double shift = ami_rng_uniform(rng);
     for (int b = 0; b < c->n; b++)
         for (int k = 0; k < c->b[b].nch; k++) {
             c->b[b].ch[k].phase += shift * c->b[b].ch[k].freq;
@@ -355,16 +335,16 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
     /* lost for good: ~30% of the budget; a lost track ends uniformly in [0.3 T, T) */
     double f_lost = hidden > 0.0 ? 0.3 * hidden / 0.35 : 0.0;
     for (size_t n = 0; n < N; n++) {
-        if (ami_uniform(&rng) >= f_lost) continue;
-        size_t cut = (size_t)((0.3 + 0.7 * ami_uniform(&rng)) * (double)T);
+        if (ami_rng_uniform(&rng) >= f_lost) continue;
+        size_t cut = (size_t)((0.3 + 0.7 * ami_rng_uniform(&rng)) * (double)T);
         for (size_t t = cut; t < T; t++) tr->visible[t * N + n] = 0;
     }
     /* dropout bursts of 1-5 frames: ~30% */
     double p_start = hidden > 0.0 ? 0.3 * hidden / 3.0 : 0.0;
     for (size_t n = 0; n < N; n++)
         for (size_t t = 0; t < T; t++) {
-            if (ami_uniform(&rng) >= p_start) continue;
-            size_t len = 1 + (size_t)(ami_uniform(&rng) * 5.0);
+            if (ami_rng_uniform(&rng) >= p_start) continue;
+            size_t len = 1 + (size_t)(ami_rng_uniform(&rng) * 5.0);
             for (size_t u = t; u < T && u < t + len; u++) tr->visible[u * N + n] = 0;
         }
     /* two occluders sweeping across the body: ~40%, radius found by bisection */
@@ -375,8 +355,8 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
         double a[2][3], b[2][3];
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < 3; i++) {
-                a[k][i] = lo[i] + (hi[i] - lo[i]) * ami_uniform(&rng);
-                b[k][i] = lo[i] + (hi[i] - lo[i]) * ami_uniform(&rng);
+                a[k][i] = lo[i] + (hi[i] - lo[i]) * ami_rng_uniform(&rng);
+                b[k][i] = lo[i] + (hi[i] - lo[i]) * ami_rng_uniform(&rng);
             }
         /* occluders follow the body's travel: offsets relative to the frame centroid */
         double *cen = am_alloc_array(T * 3, sizeof(double));
@@ -435,7 +415,7 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
             hid++;
             continue;
         }
-        for (int k = 0; k < 3; k++) p[k] = (float)(p[k] + sigma * ami_gauss(&rng));
+        for (int k = 0; k < 3; k++) p[k] = (float)(p[k] + sigma * ami_rng_normal(&rng));
     }
     if (hidden_share) *hidden_share = (double)hid / (double)(T * N);
     return AM_OK;
@@ -557,7 +537,7 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         atot += area[b];
     }
     for (size_t n = 0; n < N; n++) {
-        double u = ami_uniform(&rng) * atot;
+        double u = ami_rng_uniform(&rng) * atot;
         int b = 0;
         while (b < crp->n - 1 && u > area[b]) u -= area[b++];
         const ami_sbone *bn = &crp->b[b];
@@ -568,10 +548,10 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         am_vec3_cross(ax, e1, e2);
         double r = bn->radius;
         /* along the axis, extended by the radius at both ends with a rounded profile */
-        double s = -r + ami_uniform(&rng) * (len + 2.0 * r), rr = r;
+        double s = -r + ami_rng_uniform(&rng) * (len + 2.0 * r), rr = r;
         if (s < 0.0) rr = sqrt(fmax(r * r - s * s, 0.0));
         if (s > len) rr = sqrt(fmax(r * r - (s - len) * (s - len), 0.0));
-        double th = 2.0 * AM_PI * ami_uniform(&rng), p[3];
+        double th = 2.0 * AM_PI * ami_rng_uniform(&rng), p[3];
         for (int i = 0; i < 3; i++) p[i] = bn->head[i] + s * ax[i] + rr * (cos(th) * e1[i] + sin(th) * e2[i]);
         for (int i = 0; i < 3; i++) rest[n * 3 + i] = (float)p[i];
         double dsurf[AMI_SB], dmin = INFINITY;
