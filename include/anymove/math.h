@@ -1,7 +1,8 @@
 /* anymove math: vectors, quaternions, matrices, Euler angles, 6D rotations, Procrustes.
  *
  * CONVENTIONS (SPEC.md section 1, STYLE.md section 5)
- * - double precision everywhere in this header; arrays are plain `double[n]`.
+ * - double precision everywhere in this header; arrays are plain `double[n]` (the body size
+ *   also reads the float point arrays of tracks).
  * - World: metres, radians, Z up, the creature faces -Y, +X is its left.
  * - Quaternions are (w, x, y, z), unit, Hamilton product; where a sign must be chosen, w >= 0.
  * - Matrices are row-major in memory and act on column vectors: p' = M p, M[r*n + c].
@@ -25,6 +26,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -358,6 +360,13 @@ void am_mat3_polar_rotation(const double A[9], int max_steps, double tol, double
 /* Symmetric eigen-decomposition of an n x n matrix (n <= 16) by cyclic Jacobi.
  * A is overwritten; eigenvalues in evals (descending), eigenvectors as columns of V. */
 void am_sym_eigen(double *A, size_t n, double *evals, double *V);
+
+/* ---- point sets ---- */
+/* SPEC 5 body size: the diagonal of the axis-aligned box of the points [n][3] with mask[i] != 0
+ * (mask NULL = all), leaving out points with a non-finite coordinate; 0 when none is left. Every
+ * "% of body size" of the library and its scores is relative to this. */
+double am_body_size(const double *points, size_t n, const uint8_t *mask);
+double am_body_size_f32(const float *points, size_t n, const uint8_t *mask);
 
 #ifdef __cplusplus
 }

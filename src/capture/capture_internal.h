@@ -66,9 +66,6 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
                      const double trans[3], const double q[4], double *euler, const double target[3],
                      double *pose_scratch, double *axes_scratch, double *joints_scratch);
 
-/* Body size (SPEC 5) of joints [J][3]. */
-double ami_body_size(const double *joints, size_t count);
-
 /* exp map of a rotation vector to a quaternion, and its left Jacobian J_l(w) [9]. */
 void ami_rotvec_left_jacobian(const double w[3], double Jl[9]);
 

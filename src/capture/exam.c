@@ -326,7 +326,7 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
         }
     }
     if ((st = am_motion_compute_joints(mo, rig, err)) < 0) goto done;
-    ex->body_size = ami_body_size(mo->joints, J);
+    ex->body_size = am_body_size(mo->joints, J, NULL);
 
     /* The reading. */
     am_det *det = am_alloc(sizeof *det);

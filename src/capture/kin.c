@@ -149,21 +149,6 @@ size_t ami_lr_pairs(const am_rig *rig, int32_t *pairs)
     return n;
 }
 
-double ami_body_size(const double *joints, size_t count)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < count; i++)
-        for (int k = 0; k < 3; k++) {
-            double v = joints[3 * i + k];
-            if (!isfinite(v)) continue;
-            if (v < lo[k]) lo[k] = v;
-            if (v > hi[k]) hi[k] = v;
-        }
-    double d[3];
-    for (int k = 0; k < 3; k++) d[k] = hi[k] >= lo[k] ? hi[k] - lo[k] : 0.0;
-    return am_vec3_norm(d);
-}
-
 /* ---- IK pin ---- */
 typedef struct {
     const am_rig *rig;

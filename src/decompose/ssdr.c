@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "anymove/math.h"
+#include "anymove/opt.h"
 #include "decompose_internal.h"
 #include "core/internal.h"
 
@@ -158,34 +159,6 @@ void ami_dec_stats(ami_dec *d)
     }
 }
 
-/* Small dense Cholesky solve (n <= AMI_MAXC): A x = b, A SPD. Returns false if not SPD. */
-static bool ami_chol_solve(double *A, size_t n, double *b)
-{
-    for (size_t j = 0; j < n; j++) {
-        double s = A[j * n + j];
-        for (size_t k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-        if (!(s > 0.0)) return false;
-        s = sqrt(s);
-        A[j * n + j] = s;
-        for (size_t i = j + 1; i < n; i++) {
-            double v = A[i * n + j];
-            for (size_t k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = v / s;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        double v = b[i];
-        for (size_t k = 0; k < i; k++) v -= A[i * n + k] * b[k];
-        b[i] = v / A[i * n + i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double v = b[i];
-        for (size_t k = i + 1; k < n; k++) v -= A[k * n + i] * b[k];
-        b[i] = v / A[i * n + i];
-    }
-    return true;
-}
-
 /* min w^T E w + lam |w - wb|^2  s.t. sum w = 1, w >= 0, at most kmax non-zero.
  * Active set: solve the equality-constrained problem on the active bones, drop the most
  * negative weight until all are >= 0, then drop the smallest until at most kmax remain. */
@@ -208,24 +181,22 @@ static void ami_weights_qp(const double *E, size_t m, double lam, const double *
             w[ia[0]] = 1.0;
             return;
         }
-        double Hm[AMI_MAXC * AMI_MAXC], Hc[AMI_MAXC * AMI_MAXC], g[AMI_MAXC], one[AMI_MAXC];
+        double Hm[AMI_MAXC * AMI_MAXC], g[AMI_MAXC], one[AMI_MAXC];
         for (size_t a = 0; a < na; a++) {
             for (size_t b = 0; b < na; b++) Hm[a * na + b] = E[ia[a] * m + ia[b]];
             Hm[a * na + a] += lam + ridge;
             g[a] = lam * wb[ia[a]];
             one[a] = 1.0;
         }
-        memcpy(Hc, Hm, sizeof(double) * na * na);
-        bool ok = ami_chol_solve(Hc, na, g);
-        memcpy(Hc, Hm, sizeof(double) * na * na);
-        ok = ok && ami_chol_solve(Hc, na, one);
-        if (!ok) { /* numerically singular: keep the single best bone */
+        if (am_dense_cholesky(Hm, na, NULL) != AM_OK) { /* numerically singular: keep the single best bone */
             size_t best = ia[0];
             for (size_t a = 1; a < na; a++)
                 if (E[ia[a] * m + ia[a]] < E[best * m + best]) best = ia[a];
             w[best] = 1.0;
             return;
         }
+        am_dense_cholesky_solve(Hm, na, g);
+        am_dense_cholesky_solve(Hm, na, one);
         double s1 = 0.0, sg = 0.0;
         for (size_t a = 0; a < na; a++) s1 += one[a], sg += g[a];
         double nu = (1.0 - sg) / s1;

@@ -135,20 +135,3 @@ am_status am_joint_position_error(const double *pred, const double *truth, size_
     am_free(d);
     return st;
 }
-
-double am_body_size(const double *points, size_t n, const uint8_t *mask)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    bool any = false;
-    for (size_t i = 0; i < n; i++) {
-        if (mask && !mask[i]) continue;
-        any = true;
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], points[i * 3 + (size_t)k]);
-            hi[k] = fmax(hi[k], points[i * 3 + (size_t)k]);
-        }
-    }
-    if (!any) return 0;
-    double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-    return am_vec3_norm(d);
-}

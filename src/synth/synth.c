@@ -593,12 +593,7 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
             for (int i = 0; i < 3; i++) c->joints[(t * J + j) * 3 + i] = (float)v[i];
         }
     }
-    {
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (size_t n = 0; n < N; n++)
-            for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], c->truth[n * 3 + i]), hi[i] = fmax(hi[i], c->truth[n * 3 + i]);
-        c->body_size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    }
+    c->body_size = am_body_size_f32(c->truth, N, NULL);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
     am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
     am_free(rest), am_free(bi), am_free(bw), am_free(M);
