@@ -19,8 +19,15 @@ extern int am_test_failures;
 extern const char *am_test_current;
 
 void am_test_fail(const char *file, int line, const char *fmt, ...) AM_PRINTF(3, 4);
-/* Path under the shared folder ($AM_SHARED, else ../shared next to the sources). */
+/* Path under the shared folder ($AM_SHARED, else ../shared next to the sources). A path that
+ * does not exist fails the current test, naming it: tests that need ../shared never pass by
+ * finding nothing to check. */
 const char *am_test_shared(const char *rel);
+/* Call fn(path, name, user) for every file below dir (recursively, dot files left out) whose
+ * name ends in ext. Fails the current test when dir cannot be read or holds no such file.
+ * Returns how many files were visited. */
+size_t am_test_each_file(const char *dir, const char *ext,
+                         void (*fn)(const char *path, const char *name, void *user), void *user);
 /* Path under the source tree ($AM_SOURCE). */
 const char *am_test_source(const char *rel);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
