@@ -5,8 +5,8 @@
  *
  *     am_stats st;
  *     am_rot_error_opts o = {.frame_count = 48};
- *     am_motion_rotation_error(rig, pred, truth, &o, NULL, &st, &err);
- *     printf("%.2f deg over %zu rotations\n", st.mean, st.count);
+ *     if (am_motion_rotation_error(rig, pred, truth, &o, NULL, &st, &err) == AM_OK)
+ *         printf("%.2f deg over %zu rotations\n", st.mean, st.count);
  *
  * Pairs: none (outputs are caller-owned; functions that allocate free before returning).
  */

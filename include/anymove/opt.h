@@ -22,6 +22,7 @@
  * small enough that the band covers it) uses the dense path (w = n - 1).
  *
  *     static am_status eval(void *user, const double *x, am_lsq_sink *s) {
+ *         (void)user;
  *         double r[1] = {10.0 * (x[1] - x[0] * x[0])}, J[2] = {-20.0 * x[0], 10.0};
  *         int32_t cols[2] = {0, 1};
  *         am_lsq_add(s, 1, r, 2, cols, J, NULL);
