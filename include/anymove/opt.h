@@ -127,7 +127,7 @@ typedef struct am_lsq_report {
 typedef struct am_lsq am_lsq;
 
 /* Validate the problem and allocate the workspace: O(n * (w + 1)) doubles.
- * AM_E_ARG for n == 0, no callback, or lower > upper. */
+ * AM_E_ARG for n == 0 or lower > upper (a NULL problem or callback is a programmer error: assert). */
 AM_NODISCARD am_status am_lsq_create(const am_lsq_problem *problem, am_lsq **out, am_error *err);
 /* Minimise from x [n] (clamped into the bounds first), in place. Returns AM_OK when a tolerance
  * was met, AM_NOT_CONVERGED when max_iterations ran out (x is still the best point found),

@@ -20,6 +20,7 @@
  * - The swing-twist decomposition of rotations (e.g. Dobrowolski 2015, "Swing-twist
  *   decomposition in Clifford algebra").
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -71,15 +72,13 @@ void am_ik_default_mask(const am_rig *rig, uint8_t *mask)
 
 am_status am_ik_validate(const am_ik_job *job, am_error *err)
 {
-    AMI_CHECK(err, job && job->rig && job->out, AM_E_ARG, "IK job needs a rig and an output");
+    assert(job && job->rig && job->out && job->positions);
+    assert(job->out->euler && job->out->trans && job->out->root_quat);
     const am_rig *rig = job->rig;
     AMI_CHECK(err, job->frame_count > 0, AM_E_EMPTY, "no frames (T = 0)");
-    AMI_CHECK(err, job->positions, AM_E_ARG, "IK job needs positions");
     AMI_CHECK(err, job->out->bone_count == rig->bone_count && job->out->frame_count == job->frame_count,
               AM_E_SHAPE, "output motion has %zu frames x %zu bones, want %zu x %zu",
               job->out->frame_count, job->out->bone_count, job->frame_count, rig->bone_count);
-    AMI_CHECK(err, job->out->euler && job->out->trans && job->out->root_quat, AM_E_ARG,
-              "output motion without arrays");
     if (job->reference) {
         AMI_CHECK(err, job->reference->bone_count == rig->bone_count &&
                        job->reference->frame_count > 0 && job->reference->euler,

@@ -10,6 +10,7 @@
  * The document keeps only decoded data (floats, plus uint32 for integer accessors); raw buffers
  * live during loading only.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1189,8 +1190,8 @@ void am_gltf_free(am_gltf *doc)
 am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
                            const am_gltf_opts *opts, am_gltf **out, am_error *err)
 {
-    if (out) *out = NULL;
-    AMI_CHECK(err, out && (buf || len == 0), AM_E_ARG, "NULL argument");
+    assert(out && (buf || len == 0));
+    *out = NULL;
     ami_gctx c = {0};
     c.source = source;
     c.base_dir = base_dir;
@@ -1228,8 +1229,8 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
 
 am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
 {
-    if (out) *out = NULL;
-    AMI_CHECK(err, path && out, AM_E_ARG, "NULL argument");
+    assert(path && out);
+    *out = NULL;
     uint64_t max = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
     char *data = NULL;
     size_t len = 0;
@@ -1327,7 +1328,7 @@ static void ami_eval_sampler(const am_gltf *doc, const am_gltf_sampler *sm, doub
 
 void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local)
 {
-    if (!doc || !local) return;
+    assert(doc && local);
     for (size_t i = 0; i < doc->node_count; i++)
         memcpy(local + 16 * i, doc->nodes[i].matrix, sizeof doc->nodes[i].matrix);
     if (anim < 0 || (size_t)anim >= doc->animation_count) return;
@@ -1374,7 +1375,7 @@ void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local)
 
 void am_gltf_world_from_local(const am_gltf *doc, const double *local, double *world)
 {
-    if (!doc || !local || !world) return;
+    assert(doc && local && world);
     for (size_t k = 0; k < doc->node_count; k++) {
         size_t n = doc->node_order ? (size_t)doc->node_order[k] : k;
         int32_t p = doc->nodes[n].parent;

@@ -27,6 +27,7 @@
  * from FK parent-first so FK reproduces the pose: exactly for joints whose local translation is
  * their bind translation.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,7 +170,7 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
 {
     memset(k, 0, sizeof *k);
     k->root = -1;
-    AMI_CHECK(err, doc, AM_E_ARG, "NULL document");
+    assert(doc);
     if (skin < 0) skin = 0;
     AMI_CHECK(err, (size_t)skin < doc->skin_count, AM_E_ARG,
               "skin %d: the document has %zu skins", skin, doc->skin_count);
@@ -315,9 +316,9 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
 
 am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    assert(doc && out);
     *out = NULL;
-    AMI_CHECK(err, doc && doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
+    AMI_CHECK(err, doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
     ami_gskel k;
     am_status s = ami_gskel_build(doc, skin, &k, err);
     if (s < 0) {
@@ -465,9 +466,8 @@ done:
 am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, int anim,
                               double fps, am_motion **out, am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    assert(doc && rig && out);
     *out = NULL;
-    AMI_CHECK(err, doc && rig, AM_E_ARG, "NULL document or rig");
     AMI_CHECK(err, isfinite(fps) && fps > 0, AM_E_ARG, "fps must be > 0, got %g", fps);
     AMI_CHECK(err, anim >= -1 && (anim < 0 || (size_t)anim < doc->animation_count), AM_E_ARG,
               "animation %d: the document has %zu", anim, doc->animation_count);

@@ -1,6 +1,7 @@
 /* Levenberg-Marquardt over streamed residual blocks, with box bounds, IRLS robust losses and
  * a banded Cholesky for time-structured problems, and the dense Cholesky of small systems.
  * Sources are listed in anymove/opt.h. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -224,9 +225,8 @@ void am_lsq_free(am_lsq *ws)
 
 am_status am_lsq_create(const am_lsq_problem *pb, am_lsq **out, am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "no output pointer");
+    assert(pb && pb->eval && out);
     *out = NULL;
-    AMI_CHECK(err, pb && pb->eval, AM_E_ARG, "least-squares problem without an evaluation callback");
     AMI_CHECK(err, pb->param_count > 0, AM_E_ARG, "least-squares problem with no parameters");
     size_t n = pb->param_count;
     size_t w = n - 1;

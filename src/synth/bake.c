@@ -3,6 +3,7 @@
  * Truth joints are the skin joints that carry weight on some vertex (helpers are left out),
  * parented to their nearest deforming ancestor.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,7 @@ typedef struct {
 
 am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out, am_error *err)
 {
-    AMI_CHECK(err, doc && out, AM_E_USAGE, "no document");
+    assert(doc && out);
     *out = NULL;
     am_bake_opts o = {0};
     if (opts) o = *opts;

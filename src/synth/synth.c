@@ -6,6 +6,7 @@
  * travelling wave. Skin weights fall off with the distance to each capsule's surface, so
  * points near a joint blend its two bones smoothly, as a skinned character does.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -462,7 +463,7 @@ void am_synth_clip_free(am_synth_clip *c)
 static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *crp, am_synth_clip **out,
                                       am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_USAGE, "no output");
+    assert(out);
     *out = NULL;
     am_synth_opts o = {0};
     if (opts) o = *opts;

@@ -20,6 +20,11 @@ for h in "$AM_SOURCE"/include/anymove/*.h; do
     am_pass "cxx_$name"; else am_fail "cxx_$name" "$(head -n 5 "$TMP/err")"; fi
 done
 
+# The tables of core.h expand through a macro X: a caller's own X must survive the include.
+printf '#define X 42\n#include "anymove/anymove.h"\nint am_x_probe(void);\nint am_x_probe(void) { return X; }\n' > "$TMP/x.c"
+if gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$AM_SOURCE/include" -c "$TMP/x.c" -o "$TMP/x.o" 2>"$TMP/err"; then
+  am_pass callers_x_macro_survives; else am_fail callers_x_macro_survives "$(head -n 5 "$TMP/err")"; fi
+
 if n=$(python3 "$(dirname "$0")/header_snippets.py" "$AM_SOURCE/include/anymove" "$TMP/snippets.c" 2>"$TMP/err"); then
   am_pass "snippets_extracted ($n)"; else am_fail snippets_extracted "$(head -n 5 "$TMP/err")"; fi
 for cc in gcc clang; do

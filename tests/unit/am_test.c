@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int am_test_failures;
@@ -105,6 +107,24 @@ void am_test_diff_add(am_test_diff *d, double a, double b)
 }
 
 double am_test_diff_mean(const am_test_diff *d) { return d->count ? d->sum / (double)d->count : 0.0; }
+
+int am_test_fork(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0 && !freopen("/dev/null", "w", stderr)) _exit(3);
+    return (int)pid;
+}
+
+void am_test_child_exit(void) { _exit(0); }
+
+bool am_test_child_aborted(int pid)
+{
+    if (pid < 0) return false;
+    int status = 0;
+    if (waitpid((pid_t)pid, &status, 0) != pid) return false;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
 
 int am_test_run(const am_test_case *cases, size_t count, int argc, char **argv)
 {

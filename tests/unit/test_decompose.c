@@ -100,7 +100,6 @@ static void decompose_validity(void)
 {
     am_error err = {0};
     am_decomposition *d = NULL;
-    AM_CHECK_STATUS(am_decompose_run(NULL, NULL, &d, &err), AM_E_EMPTY);
     am_tracks *tr = ami_chain(2, 40, 10, 0.0, 0.0, NULL);
     tr->frame_count = 1;
     AM_CHECK_STATUS(am_decompose_run(tr, NULL, &d, &err), AM_E_SHAPE);

@@ -38,13 +38,9 @@ static void lsq_rejects_invalid_problems(void)
 {
     am_lsq *ws = NULL;
     am_error err = {0};
-    am_lsq_problem pb = {.param_count = 2};
+    am_lsq_problem pb = {.param_count = 0, .eval = ami_null_eval};
     AM_CHECK_STATUS(am_lsq_create(&pb, &ws, &err), AM_E_ARG);
     AM_CHECK(ws == NULL);
-    AM_CHECK_STATUS(am_lsq_create(NULL, &ws, &err), AM_E_ARG);
-    pb.eval = ami_null_eval;
-    pb.param_count = 0;
-    AM_CHECK_STATUS(am_lsq_create(&pb, &ws, &err), AM_E_ARG);
     double lo[2] = {0, 1}, hi[2] = {1, 0};
     pb.param_count = 2;
     pb.lower = lo;
