@@ -282,6 +282,19 @@ static void ami_swing(const double a[3], const double d[3], double R[9])
     R[6] = -y + h * x * z, R[7] = x + h * y * z, R[8] = 1 - h * (x * x + y * y);
 }
 
+/* The twist about the unit axis d that turns a onto o, as |a_p||o_p| (sin, cos) of the angle
+ * between their projections a_p, o_p onto the plane normal to d. */
+static void ami_twist_terms(const double a[3], const double o[3], const double d[3], double *s,
+                            double *c)
+{
+    double ap[3], op[3], x[3];
+    am_vec3_madd(a, -am_vec3_dot(a, d), d, ap);
+    am_vec3_madd(o, -am_vec3_dot(o, d), d, op);
+    am_vec3_cross(ap, op, x);
+    *s = am_vec3_dot(d, x);
+    *c = am_vec3_dot(ap, op);
+}
+
 /* The twist about the unit axis d for a single-direction bone, from its grandchildren.
  * Twisting the bone by th turns each child point k, predicted with the child's prior local
  * rotation, about d; the child then needs a swing psi_k(th) to reach its observation. We take
@@ -314,17 +327,15 @@ static double ami_grandchild_twist(const ami_ik_ws *w, const am_ik_opts *o,
             am_vec3_add(head_b, v, hc);
         }
         for (int32_t i = w->pt_start[c]; i < w->pt_start[c + 1]; i++) {
-            double a[3], ob[3], ap[3], op[3], x[3];
+            double a[3], ob[3], ts, tc;
             am_mat3_mul_vec3(Gc, w->pts[i].r, a);
             am_vec3_sub(P + (size_t)w->pts[i].joint * 3, hc, ob);
-            am_vec3_madd(a, -am_vec3_dot(a, d), d, ap);
-            am_vec3_madd(ob, -am_vec3_dot(ob, d), d, op);
-            am_vec3_cross(ap, op, x);
             double len = am_vec3_norm(a) * am_vec3_norm(ob);
             if (!(len > 0)) continue;
             /* s_k sin phi_k and s_k cos phi_k without the trigonometry */
-            sum_s += am_vec3_dot(d, x) / len;
-            sum_c += am_vec3_dot(ap, op) / len;
+            ami_twist_terms(a, ob, d, &ts, &tc);
+            sum_s += ts / len;
+            sum_c += tc / len;
             any = true;
         }
     }
@@ -349,14 +360,12 @@ static bool ami_fit_rigid_fast(const ami_ik_ws *w, size_t b, const double *P, co
     am_mat3_mul(S, Gbase, G);
     double sc = 0, cc = 0;
     for (int32_t i = i0 + 1; i < i1; i++) {
-        double x[3], o[3], xp[3], op[3], cr[3];
+        double x[3], o[3], ts, tc;
         am_mat3_mul_vec3(G, w->pts[i].r, x);
         am_vec3_sub(P + (size_t)w->pts[i].joint * 3, h, o);
-        am_vec3_madd(x, -am_vec3_dot(x, d), d, xp);
-        am_vec3_madd(o, -am_vec3_dot(o, d), d, op);
-        am_vec3_cross(xp, op, cr);
-        sc += am_vec3_dot(cr, d);
-        cc += am_vec3_dot(xp, op);
+        ami_twist_terms(x, o, d, &ts, &tc);
+        sc += ts;
+        cc += tc;
     }
     double R[9];
     ami_axis_rot(d, atan2(sc, cc), R);

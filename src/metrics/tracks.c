@@ -32,6 +32,12 @@ am_status am_track_recon_error(const float *pred, const float *truth, const uint
     return AM_OK;
 }
 
+static double ami_dist2(const double p[3], const float q[3])
+{
+    double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
 double am_joint_chamfer(const double *pred, size_t P, const float *truth, size_t J, size_t T)
 {
     if (!P || !J || !T) return NAN;
@@ -42,20 +48,12 @@ double am_joint_chamfer(const double *pred, size_t P, const float *truth, size_t
         double a = 0.0, b = 0.0;
         for (size_t j = 0; j < J; j++) {
             double best = INFINITY;
-            for (size_t p = 0; p < P; p++) {
-                double dx = pp[p * 3] - tt[j * 3], dy = pp[p * 3 + 1] - tt[j * 3 + 1], dz = pp[p * 3 + 2] - tt[j * 3 + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                if (d2 < best) best = d2;
-            }
+            for (size_t p = 0; p < P; p++) best = fmin(best, ami_dist2(pp + p * 3, tt + j * 3));
             a += sqrt(best);
         }
         for (size_t p = 0; p < P; p++) {
             double best = INFINITY;
-            for (size_t j = 0; j < J; j++) {
-                double dx = pp[p * 3] - tt[j * 3], dy = pp[p * 3 + 1] - tt[j * 3 + 1], dz = pp[p * 3 + 2] - tt[j * 3 + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                if (d2 < best) best = d2;
-            }
+            for (size_t j = 0; j < J; j++) best = fmin(best, ami_dist2(pp + p * 3, tt + j * 3));
             b += sqrt(best);
         }
         sum += 0.5 * (a / (double)J + b / (double)P);
