@@ -354,7 +354,9 @@ static void ik_speed_50_joints(void)
         }
         printf("  1000 frames x 50 joints: %.2f ms wall, %.2f ms thread CPU (best of 7)\n",
                best * 1e3, best_cpu * 1e3);
-        AM_CHECK(best < 0.5);
+        /* CPU time: on a shared machine the wall time measures the neighbours (607 ms wall for
+         * 116 ms CPU under ASan at load 11 on 2 cores). */
+        AM_CHECK_MSG(best_cpu < 0.5, "%.0f ms thread CPU", best_cpu * 1e3);
     }
     am_motion_free(pred);
     am_motion_free(truth);
