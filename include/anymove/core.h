@@ -176,8 +176,10 @@ typedef struct am_scope {      /* fields are private */
 } am_scope;
 
 void am_scope_enter(am_scope *scope, const am_context *ctx);
-/* Leave the innermost scope; the warnings it collected are appended to *warnings (NULL drops
- * them). A worker's joined scope hands nothing over: its warnings went to the scope it joined. */
+/* Leave the innermost scope; the warnings it collected are appended to *warnings (a result's
+ * list, allocated with the scope's allocator). NULL hands them to the enclosing scope, or drops
+ * them when there is none. A worker's joined scope hands nothing over: its warnings went to the
+ * scope it joined. */
 void am_scope_leave(am_scope *scope, am_warning_list *warnings);
 /* A worker thread joins a scope of another thread (its caller's, from am_scope_current()),
  * sharing its allocator, limits, counters and warnings; leave with am_scope_leave(worker, NULL)
@@ -208,9 +210,10 @@ double am_now(void);
 /* Read a whole file (adds a NUL after the data, not counted in *len). max_bytes 0 = 2 GiB. */
 AM_NODISCARD am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *len,
                                     am_error *err);
-/* Write atomically: to "path.tmp.<pid>", then rename. No partial file is left on failure. */
+/* Write atomically: to "path.tmp.<pid>.<n>", then rename. No partial file is left on failure. */
 AM_NODISCARD am_status am_file_write(const char *path, const void *data, size_t len, am_error *err);
-/* Build the temporary name used by atomic writers (buf >= strlen(path) + 32). */
+/* Build a fresh temporary name for an atomic writer, unique to this call (buf >=
+ * strlen(path) + 48). */
 void am_tmp_path(char *buf, size_t size, const char *path);
 /* Commit a finished temporary file (rename), or remove it on failure. */
 AM_NODISCARD am_status am_file_commit(const char *tmp, const char *path, am_error *err);

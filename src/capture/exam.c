@@ -64,6 +64,7 @@ void am_exam_free(am_exam *ex)
     am_free(ex->contact_names);
     am_free(ex->contact_joint);
     am_free(ex->contact);
+    am_warning_list_free(&ex->warnings);
     am_free(ex);
 }
 
@@ -134,8 +135,8 @@ static void ami_exam_plants(const uint8_t *low, size_t T, const double *free_pos
     }
 }
 
-am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_exam_opts *opts_in,
-                           am_exam **out, am_error *err)
+static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
+                                   const am_exam_opts *opts_in, am_exam **out, am_error *err)
 {
     AMI_CHECK(err, rig && out, AM_E_ARG, "exam without a rig");
     *out = NULL;
@@ -310,6 +311,11 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
             for (int k = 0; k < 3; k++) goal[k] = alpha[t] * target[3 * t + (size_t)k] + (1.0 - alpha[t]) * freep[3 * t + (size_t)k];
             double miss = ami_pin_joint(rig, &ch, j, 3, mo->trans + 3 * t, mo->root_quat + 4 * t, mo->euler + t * B * 3,
                                         goal, pose, axes, jt);
+            if (isnan(miss)) {
+                st = ami_cancelled() ? AM_FAIL(err, AM_E_CANCELLED, "exam stopped")
+                                     : AM_FAIL(err, AM_E_NOMEM, "contact pin");
+                goto done;
+            }
             ex->contact[t * C + c] = cand[t] && miss < 1.5e-3;
         }
         /* A plant shorter than 3 frames after the reach test is not a plant. */
@@ -431,6 +437,16 @@ done:
     }
     *out = ex;
     return AM_OK;
+}
+
+am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_exam_opts *opts,
+                           am_exam **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_exam_generate(rig, cr, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 am_status am_exam_write_truth(const am_exam *ex, const char *path, am_error *err)

@@ -37,6 +37,7 @@ void am_capture_result_free(am_capture_result *res)
     am_free(res->contact_names);
     am_free(res->contact_joint);
     am_free(res->contact);
+    am_warning_list_free(&res->warnings);
     am_free(res);
 }
 
@@ -194,8 +195,9 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
     am_buf_append(b, "", 1);
 }
 
-am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
-                           const am_capture_opts *opts, am_capture_result **out, am_error *err)
+static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
+                                   const am_capture_opts *opts, am_capture_result **out,
+                                   am_error *err)
 {
     AMI_CHECK(err, det && rig && out, AM_E_ARG, "capture solve needs a det and a rig");
     *out = NULL;
@@ -293,15 +295,22 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     }
 
     /* 1. sync check, 2. swap repair, 3-4. triangulation and init. */
+    ami_stage stage = ami_stage_begin("capture sync and init");
     ami_sync_check(&c, cr, &res->sync);
     if (!(c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR)) res->sync.swaps_repaired += ami_swap_repair(&c, NULL);
     if ((st = ami_cap_init(&c, err)) < 0) goto done;
     ami_cap_recenter(&c);
+    ami_stage_end(&stage);
 
     /* 5. the fit, annealing the Cauchy scale geometrically from start to end. */
     double t_fit = am_now();
+    stage = ami_stage_begin("capture fit");
     const int stages = 4;
     for (int k = 0; k < stages; k++) {
+        if (!ami_progress(stage.name, (double)k / (double)stages)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "capture fit stopped at stage %d", k);
+            goto done;
+        }
         double f = (double)k / (double)(stages - 1);
         double scale = c.o.scale_start_px * pow(c.o.scale_end_px / c.o.scale_start_px, f);
         uint32_t it = k == stages - 1 ? 2 * c.o.iterations : c.o.iterations;
@@ -326,8 +335,10 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
             am_free(pred);
         }
     }
+    ami_stage_end(&stage);
     /* 6. contacts, second fit holding plants, 7. foot lock. */
     if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
+        stage = ami_stage_begin("capture contacts");
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         c.use_contacts = true;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
@@ -337,8 +348,13 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
         /* The lock's plants: the same, grown a little further (a landing frame the fit placed
          * 2-3 cm off still belongs to the plant, and a frame left free slides). */
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
+        ami_stage_end(&stage);
+        stage = ami_stage_begin("capture foot lock");
         double mean, mx;
-        ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx, &res->plant_count);
+        if ((st = ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx,
+                                    &res->plant_count, err)) < 0)
+            goto done;
+        ami_stage_end(&stage);
         res->slide_mean_mm = 1000.0 * mean;
         res->slide_max_mm = 1000.0 * mx;
     }
@@ -384,6 +400,16 @@ done:
     }
     *out = res;
     return AM_OK;
+}
+
+am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
+                           const am_capture_opts *opts, am_capture_result **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_capture_solve(det, rig, cr, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 static const char *ami_paw_verdict(double score)

@@ -1183,11 +1183,13 @@ void am_gltf_free(am_gltf *doc)
     }
     am_free(doc->animations);
     am_free(doc->generator);
+    am_warning_list_free(&doc->warnings);
     am_free(doc);
 }
 
-am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
-                           const am_gltf_opts *opts, am_gltf **out, am_error *err)
+static am_status ami_gltf_read_mem(const void *buf, size_t len, const char *source,
+                                   const char *base_dir, const am_gltf_opts *opts, am_gltf **out,
+                                   am_error *err)
 {
     if (out) *out = NULL;
     AMI_CHECK(err, out && (buf || len == 0), AM_E_ARG, "NULL argument");
@@ -1226,7 +1228,8 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
     return AM_OK;
 }
 
-am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
+static am_status ami_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out,
+                               am_error *err)
 {
     if (out) *out = NULL;
     AMI_CHECK(err, path && out, AM_E_ARG, "NULL argument");
@@ -1244,9 +1247,28 @@ am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out
     } else {
         snprintf(dir, sizeof dir, ".");
     }
-    am_status s = am_gltf_read_mem(data, len, path, dir, opts, out, err);
+    am_status s = ami_gltf_read_mem(data, len, path, dir, opts, out, err);
     am_free(data);
     return s;
+}
+
+am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
+                           const am_gltf_opts *opts, am_gltf **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_gltf_read_mem(buf, len, source, base_dir, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
+}
+
+am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_gltf_load(path, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 /* ---- sampling ---------------------------------------------------------------------------- */
