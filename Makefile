@@ -3,11 +3,15 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
+# The tests that run library calls on several threads (ThreadSanitizer checks them).
+TSAN_TARGETS := test_concurrency test_context test_decompose
+TSAN_TESTS := test_concurrency test_context_threads test_decompose
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all build deps demo test test-fast asan fuzz bench clean
+.PHONY: all build deps demo test test-fast asan tsan fuzz bench clean
 
 all: build
 
@@ -22,13 +26,21 @@ asan:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAM_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# ThreadSanitizer (clang): builds the threaded tests and runs them; any report fails them.
+tsan:
+	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAM_TSAN=ON >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
+
 demo: deps build
 	@bash examples/demo.sh $(BUILD)/anymove
 
-# Every test: the optimized build, then the AddressSanitizer + UBSan build.
+# Every test: the optimized build, then the AddressSanitizer + UBSan build, then the threaded
+# tests under ThreadSanitizer.
 test: deps build asan
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) tsan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -43,4 +55,4 @@ bench: build
 	@bash bench/fk.sh $(BUILD)/anymove
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)

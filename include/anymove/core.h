@@ -117,7 +117,8 @@ typedef struct am_context {
     uint64_t max_bytes;      /* live bytes the call may hold at once; 0 = no limit. Going over
                                 fails the allocation (AM_E_NOMEM) */
     uint64_t max_allocs;     /* allocation number max_allocs + 1 fails; 0 = no limit (fault
-                                injection for tests) */
+                                injection for tests). Warning lists (at most 64 entries) use
+                                the allocator but count against neither limit */
     am_progress_fn progress; /* NULL = no progress */
     void *progress_user;
 } am_context;

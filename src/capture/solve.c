@@ -282,7 +282,10 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
             ami_warn(AM_WARN_IGNORED_NAME, "creature foot '%s' is not a joint of the rig: skipped", cr->feet[f]);
             continue;
         }
-        res->sync.feet[res->sync.foot_count++] = am_strdup(cr->feet[f]);
+        if (!(res->sync.feet[res->sync.foot_count++] = am_strdup(cr->feet[f]))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "feet");
+            goto done;
+        }
     }
     for (size_t k = 0; k < ncont; k++) {
         int j = am_rig_find_joint(rig, cr->contacts[k]);
@@ -290,7 +293,11 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
             ami_warn(AM_WARN_IGNORED_NAME, "creature contact '%s' is not a joint of the rig: skipped", cr->contacts[k]);
             continue;
         }
-        res->contact_names[c.C] = am_strdup(cr->contacts[k]);
+        /* counted as they come, so a failure later frees the names made so far */
+        if (!(res->contact_names[res->contact_count++] = am_strdup(cr->contacts[k]))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "contacts");
+            goto done;
+        }
         c.cj[c.C++] = j;
     }
 

@@ -155,10 +155,12 @@ static void ami_refund(const ami_block *b, size_t size)
     __atomic_sub_fetch(&b->counters->live_bytes, take, __ATOMIC_RELAXED);
 }
 
-static void *ami_alloc_block(size_t size, bool zero)
+/* charge: count the block against the scope's limits. Warning lists are not: they are small
+ * (at most AMI_WARNINGS_MAX entries), and a limit must not silently cost a call its warnings. */
+static void *ami_alloc_block(size_t size, bool zero, bool charge)
 {
     if (size > SIZE_MAX - sizeof(ami_block)) return NULL;
-    am_scope *c = ami_top ? ami_top->counters : NULL;
+    am_scope *c = ami_top && charge ? ami_top->counters : NULL;
     const am_allocator *a = ami_top ? &ami_top->ctx.allocator : &ami_default_allocator;
     if (!ami_charge(c, size)) return NULL;
     ami_block *b = a->alloc(a->user, sizeof(ami_block) + size);
@@ -171,7 +173,7 @@ static void *ami_alloc_block(size_t size, bool zero)
     return b + 1;
 }
 
-void *am_alloc(size_t size) { return ami_alloc_block(size, true); }
+void *am_alloc(size_t size) { return ami_alloc_block(size, true, true); }
 
 void *am_alloc_array(size_t n, size_t size)
 {
@@ -181,7 +183,7 @@ void *am_alloc_array(size_t n, size_t size)
 
 void *am_realloc(void *ptr, size_t size)
 {
-    if (!ptr) return ami_alloc_block(size, false); /* all of it is "new tail": not zeroed */
+    if (!ptr) return ami_alloc_block(size, false, true); /* all of it is "new tail": not zeroed */
     if (size > SIZE_MAX - sizeof(ami_block)) return NULL;
     ami_block *b = (ami_block *)ptr - 1;
     size_t old = b->size;
@@ -265,6 +267,20 @@ const char *am_warning_kind_name(am_warning_kind kind)
 
 #define AMI_WARNINGS_MAX 64
 
+/* A warning list's array, with the current allocator but outside the limits (see
+ * ami_alloc_block); its blocks are never charged, so they are never refunded either. */
+static am_warning *ami_warnings_grow(am_warning *data, size_t count)
+{
+    size_t size = count * sizeof *data;
+    if (!data) return ami_alloc_block(size, false, false);
+    ami_block *b = (ami_block *)(void *)data - 1;
+    if (b->counters) return am_realloc(data, size); /* a list some caller built with am_alloc */
+    ami_block *nb = b->realloc_fn(b->user, b, sizeof(ami_block) + size);
+    if (!nb) return NULL;
+    nb->size = size;
+    return (am_warning *)(void *)(nb + 1);
+}
+
 /* Merge one warning into a list; false only on allocation failure. */
 static bool ami_warning_add(am_warning_list *l, am_warning_kind kind, const char *text, size_t count)
 {
@@ -277,7 +293,7 @@ static bool ami_warning_add(am_warning_list *l, am_warning_kind kind, const char
         l->data[l->count - 1].count += count;
         return true;
     }
-    am_warning *d = am_realloc_array(l->data, l->count + 1, sizeof *d);
+    am_warning *d = ami_warnings_grow(l->data, l->count + 1);
     if (!d) return false;
     l->data = d;
     am_warning *w = &d[l->count++];
