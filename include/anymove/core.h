@@ -17,6 +17,11 @@
  *
  * Pairs: am_alloc/am_free, am_scope_enter/am_scope_leave, am_warning_list_free for every
  * warning list a result hands over.
+ *
+ * Re-entrancy: the library keeps no state between calls and shares none between concurrent
+ * calls. Every job runs in a scope made from its opts' am_context (below): the allocator,
+ * limits, progress callback and warnings of that one call. Any number of calls may run at once
+ * on different threads; one object may be read by several calls at once, but written by one.
  */
 #ifndef ANYMOVE_CORE_H
 #define ANYMOVE_CORE_H
