@@ -297,6 +297,10 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
 
     /* Plant the contacts: pin each low contact at one spot for the frames of its plant. */
     for (size_t c = 0; c < C; c++) {
+        if (!ami_progress("exam", (double)c / (double)C)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "exam stopped at contact %zu", c);
+            goto done;
+        }
         size_t j = (size_t)ex->contact_joint[c];
         double rz = rig->joint_rest[3 * j + 2];
         for (size_t t = 0; t < T; t++) {
@@ -444,7 +448,9 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
 {
     am_scope sc;
     am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    ami_stage stage = ami_stage_begin("exam");
     am_status st = ami_exam_generate(rig, cr, opts, out, err);
+    if (st >= 0) ami_stage_end(&stage);
     am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }

@@ -170,6 +170,58 @@ static am_status ami_biped(am_rig **rig, am_creature **cr, am_error *err)
     return am_creature_parse(text, sizeof text - 1, "biped", cr, err);
 }
 
+/* The other jobs: the exam, synthesis, the glTF reader (on the writer's GLB) and bake. */
+typedef struct {
+    ami_cap_arg *cap;
+    am_exam *exam;
+    am_synth_clip *clip;
+    am_gltf *doc;
+} ami_more_arg;
+
+static am_status ami_exam_job(void *p, const am_context *ctx)
+{
+    ami_more_arg *a = p;
+    am_exam_opts o = {.seed = 5, .frames = 10, .noise_px = 1, .ctx = *ctx};
+    return am_exam_generate(a->cap->rig, a->cap->cr, &o, &a->exam, NULL);
+}
+
+static am_status ami_synth_job(void *p, const am_context *ctx)
+{
+    ami_more_arg *a = p;
+    am_synth_opts o = {.plan = AM_SYNTH_BIRD, .frames = 20, .points = 60, .seed = 4, .ctx = *ctx};
+    return am_synth_tracks(&o, &a->clip, NULL);
+}
+
+static am_status ami_read_job(void *p, const am_context *ctx)
+{
+    ami_more_arg *a = p;
+    am_gltf_opts o = {.ctx = *ctx};
+    return am_gltf_read_mem(a->cap->glb.data, a->cap->glb.len, "biped.glb", NULL, &o, &a->doc, NULL);
+}
+
+static am_status ami_bake_job(void *p, const am_context *ctx)
+{
+    ami_more_arg *a = p;
+    am_bake_opts o = {.fps = 30, .noise = 0.01, .hidden = 0.1, .ctx = *ctx};
+    return am_bake_gltf(a->doc, &o, &a->clip, NULL);
+}
+
+static void ami_more_clear(void *p)
+{
+    ami_more_arg *a = p;
+    am_exam_free(a->exam);
+    am_synth_clip_free(a->clip);
+    a->exam = NULL;
+    a->clip = NULL;
+}
+
+static void ami_read_clear(void *p)
+{
+    ami_more_arg *a = p;
+    am_gltf_free(a->doc);
+    a->doc = NULL;
+}
+
 static bool ami_cap_setup(ami_cap_arg *a)
 {
     memset(a, 0, sizeof *a);
@@ -271,6 +323,42 @@ static void capture_ik_gltf_fail_cleanly_at_every_allocation(void)
         for (int i = 0; i < 3; i++) ami_sweep(&jobs[i]);
     }
     ami_cap_teardown(&a);
+}
+
+/* The model the reader and bake sweeps read: the biped's GLB with its exam clip. */
+static bool ami_more_setup(ami_more_arg *m, ami_cap_arg *c)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = c;
+    am_context zero = {0};
+    AM_CHECK(ami_glb_job(c, &zero) == AM_OK);
+    AM_CHECK(ami_read_job(m, &zero) == AM_OK && m->doc && m->doc->animation_count == 1);
+    return m->doc != NULL;
+}
+
+static void ami_more_teardown(ami_more_arg *m)
+{
+    ami_more_clear(m);
+    ami_read_clear(m);
+    if (m->cap) ami_glb_clear(m->cap);
+}
+
+static void exam_synth_gltf_read_bake_fail_cleanly_at_every_allocation(void)
+{
+    ami_cap_arg c;
+    ami_more_arg m = {0};
+    if (ami_cap_setup(&c) && ami_more_setup(&m, &c)) {
+        ami_job jobs[3] = {{"exam", ami_exam_job, ami_more_clear, &m},
+                           {"synth", ami_synth_job, ami_more_clear, &m},
+                           {"bake", ami_bake_job, ami_more_clear, &m}};
+        for (int i = 0; i < 3; i++) ami_sweep(&jobs[i]);
+        /* the reader last: its sweep frees the document the bake reads */
+        ami_job read = {"glTF reader", ami_read_job, ami_read_clear, &m};
+        ami_read_clear(&m);
+        ami_sweep(&read);
+    }
+    ami_more_teardown(&m);
+    ami_cap_teardown(&c);
 }
 
 /* max_bytes: the peak a call reached is enough, one byte less is not. */
@@ -508,6 +596,14 @@ static void jobs_report_progress_and_can_be_cancelled(void)
                            {"ik", ami_ik_job, ami_ik_clear, &c},
                            {"glTF writer", ami_glb_job, ami_glb_clear, &c}};
         for (int i = 0; i < 4; i++) ami_cancel_sweep(&jobs[i]);
+        ami_more_arg m = {0};
+        if (ami_more_setup(&m, &c)) {
+            ami_job more[3] = {{"synth", ami_synth_job, ami_more_clear, &m},
+                               {"bake", ami_bake_job, ami_more_clear, &m},
+                               {"exam", ami_exam_job, ami_more_clear, &m}};
+            for (int i = 0; i < 3; i++) ami_cancel_sweep(&more[i]);
+        }
+        ami_more_teardown(&m);
         /* the decomposition names its stages */
         ami_counter cnt;
         ami_progress_log log = {0};
@@ -532,6 +628,7 @@ static void jobs_report_progress_and_can_be_cancelled(void)
 #define AM_TESTS(X)                                       \
     X(decompose_with_threads_fails_cleanly_at_every_allocation)        \
     X(capture_ik_gltf_fail_cleanly_at_every_allocation)   \
+    X(exam_synth_gltf_read_bake_fail_cleanly_at_every_allocation) \
     X(max_bytes_is_the_peak_of_live_bytes)                \
     X(results_are_freed_with_their_allocator)             \
     X(worker_threads_share_the_callers_limits_and_warnings)      \
