@@ -113,7 +113,9 @@ typedef struct am_progress {
     double fraction;
     double seconds;
 } am_progress;
-/* Return false to cancel: the call stops at its next check and returns AM_E_CANCELLED. */
+/* Return false to cancel: the call stops at its next check and returns AM_E_CANCELLED (with
+ * everything it allocated freed). Runs on the thread that called the job, never on its worker
+ * threads; a context shared by calls on several threads gets calls from each of them. */
 typedef bool (*am_progress_fn)(void *user, const am_progress *p);
 
 typedef struct am_context {
