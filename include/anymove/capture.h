@@ -19,7 +19,8 @@
  * Pairs: am_exam_generate -> am_exam_free; am_capture_solve -> am_capture_result_free;
  * am_capture_truth_load -> am_capture_truth_free.
  * Jobs (am_exam_generate, am_capture_solve) run in the scope of their opts' context (core.h)
- * and return their warnings in the result; am_capture_truth_load runs in the caller's scope.
+ * and return their warnings in the result; am_exam_write_truth and am_capture_truth_load run in
+ * the caller's scope.
  */
 #ifndef ANYMOVE_CAPTURE_H
 #define ANYMOVE_CAPTURE_H
