@@ -83,7 +83,7 @@ typedef struct am_bvh_opts {
                                         name (when they have 3 rotation channels); NULL: root
                                         "Xposition Yposition Zposition Zrotation Yrotation
                                         Xrotation", others "Zrotation Yrotation Xrotation" */
-    am_context ctx;                  /* allocator, limits; zero = the caller's scope or defaults */
+    am_context ctx;                  /* allocator, limits; zero = inherited (core.h) */
 } am_bvh_opts;
 
 /* Parse BVH text (len bytes, need not be NUL-terminated). source names it in errors.

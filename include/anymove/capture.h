@@ -48,7 +48,7 @@ typedef struct am_exam_opts {
     double outliers;      /* probability of a 15-60 px gross error at normal confidence,
                              per (frame, joint, view); default 0 */
     double squash;        /* front heights (above the ground row) scaled by 1 - squash; default 0 */
-    am_context ctx;       /* allocator, limits, progress; zero = defaults */
+    am_context ctx;       /* allocator, limits, progress (stage "exam"); zero = inherited */
 } am_exam_opts;
 
 typedef struct am_exam {
@@ -115,7 +115,7 @@ typedef struct am_capture_opts {
                                 default 2 (x2 in the last annealing stage) */
     am_context ctx;          /* allocator, limits, progress (stages "capture sync and init",
                                 "capture fit", "capture contacts", "capture foot lock");
-                                zero = defaults */
+                                zero = inherited (core.h) */
 } am_capture_opts;
 
 typedef struct am_capture_sync {

@@ -95,7 +95,8 @@ void am_error_set_file(am_error *err, const char *file);
 char *am_error_format(char *buf, size_t size, const am_error *err);
 
 /* ---- per-call context: allocator, limits, progress (ufbx's allocator opts) -------------
- * Every job's options end with an `am_context ctx`; all-zero means malloc, no limits and no
+ * Every job's options end with an `am_context ctx`; all-zero means the enclosing scope's
+ * context when the job is called inside one (see scopes below), else malloc, no limits and no
  * progress. Everything a call allocates (temporaries and results) goes through its context's
  * allocator; each block remembers its allocator, so am_<x>_free() needs no context. A context
  * is plain configuration: the counters of a call live in the call's scope (below). */

@@ -66,7 +66,8 @@ typedef struct am_decompose_opts {
     size_t threads;             /* worker threads of the per-point passes; 0 = the online CPUs
                                    (at most 8). Results are deterministic for a given count. */
     am_context ctx;             /* allocator, limits, progress (stages "decompose clustering",
-                                   "decompose solve", "decompose skeleton"); zero = defaults */
+                                   "decompose solve", "decompose skeleton");
+                                   zero = inherited (core.h) */
 } am_decompose_opts;
 
 typedef struct am_decomposition {

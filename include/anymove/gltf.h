@@ -54,7 +54,7 @@ typedef struct am_gltf_export {
     am_warning_list *warnings;      /* optional output: the call's warnings are appended (free
                                        with am_warning_list_free); NULL = the caller's scope */
     am_context ctx;                 /* allocator, limits, progress (stage "glTF write");
-                                       zero = the caller's scope or defaults */
+                                       zero = inherited (core.h) */
 } am_gltf_export;
 
 /* Write a .glb atomically. Joint node n is bone n, named after it. Animations use LINEAR
@@ -161,7 +161,7 @@ typedef struct am_gltf {
 
 typedef struct am_gltf_opts {
     uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
-    am_context ctx;          /* allocator, limits; zero = the caller's scope or defaults */
+    am_context ctx;          /* allocator, limits; zero = inherited (core.h) */
 } am_gltf_opts;
 
 /* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */

@@ -66,7 +66,7 @@ typedef struct am_npz {
 
 typedef struct am_npz_opts {
     uint64_t max_bytes;          /* limit on one array's decoded size; 0 = 4 GiB */
-    am_context ctx;              /* allocator, limits; zero = the caller's scope or defaults */
+    am_context ctx;              /* allocator, limits; zero = inherited (core.h) */
 } am_npz_opts;
 
 const char *am_dtype_name(am_dtype dt); /* "float32", ... */

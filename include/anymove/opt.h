@@ -109,7 +109,7 @@ typedef struct am_lsq_opts {
     double lambda0;          /* initial damping, relative to the diagonal; default 1e-4 */
     double min_diag;         /* floor of the Marquardt scaling diagonal; default 1e-9 */
     am_context ctx;          /* allocator, limits; a cancelled call stops at the next
-                                iteration with AM_E_CANCELLED. Zero = the caller's scope */
+                                iteration with AM_E_CANCELLED. zero = inherited (core.h) */
 } am_lsq_opts;
 
 typedef struct am_lsq_report {

@@ -57,7 +57,8 @@ typedef struct am_synth_opts {
                                 negative = 0 */
     double hidden;           /* target share of hidden entries in [0, 0.9]; default 0.15;
                                 negative = 0 */
-    am_context ctx;          /* allocator, limits, progress (stage "synth"); zero = defaults */
+    am_context ctx;          /* allocator, limits, progress (stage "synth");
+                                zero = inherited (core.h) */
 } am_synth_opts;
 
 typedef struct am_synth_clip {
@@ -96,7 +97,8 @@ typedef struct am_bake_opts {
     double fps;              /* sampling rate; default 30 */
     double noise, hidden;    /* optional degradation as in am_synth_degrade (0 = none) */
     uint32_t seed;           /* degradation seed */
-    am_context ctx;          /* allocator, limits, progress (stage "bake"); zero = defaults */
+    am_context ctx;          /* allocator, limits, progress (stage "bake");
+                                zero = inherited (core.h) */
 } am_bake_opts;
 
 /* Every vertex of every mesh primitive (triangles or points), skinned by the first skin (meshes
