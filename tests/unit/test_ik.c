@@ -373,7 +373,9 @@ static void ik_speed_50_joints(void)
         }
         printf("  1000 frames x 50 joints: %.2f ms wall, %.2f ms thread CPU (best of 7)\n",
                best * 1e3, best_cpu * 1e3);
-        AM_CHECK(best < 0.5);
+        /* thread CPU time: on a shared 2-core machine the wall time of the sanitizer build
+         * passed 0.5 s at load 11 while the solve itself took 0.1 s of CPU */
+        AM_CHECK(best_cpu < 0.5);
     }
     am_motion_free(pred);
     am_motion_free(truth);
