@@ -4,11 +4,15 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 RELEASE_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
+# The tests that run library calls on several threads (ThreadSanitizer checks them).
+TSAN_TARGETS := test_concurrency test_context test_decompose
+TSAN_TESTS := test_concurrency test_context_threads test_decompose
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all build deps demo test test-fast asan release fuzz bench clean
+.PHONY: all build deps demo test test-fast asan release tsan fuzz bench clean
 
 all: build
 
@@ -29,14 +33,21 @@ release:
 	@cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(RELEASE_BUILD) -j $(JOBS)
 
+# ThreadSanitizer (clang): builds the threaded tests and runs them; any report fails them.
+tsan:
+	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAM_TSAN=ON >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
+
 demo: deps build
 	@bash examples/demo.sh $(BUILD)/anymove
 
-# Every test: the optimized build, then the AddressSanitizer + UBSan build; the Release build
-# only has to compile warning-free.
+# Every test: the optimized build, then the AddressSanitizer + UBSan build, then the threaded
+# tests under ThreadSanitizer; the Release build only has to compile warning-free.
 test: deps build asan release
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) tsan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -51,4 +62,4 @@ bench: build
 	@bash bench/fk.sh $(BUILD)/anymove
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)

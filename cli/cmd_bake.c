@@ -64,15 +64,19 @@ int am_cmd_bake(int argc, char **argv)
     am_gltf *doc = NULL;
     am_synth_clip *c = NULL;
     int rc = 0;
-    if (am_gltf_load(in, NULL, &doc, &err) != AM_OK) {
+    am_gltf_opts go = {.ctx = am_cli_context()};
+    if (am_gltf_load(in, &go, &doc, &err) != AM_OK) {
         rc = am_cli_fail("bake", &err);
         goto done;
     }
+    am_cli_print_warnings("bake", &doc->warnings);
+    o.ctx = am_cli_context();
     if (am_bake_gltf(doc, &o, &c, &err) != AM_OK) {
         am_error_set_file(&err, in);
         rc = am_cli_fail("bake", &err);
         goto done;
     }
+    am_cli_print_warnings("bake", &c->warnings);
     if (am_synth_write(c, tp, gp, &err) != AM_OK) {
         rc = am_cli_fail("bake", &err);
         goto done;

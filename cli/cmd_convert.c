@@ -95,9 +95,11 @@ int am_cmd_convert(int argc, char **argv)
     am_rig *rig = NULL;
     am_motion *mo = NULL;
     int rc = 0;
-    am_bvh_opts bo = {.axes = axes, .scale = scale};
+    am_bvh_opts bo = {.axes = axes, .scale = scale, .ctx = am_cli_context()};
     if (ami_ends_with(in, ".glb") || ami_ends_with(in, ".gltf")) {
-        if (am_gltf_load(in, NULL, &doc, &err) != AM_OK) goto fail;
+        am_gltf_opts go = {.ctx = am_cli_context()};
+        if (am_gltf_load(in, &go, &doc, &err) != AM_OK) goto fail;
+        am_cli_print_warnings("convert", &doc->warnings);
         if (list) {
             for (size_t a = 0; a < doc->animation_count; a++)
                 printf("%zu\t%s\t%.3f s\n", a, doc->animations[a].name ? doc->animations[a].name : "",
@@ -127,9 +129,10 @@ int am_cmd_convert(int argc, char **argv)
         if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
     } else if (ami_ends_with(in, ".bvh")) {
         size_t dropped = 0;
-        if (am_bvh_load(in, NULL, &bvh, &err) != AM_OK || am_rig_from_bvh(bvh, &bo, &rig, &err) != AM_OK ||
+        if (am_bvh_load(in, &bo, &bvh, &err) != AM_OK || am_rig_from_bvh(bvh, &bo, &rig, &err) != AM_OK ||
             am_motion_from_bvh(bvh, rig, &bo, &mo, &dropped, &err) != AM_OK)
             goto fail;
+        am_cli_print_warnings("convert", &bvh->warnings);
         if (dropped)
             am_cli_log("warning: %zu joints translate in the file; a rigid rig keeps their OFFSET", dropped);
         if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
@@ -144,10 +147,16 @@ int am_cmd_convert(int argc, char **argv)
             if (bo.axes == AM_BVH_AXES_AUTO) bo.axes = AM_BVH_AXES_Y_UP;
             if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, out, &err) != AM_OK)
                 goto fail;
+            am_cli_print_warnings("convert", &bvh->warnings);
         } else if (ami_ends_with(out, ".glb")) {
             const am_motion *clips[1] = {mo};
-            am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
-            if (am_gltf_write(&ex, out, &err) != AM_OK) goto fail;
+            am_warning_list w = {0};
+            am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .warnings = &w,
+                                 .ctx = am_cli_context()};
+            am_status ws = am_gltf_write(&ex, out, &err);
+            am_cli_print_warnings("convert", &w);
+            am_warning_list_free(&w);
+            if (ws != AM_OK) goto fail;
         } else {
             rc = am_cli_usage("convert", "the output must end in .bvh or .glb, got '%s'", out);
             goto done;

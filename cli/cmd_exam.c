@@ -72,11 +72,13 @@ int am_cmd_exam(int argc, char **argv)
     am_exam *ex = NULL;
     int rc = 0;
     char path[4096];
+    o.ctx = am_cli_context();
     if (am_rig_load(rig_path, &rig, &err) != AM_OK || (cr_path && am_creature_load(cr_path, &cr, &err) != AM_OK) ||
         am_exam_generate(rig, cr, &o, &ex, &err) != AM_OK) {
         rc = am_cli_fail("exam", &err);
         goto done;
     }
+    am_cli_print_warnings("exam", &ex->warnings);
     if (am_cli_mkdir_p(dir, &err) != AM_OK) {
         rc = am_cli_fail("exam", &err);
         goto done;

@@ -74,8 +74,13 @@ int am_cmd_export(int argc, char **argv)
     ami_clip_name(motion_path, name, sizeof name);
     const am_motion *clips[1] = {mo};
     const char *names[1] = {name};
-    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names};
-    if (am_gltf_write(&ex, out_path, &err) != AM_OK) {
+    am_warning_list w = {0};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names,
+                         .warnings = &w, .ctx = am_cli_context()};
+    am_status ws = am_gltf_write(&ex, out_path, &err);
+    am_cli_print_warnings("export", &w);
+    am_warning_list_free(&w);
+    if (ws != AM_OK) {
         /* Writer errors about the motion's content name the motion, not the output. */
         if (err.code != AM_E_WRITE && err.code != AM_E_NOMEM && err.code != AM_E_LIMIT)
             snprintf(err.file, sizeof err.file, "%s", motion_path);

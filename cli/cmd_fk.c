@@ -12,8 +12,10 @@ static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)
                 (n >= 5 && strcasecmp(path + n - 5, ".gltf") == 0);
     if (!gltf) return am_rig_load(path, rig, err);
     am_gltf *doc = NULL;
-    am_status s = am_gltf_load(path, NULL, &doc, err);
+    am_gltf_opts go = {.ctx = am_cli_context()};
+    am_status s = am_gltf_load(path, &go, &doc, err);
     if (s == AM_OK) {
+        am_cli_print_warnings("fk", &doc->warnings);
         s = am_rig_from_gltf(doc, -1, rig, err);
         am_error_set_file(err, path);
     }

@@ -237,22 +237,28 @@ int am_cmd_ik(int argc, char **argv)
         goto fail;
     if (fps_override > 0) P.fps = fps_override;
     if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
+    am_warning_list w = {0};
+    opts.ctx = am_cli_context();
     am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
-                     .reference = ref, .opts = &opts, .out = mo};
+                     .reference = ref, .opts = &opts, .out = mo, .warnings = &w};
     double t0 = am_now();
-    if (am_ik_run(&job, &err) != AM_OK) goto fail;
-    double solve_s = am_cli_stage_end(t0, "ik solve");
+    am_status is = am_ik_run(&job, &err);
+    am_cli_print_warnings("ik", &w);
+    am_warning_list_free(&w);
+    if (is != AM_OK) goto fail;
+    double solve_s = am_now() - t0; /* the library reported the stage */
     if (am_motion_compute_joints(mo, rig, &err) != AM_OK || am_cli_mkdir_p(out_dir, &err) != AM_OK) goto fail;
     snprintf(path, sizeof path, "%s/motion.json", out_dir);
     if (am_motion_write(mo, path, &err) != AM_OK) goto fail;
     snprintf(path, sizeof path, "%s/animation.glb", out_dir);
     const am_motion *clips[1] = {mo};
-    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .ctx = am_cli_context()};
     if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
     snprintf(path, sizeof path, "%s/animation.bvh", out_dir);
-    am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP};
+    am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP, .ctx = am_cli_context()};
     if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, path, &err) != AM_OK)
         goto fail;
+    am_cli_print_warnings("ik", &bvh->warnings);
     snprintf(path, sizeof path, "%s/report.json", out_dir);
     if (ami_write_report(path, rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK) goto fail;
     goto done;

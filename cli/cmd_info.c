@@ -30,6 +30,7 @@ static int ami_info_npz(const char *path)
     am_error err = {0};
     am_npz *z = NULL;
     if (am_npz_load(path, NULL, &z, &err) != AM_OK) return am_cli_fail("info", &err);
+    am_cli_print_warnings("info", &z->warnings);
     printf("%s: npz archive, %zu arrays\n", path, z->count);
     for (size_t i = 0; i < z->count; i++) {
         const am_array *a = &z->arrays[i];
@@ -111,6 +112,7 @@ static int ami_info_gltf(const char *path)
     am_error err = {0};
     am_gltf *doc = NULL;
     if (am_gltf_load(path, NULL, &doc, &err) != AM_OK) return am_cli_fail("info", &err);
+    am_cli_print_warnings("info", &doc->warnings);
     printf("%s: glTF 2.0%s%s, %zu nodes, %zu skins, %zu meshes, %zu animations\n", path,
            doc->generator ? " by " : "", doc->generator ? doc->generator : "", doc->node_count,
            doc->skin_count, doc->mesh_count, doc->animation_count);

@@ -144,11 +144,13 @@ int am_cmd_rig(int argc, char **argv)
     am_cli_log("rig: %zu points x %zu frames%s", tr->point_count, tr->frame_count, tr->face_count ? " with faces" : "");
     size_t hidden = 0;
     for (size_t i = 0; i < tr->frame_count * tr->point_count; i++) hidden += !tr->visible[i];
+    o.ctx = am_cli_context();
     if (am_decompose_take(tr, &o, &d, &err) != AM_OK) { /* frees tr's samples once copied */
         am_error_set_file(&err, in);
         rc = am_cli_fail("rig", &err);
         goto done;
     }
+    am_cli_print_warnings("rig", &d->warnings);
     am_cli_log("rig: %zu bones, visible reconstruction error %.3f%% of body size (%.3f s)", d->bone_count,
            d->err_visible, am_now() - t1);
     double t2 = am_now();
@@ -166,7 +168,8 @@ int am_cmd_rig(int argc, char **argv)
                             .weights = d->weight};
     const am_motion *clips[1] = {d->motion};
     const char *names[1] = {"track2rig"};
-    am_gltf_export ex = {.rig = d->rig, .clip_count = 1, .clips = clips, .clip_names = names, .mesh = &mesh};
+    am_gltf_export ex = {.rig = d->rig, .clip_count = 1, .clips = clips, .clip_names = names, .mesh = &mesh,
+                         .ctx = am_cli_context()};
     if (am_cli_mkdir_p(dir, &err) != AM_OK) goto fail;
     ami_join(path, sizeof path, dir, "rig.json");
     if (am_rig_write(d->rig, path, &err) != AM_OK) goto fail;

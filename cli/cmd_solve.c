@@ -76,11 +76,13 @@ int am_cmd_solve(int argc, char **argv)
         rc = am_cli_fail("solve", &err);
         goto done;
     }
+    o.ctx = am_cli_context();
     if (am_capture_solve(det, rig, cr, &o, &res, &err) != AM_OK) {
         if (!err.file[0]) am_error_set_file(&err, det_path);
         rc = am_cli_fail("solve", &err);
         goto done;
     }
+    am_cli_print_warnings("solve", &res->warnings);
     if (am_cli_mkdir_p(dir, &err) != AM_OK) {
         rc = am_cli_fail("solve", &err);
         goto done;
@@ -93,7 +95,8 @@ int am_cmd_solve(int argc, char **argv)
     {
         const am_motion *clips[1] = {res->motion};
         const char *names[1] = {"capture"};
-        am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names};
+        am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names,
+                             .ctx = am_cli_context()};
         snprintf(path, sizeof path, "%s/animation.glb", dir);
         if (am_gltf_write(&ex, path, &err) != AM_OK) {
             rc = am_cli_fail("solve", &err);

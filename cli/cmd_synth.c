@@ -78,10 +78,12 @@ int am_cmd_synth(int argc, char **argv)
     snprintf(gp, sizeof gp, "%s.truth.npz", out);
     am_error err = {0};
     am_synth_clip *c = NULL;
+    o.ctx = am_cli_context();
     if (am_synth_tracks(&o, &c, &err) != AM_OK || am_synth_write(c, tp, gp, &err) != AM_OK) {
         am_synth_clip_free(c);
         return am_cli_fail("synth", &err);
     }
+    am_cli_print_warnings("synth", &c->warnings);
     am_cli_log("synth: %s %s seed %u: %zu points x %zu frames, %zu bones, %zu joints, %.1f%% hidden -> %s, %s",
            am_synth_plan_name(o.plan), am_synth_motion_name(o.motion), o.seed, c->tracks->point_count,
            c->tracks->frame_count, c->bone_count, c->joint_count, 100.0 * c->hidden_share, tp, gp);

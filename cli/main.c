@@ -50,7 +50,20 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) ami_cli_quiet = true;
     for (size_t i = 0; i < sizeof ami_commands / sizeof ami_commands[0]; i++)
-        if (strcmp(argv[1], ami_commands[i].verb) == 0) return ami_commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], ami_commands[i].verb) == 0) {
+            /* Calls without options (loaders, writers) run in this scope; it also collects the
+             * warnings of calls whose results have no list of their own. Jobs get the same
+             * context in their opts and return their warnings, which the command prints. */
+            am_context ctx = am_cli_context();
+            am_scope sc;
+            am_scope_enter(&sc, &ctx);
+            int rc = ami_commands[i].run(argc - 1, argv + 1);
+            am_warning_list rest = {0};
+            am_scope_leave(&sc, &rest);
+            am_cli_print_warnings(argv[1], &rest);
+            am_warning_list_free(&rest);
+            return rc;
+        }
     fprintf(stderr, "anymove: unknown command '%s'\n", argv[1]);
     ami_usage(stderr);
     return 2;

@@ -18,6 +18,9 @@
  *
  * Pairs: am_bvh_parse/am_bvh_load/am_bvh_from_motion -> am_bvh_free.
  * The reader is safe on untrusted input: every malformed file gives a status, never a crash.
+ * Contexts (core.h): calls with opts run in the scope of opts->ctx (the warnings of
+ * am_rig_from_bvh and am_motion_from_bvh go to the caller's scope); am_bvh_parse, the writers
+ * and the samplers run in the caller's scope.
  */
 #ifndef ANYMOVE_BVH_H
 #define ANYMOVE_BVH_H
@@ -59,6 +62,7 @@ typedef struct am_bvh {
     size_t frame_count;              /* T >= 1 */
     double frame_time;               /* seconds, > 0 */
     double *frames;                  /* [T][C] as in the file (degrees, file units) */
+    am_warning_list warnings;        /* non-fatal oddities of am_bvh_load / am_bvh_from_motion */
 } am_bvh;
 
 /* Which way the file is up. BVH is usually Y up with the character facing +Z: a file point
@@ -79,6 +83,7 @@ typedef struct am_bvh_opts {
                                         name (when they have 3 rotation channels); NULL: root
                                         "Xposition Yposition Zposition Zrotation Yrotation
                                         Xrotation", others "Zrotation Yrotation Xrotation" */
+    am_context ctx;                  /* allocator, limits; zero = inherited (core.h) */
 } am_bvh_opts;
 
 /* Parse BVH text (len bytes, need not be NUL-terminated). source names it in errors.

@@ -18,6 +18,9 @@
  *
  * Pairs: am_exam_generate -> am_exam_free; am_capture_solve -> am_capture_result_free;
  * am_capture_truth_load -> am_capture_truth_free.
+ * Jobs (am_exam_generate, am_capture_solve) run in the scope of their opts' context (core.h)
+ * and return their warnings in the result; am_exam_write_truth and am_capture_truth_load run in
+ * the caller's scope.
  */
 #ifndef ANYMOVE_CAPTURE_H
 #define ANYMOVE_CAPTURE_H
@@ -45,6 +48,7 @@ typedef struct am_exam_opts {
     double outliers;      /* probability of a 15-60 px gross error at normal confidence,
                              per (frame, joint, view); default 0 */
     double squash;        /* front heights (above the ground row) scaled by 1 - squash; default 0 */
+    am_context ctx;       /* allocator, limits, progress (stage "exam"); zero = inherited */
 } am_exam_opts;
 
 typedef struct am_exam {
@@ -56,6 +60,7 @@ typedef struct am_exam {
     uint8_t *contact;         /* [T][C] 1 = planted (still on the ground) */
     int lag;                  /* as applied */
     double body_size;         /* SPEC 5, metres */
+    am_warning_list warnings; /* non-fatal oddities of the call */
 } am_exam;
 
 /* Generate an exam. The creature (may be NULL: wolf layout, no contacts) gives the layout
@@ -108,6 +113,9 @@ typedef struct am_capture_opts {
     int max_lag;             /* lag search range +-frames; default 12 (and at most T/4) */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass;
                                 default 2 (x2 in the last annealing stage) */
+    am_context ctx;          /* allocator, limits, progress (stages "capture sync and init",
+                                "capture fit", "capture contacts", "capture foot lock");
+                                zero = inherited (core.h) */
 } am_capture_opts;
 
 typedef struct am_capture_sync {
@@ -138,9 +146,11 @@ typedef struct am_capture_result {
     double slide_mean_mm, slide_max_mm; /* drift per plant after foot lock */
     uint32_t lm_iterations;
     double seconds_fit, seconds_total;
+    am_warning_list warnings; /* e.g. creature feet that are not joints of the rig */
 } am_capture_result;
 
-/* Fit the rig to a det.npz reading. creature may be NULL (wolf layout, no feet).
+/* Fit the rig to a det.npz reading, in the scope of opts->ctx (a progress callback that
+ * returns false stops it with AM_E_CANCELLED). creature may be NULL (wolf layout, no feet).
  * Errors (exit code 2): det names unknown to the rig (AM_E_NAME, all listed), fewer than 3
  * frames (AM_E_VALUE), every confidence zero (AM_E_EMPTY), non-finite input (AM_E_NONFINITE). */
 AM_NODISCARD am_status am_capture_solve(const am_det *det, const am_rig *rig,

@@ -23,6 +23,11 @@
  *
  * Pairs: am_alloc/am_free, am_scope_enter/am_scope_leave, am_warning_list_free for every
  * warning list a result hands over.
+ *
+ * Re-entrancy: the library keeps no state between calls and shares none between concurrent
+ * calls. Every job runs in a scope made from its opts' am_context (below): the allocator,
+ * limits, progress callback and warnings of that one call. Any number of calls may run at once
+ * on different threads; one object may be read by several calls at once, but written by one.
  */
 #ifndef ANYMOVE_CORE_H
 #define ANYMOVE_CORE_H
@@ -99,7 +104,8 @@ void am_error_set_file(am_error *err, const char *file);
 char *am_error_format(char *buf, size_t size, const am_error *err);
 
 /* ---- per-call context: allocator, limits, progress (ufbx's allocator opts) -------------
- * Every job's options end with an `am_context ctx`; all-zero means malloc, no limits and no
+ * Every job's options end with an `am_context ctx`; all-zero means the enclosing scope's
+ * context when the job is called inside one (see scopes below), else malloc, no limits and no
  * progress. Everything a call allocates (temporaries and results) goes through its context's
  * allocator; each block remembers its allocator, so am_<x>_free() needs no context. A context
  * is plain configuration: the counters of a call live in the call's scope (below). */
@@ -117,7 +123,9 @@ typedef struct am_progress {
     double fraction;
     double seconds;
 } am_progress;
-/* Return false to cancel: the call stops at its next check and returns AM_E_CANCELLED. */
+/* Return false to cancel: the call stops at its next check and returns AM_E_CANCELLED (with
+ * everything it allocated freed). Runs on the thread that called the job, never on its worker
+ * threads; a context shared by calls on several threads gets calls from each of them. */
 typedef bool (*am_progress_fn)(void *user, const am_progress *p);
 
 typedef struct am_context {
@@ -126,7 +134,8 @@ typedef struct am_context {
     uint64_t max_bytes;      /* live bytes the call may hold at once; 0 = no limit. Going over
                                 fails the allocation (AM_E_NOMEM) */
     uint64_t max_allocs;     /* allocation number max_allocs + 1 fails; 0 = no limit (fault
-                                injection for tests) */
+                                injection for tests). Warning lists (at most 64 entries) use
+                                the allocator but count against neither limit */
     am_progress_fn progress; /* NULL = no progress */
     void *progress_user;
 } am_context;
@@ -186,8 +195,10 @@ typedef struct am_scope {      /* fields are private */
 } am_scope;
 
 void am_scope_enter(am_scope *scope, const am_context *ctx);
-/* Leave the innermost scope; the warnings it collected are appended to *warnings (NULL drops
- * them). A worker's joined scope hands nothing over: its warnings went to the scope it joined. */
+/* Leave the innermost scope; the warnings it collected are appended to *warnings (a result's
+ * list, allocated with the scope's allocator). NULL hands them to the enclosing scope, or drops
+ * them when there is none. A worker's joined scope hands nothing over: its warnings went to the
+ * scope it joined. */
 void am_scope_leave(am_scope *scope, am_warning_list *warnings);
 /* A worker thread joins a scope of another thread (its caller's, from am_scope_current()),
  * sharing its allocator, limits, counters and warnings; leave with am_scope_leave(worker, NULL)
@@ -218,9 +229,10 @@ double am_now(void);
 /* Read a whole file (adds a NUL after the data, not counted in *len). max_bytes 0 = 2 GiB. */
 AM_NODISCARD am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *len,
                                     am_error *err);
-/* Write atomically: to "path.tmp.<pid>", then rename. No partial file is left on failure. */
+/* Write atomically: to "path.tmp.<pid>.<n>", then rename. No partial file is left on failure. */
 AM_NODISCARD am_status am_file_write(const char *path, const void *data, size_t len, am_error *err);
-/* Build the temporary name used by atomic writers (buf >= strlen(path) + 32). */
+/* Build a fresh temporary name for an atomic writer, unique to this call (buf >=
+ * strlen(path) + 48). */
 void am_tmp_path(char *buf, size_t size, const char *path);
 /* Commit a finished temporary file (rename), or remove it on failure. */
 AM_NODISCARD am_status am_file_commit(const char *tmp, const char *path, am_error *err);

@@ -26,6 +26,9 @@
  *     am_decomposition_free(d);
  *
  * Pairs: am_decompose_run -> am_decomposition_free.
+ * The job runs in the scope of opts.ctx (core.h): its allocations, its worker threads' and its
+ * result's go through that allocator and limits, its stages are reported to the progress
+ * callback, and its warnings come back in am_decomposition.warnings.
  */
 #ifndef ANYMOVE_DECOMPOSE_H
 #define ANYMOVE_DECOMPOSE_H
@@ -62,6 +65,9 @@ typedef struct am_decompose_opts {
     uint32_t flags;             /* AM_DECOMPOSE_* */
     size_t threads;             /* worker threads of the per-point passes; 0 = the online CPUs
                                    (at most 8). Results are deterministic for a given count. */
+    am_context ctx;             /* allocator, limits, progress (stages "decompose clustering",
+                                   "decompose solve", "decompose skeleton");
+                                   zero = inherited (core.h) */
 } am_decompose_opts;
 
 typedef struct am_decomposition {
@@ -82,6 +88,7 @@ typedef struct am_decomposition {
     size_t auto_count;      /* entries of auto_err (0 unless bones was auto) */
     double *auto_err;       /* [auto_count] clustering error (% of body size) for 1..auto_count bones */
     double time_init, time_solve, time_skeleton; /* seconds */
+    am_warning_list warnings;  /* non-fatal oddities of the call */
 } am_decomposition;
 
 /* Resolve defaults: NULL or zero fields take the documented defaults. */
@@ -95,7 +102,9 @@ AM_NODISCARD am_status am_decompose_validate(const am_tracks *tracks, const am_d
                                              am_error *err);
 
 /* Decompose and (unless AM_DECOMPOSE_NO_SKELETON) extract the skeleton. Deterministic.
- * *out is owned by the caller (am_decomposition_free). */
+ * Runs in the scope of opts->ctx (its worker threads join it); a progress callback that
+ * returns false stops it with AM_E_CANCELLED. *out is owned by the caller
+ * (am_decomposition_free). Re-entrant: concurrent calls share nothing. */
 AM_NODISCARD am_status am_decompose_run(const am_tracks *tracks, const am_decompose_opts *opts,
                                         am_decomposition **out, am_error *err);
 /* am_decompose_run for callers that no longer need the input samples: tracks->points and

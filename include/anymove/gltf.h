@@ -14,6 +14,9 @@
  *     am_gltf_free(doc);
  *
  * Pairs: am_gltf_load -> am_gltf_free; am_rig_from_gltf -> am_rig_free.
+ * Contexts (core.h): the writer runs in the scope of ex->ctx, the reader in that of opts->ctx
+ * (warnings in am_gltf.warnings); am_rig_from_gltf, am_motion_from_gltf and the samplers run in
+ * the caller's scope.
  */
 #ifndef ANYMOVE_GLTF_H
 #define ANYMOVE_GLTF_H
@@ -48,6 +51,10 @@ typedef struct am_gltf_export {
     const am_gltf_mesh_in *mesh;    /* NULL: a skinned bone-shape mesh is generated so any
                                        viewer shows the skeleton move */
     const char *generator;          /* asset.generator; NULL = "anymove <version>" */
+    am_warning_list *warnings;      /* optional output: the call's warnings are appended (free
+                                       with am_warning_list_free); NULL = the caller's scope */
+    am_context ctx;                 /* allocator, limits, progress (stage "glTF write");
+                                       zero = inherited (core.h) */
 } am_gltf_export;
 
 /* Write a .glb atomically. Joint node n is bone n, named after it. Animations use LINEAR
@@ -149,10 +156,12 @@ typedef struct am_gltf {
                                 reader; used by am_gltf_world_from_local, NULL = index order) */
     int32_t scene;           /* default scene or -1 */
     char *generator;
+    am_warning_list warnings;/* non-fatal oddities of the load */
 } am_gltf;
 
 typedef struct am_gltf_opts {
     uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+    am_context ctx;          /* allocator, limits; zero = inherited (core.h) */
 } am_gltf_opts;
 
 /* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */

@@ -18,7 +18,8 @@
  *     }
  *     am_motion_free(mo);
  *
- * Pairs: none (the job owns no buffers; the caller creates and frees the motion).
+ * Pairs: none (the job owns no buffers; the caller creates and frees the motion, and the
+ * warning list it asked for).
  */
 #ifndef ANYMOVE_IK_H
 #define ANYMOVE_IK_H
@@ -46,6 +47,8 @@ typedef struct am_ik_opts {
     double twist_weight;     /* cost of twisting a single-direction bone away from its prior,
                                 against the swing its child then needs (both squared angles);
                                 default 1 */
+    am_context ctx;          /* allocator, limits, progress (stage "ik");
+                                zero = inherited (core.h) */
 } am_ik_opts;
 
 typedef struct am_ik_job {
@@ -60,14 +63,19 @@ typedef struct am_ik_job {
     const am_ik_opts *opts;         /* NULL = defaults */
     am_motion *out;                 /* caller-owned, bound to rig, frame_count frames, with
                                        quat allocated or NULL (then euler only) */
+    am_warning_list *warnings;      /* optional output: the call's warnings are appended
+                                       (free with am_warning_list_free); NULL = handed to the
+                                       caller's scope */
 } am_ik_job;
 
 /* Checks shapes and values: rig, positions and out present, out bound to rig with
  * frame_count frames, reference bound to rig, finite positions (AM_E_NONFINITE names frame
  * and joint), T >= 1 (AM_E_EMPTY). */
 AM_NODISCARD am_status am_ik_validate(const am_ik_job *job, am_error *err);
-/* Validate, then solve every frame. Allocates a small workspace (O(B)) and returns AM_E_NOMEM
- * if it cannot. Safe on any finite input (degenerate directions keep the prior). */
+/* Validate, then solve every frame, in the scope of job->opts->ctx (a progress callback that
+ * returns false stops it with AM_E_CANCELLED; frames solved so far stay in out). Allocates a
+ * small workspace (O(B)) and returns AM_E_NOMEM if it cannot. Safe on any finite input
+ * (degenerate directions keep the prior). */
 AM_NODISCARD am_status am_ik_run(const am_ik_job *job, am_error *err);
 
 /* The default observation mask: 1 for joints that are the head or tail of a non-helper

@@ -16,6 +16,11 @@
  * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
  * am_det_load -> am_det_free. Writers are atomic (temporary name, then rename).
  * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
+ *
+ * Contexts (core.h): am_npy_parse, am_npz_read_mem and am_npz_load run in the scope of
+ * opts->ctx. The loaders and writers without options (am_tracks_*, am_det_*, am_rig_*,
+ * am_motion_*, am_creature_*, am_npz_write) run in the caller's scope: wrap them in an
+ * am_scope to give them an allocator, limits or a place for their warnings.
  */
 #ifndef ANYMOVE_IO_H
 #define ANYMOVE_IO_H
@@ -56,10 +61,12 @@ typedef struct am_array {
 typedef struct am_npz {
     size_t count;
     am_array *arrays;            /* [count] in archive order */
+    am_warning_list warnings;    /* non-fatal oddities of the load */
 } am_npz;
 
 typedef struct am_npz_opts {
     uint64_t max_bytes;          /* limit on one array's decoded size; 0 = 4 GiB */
+    am_context ctx;              /* allocator, limits; zero = inherited (core.h) */
 } am_npz_opts;
 
 const char *am_dtype_name(am_dtype dt); /* "float32", ... */

@@ -113,6 +113,8 @@ typedef struct am_lsq_opts {
     double gtol;             /* stop when max |projected gradient| <= gtol; default 1e-12 */
     double lambda0;          /* initial damping, relative to the diagonal; default 1e-4 */
     double min_diag;         /* floor of the Marquardt scaling diagonal; default 1e-9 */
+    am_context ctx;          /* allocator, limits; a cancelled call stops at the next
+                                iteration with AM_E_CANCELLED. zero = inherited (core.h) */
 } am_lsq_opts;
 
 typedef struct am_lsq_report {
@@ -126,8 +128,9 @@ typedef struct am_lsq_report {
 
 typedef struct am_lsq am_lsq;
 
-/* Validate the problem and allocate the workspace: O(n * (w + 1)) doubles.
- * AM_E_ARG for n == 0 or lower > upper (a NULL problem or callback is a programmer error: assert). */
+/* Validate the problem and allocate the workspace: O(n * (w + 1)) doubles, in the caller's
+ * scope (core.h). AM_E_ARG for n == 0 or lower > upper (a NULL problem or callback is a
+ * programmer error: assert). */
 AM_NODISCARD am_status am_lsq_create(const am_lsq_problem *problem, am_lsq **out, am_error *err);
 /* Minimise from x [n] (clamped into the bounds first), in place. Returns AM_OK when a tolerance
  * was met, AM_NOT_CONVERGED when max_iterations ran out (x is still the best point found),

@@ -17,6 +17,9 @@
  *
  * Pairs: am_rig_load/am_rig_parse/am_rig_build -> am_rig_free; am_motion_* -> am_motion_free;
  * am_creature_load -> am_creature_free.
+ * Nothing here takes options: building, loading (am_rig_load, am_motion_load,
+ * am_creature_load in io.h) and FK run in the caller's scope (core.h), whose allocator and
+ * limits apply and which collects their warnings. FK never allocates and is re-entrant.
  */
 #ifndef ANYMOVE_RIG_H
 #define ANYMOVE_RIG_H

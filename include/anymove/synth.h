@@ -15,7 +15,9 @@
  *     am_synth_clip_free(c);
  *
  * Deterministic for a given opts (own PRNG, no global state). World axes of SPEC 1.
- * Pairs: am_synth_tracks -> am_synth_clip_free.
+ * am_synth_tracks and am_bake_gltf run in the scope of their opts' context (core.h) and return
+ * warnings in the clip; am_synth_degrade and am_synth_write run in the caller's scope.
+ * Pairs: am_synth_tracks / am_bake_gltf -> am_synth_clip_free.
  */
 #ifndef ANYMOVE_SYNTH_H
 #define ANYMOVE_SYNTH_H
@@ -55,6 +57,8 @@ typedef struct am_synth_opts {
                                 negative = 0 */
     double hidden;           /* target share of hidden entries in [0, 0.9]; default 0.15;
                                 negative = 0 */
+    am_context ctx;          /* allocator, limits, progress (stage "synth");
+                                zero = inherited (core.h) */
 } am_synth_opts;
 
 typedef struct am_synth_clip {
@@ -67,6 +71,7 @@ typedef struct am_synth_clip {
     size_t bone_count;       /* true number of rigid bones (the skinning influences) */
     double body_size;        /* frame-0 box diagonal of the clean points, metres */
     double hidden_share;     /* achieved share of hidden entries */
+    am_warning_list warnings;/* non-fatal oddities of the call */
 } am_synth_clip;
 
 /* Parse "quadruped", "snake", ... / "idle", "walk". Return false if unknown. */
@@ -92,6 +97,8 @@ typedef struct am_bake_opts {
     double fps;              /* sampling rate; default 30 */
     double noise, hidden;    /* optional degradation as in am_synth_degrade (0 = none) */
     uint32_t seed;           /* degradation seed */
+    am_context ctx;          /* allocator, limits, progress (stage "bake");
+                                zero = inherited (core.h) */
 } am_bake_opts;
 
 /* Every vertex of every mesh primitive (triangles or points), skinned by the first skin (meshes

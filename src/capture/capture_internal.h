@@ -61,7 +61,8 @@ size_t ami_lr_pairs(const am_rig *rig, int32_t *pairs /* [J][2] */);
 
 /* Pin joint j of one frame at target by adjusting the Euler angles of up to `depth` bones
  * of its chain (within limits, pulled weakly toward their current values). euler [B][3] is
- * updated in place. Returns the remaining distance (m). */
+ * updated in place. Returns the remaining distance (m), or NaN when the pin could not run
+ * (its workspace did not fit in memory, or the call was cancelled: ami_cancelled()). */
 double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t depth,
                      const double trans[3], const double q[4], double *euler, const double target[3],
                      double *pose_scratch, double *axes_scratch, double *joints_scratch);
@@ -119,9 +120,11 @@ void ami_cap_reproj(ami_cap *c, double *front, double *front_x, double *side);
 /* Plants from the current fit; `grow` is how far (m) from a plant's spot its neighbouring
  * low frames may be and still join it (AMI_GROW_FIT for the fits, AMI_GROW_LOCK for the lock). */
 am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err);
-/* Pin every plant; returns mean and max drift per plant (m) and the plant count. */
+/* Pin every plant; returns mean and max drift per plant (m) and the plant count.
+ * AM_E_NOMEM / AM_E_CANCELLED. */
 #define AMI_GROW_FIT 0.02
 #define AMI_GROW_LOCK 0.03
-void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants);
+am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants,
+                            am_error *err);
 
 #endif

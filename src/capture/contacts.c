@@ -157,7 +157,8 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
     return AM_OK;
 }
 
-void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants)
+am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants,
+                            am_error *err)
 {
     const size_t T = c->T, J = c->J, C = c->C, P = c->P, B = c->B;
     const double dt = 1.0 / c->fps;
@@ -165,9 +166,17 @@ void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t 
     size_t np = 0;
     double *pose = am_alloc_array(B * 16, sizeof(double)), *axes = am_alloc_array(B * 9, sizeof(double));
     double *jt = am_alloc_array(J * 3, sizeof(double)), *eul = am_alloc_array(B * 3, sizeof(double));
-    if (!pose || !axes || !jt || !eul) lock = false;
+    am_status st = AM_OK;
+    if (!pose || !axes || !jt || !eul) {
+        st = AM_FAIL(err, AM_E_NOMEM, "foot lock of %zu bones", B);
+        goto done;
+    }
     ami_cap_fk_all(c, c->x, false);
     for (size_t ci = 0; ci < C; ci++) {
+        if (!ami_progress("capture foot lock", (double)ci / (double)C)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped at contact %zu", ci);
+            goto done;
+        }
         size_t j = (size_t)c->cj[ci];
         for (size_t s = 0; s < T;) {
             if (!c->plant[s * C + ci]) {
@@ -189,7 +198,11 @@ void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t 
                     double *xt = c->x + t * P;
                     ami_cap_root_quat(c, c->x, t, q);
                     memcpy(eul, xt + AMI_CAP_ROOT_PARAMS - 3, B * 3 * sizeof(double));
-                    ami_pin_joint(c->rig, &c->ch, j, 4, xt, q, eul, goal, pose, axes, jt);
+                    if (isnan(ami_pin_joint(c->rig, &c->ch, j, 4, xt, q, eul, goal, pose, axes, jt))) {
+                        st = ami_cancelled() ? AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped")
+                                             : AM_FAIL(err, AM_E_NOMEM, "foot lock pin");
+                        goto done;
+                    }
                     memcpy(xt + AMI_CAP_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
                     memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
                 }
@@ -210,11 +223,13 @@ void ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t 
             s = e + 1;
         }
     }
+    *mean = np ? sum / (double)np : 0.0;
+    *max = mx;
+    *plants = np;
+done:
     am_free(pose);
     am_free(axes);
     am_free(jt);
     am_free(eul);
-    *mean = np ? sum / (double)np : 0.0;
-    *max = mx;
-    *plants = np;
+    return st;
 }

@@ -65,6 +65,7 @@ void am_exam_free(am_exam *ex)
     am_free(ex->contact_names);
     am_free(ex->contact_joint);
     am_free(ex->contact);
+    am_warning_list_free(&ex->warnings);
     am_free(ex);
 }
 
@@ -135,8 +136,8 @@ static void ami_exam_plants(const uint8_t *low, size_t T, const double *free_pos
     }
 }
 
-am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_exam_opts *opts_in,
-                           am_exam **out, am_error *err)
+static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
+                                   const am_exam_opts *opts_in, am_exam **out, am_error *err)
 {
     assert(rig && out);
     *out = NULL;
@@ -297,6 +298,10 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
 
     /* Plant the contacts: pin each low contact at one spot for the frames of its plant. */
     for (size_t c = 0; c < C; c++) {
+        if (!ami_progress("exam", (double)c / (double)C)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "exam stopped at contact %zu", c);
+            goto done;
+        }
         size_t j = (size_t)ex->contact_joint[c];
         double rz = rig->joint_rest[3 * j + 2];
         for (size_t t = 0; t < T; t++) {
@@ -311,6 +316,11 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
             for (int k = 0; k < 3; k++) goal[k] = alpha[t] * target[3 * t + (size_t)k] + (1.0 - alpha[t]) * freep[3 * t + (size_t)k];
             double miss = ami_pin_joint(rig, &ch, j, 3, mo->trans + 3 * t, mo->root_quat + 4 * t, mo->euler + t * B * 3,
                                         goal, pose, axes, jt);
+            if (isnan(miss)) {
+                st = ami_cancelled() ? AM_FAIL(err, AM_E_CANCELLED, "exam stopped")
+                                     : AM_FAIL(err, AM_E_NOMEM, "contact pin");
+                goto done;
+            }
             ex->contact[t * C + c] = cand[t] && miss < 1.5e-3;
         }
         /* A plant shorter than 3 frames after the reach test is not a plant. */
@@ -432,6 +442,18 @@ done:
     }
     *out = ex;
     return AM_OK;
+}
+
+am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_exam_opts *opts,
+                           am_exam **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    ami_stage stage = ami_stage_begin("exam");
+    am_status st = ami_exam_generate(rig, cr, opts, out, err);
+    if (st >= 0) ami_stage_end(&stage);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 am_status am_exam_write_truth(const am_exam *ex, const char *path, am_error *err)

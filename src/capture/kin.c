@@ -217,12 +217,12 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
     if (depth > 0) {
         am_lsq_problem pb = {.param_count = 3 * depth, .lower = lo, .upper = hi, .eval = ami_pin_eval, .user = &u};
         am_lsq *ws = NULL;
-        if (am_lsq_create(&pb, &ws, NULL) == AM_OK) {
-            am_lsq_opts o = {.max_iterations = 30, .ftol = 1e-12};
-            am_status st = am_lsq_solve(ws, x, &o, NULL, NULL);
-            (void)st; /* best effort: x is the best point found either way */
-        }
+        if (am_lsq_create(&pb, &ws, NULL) != AM_OK) return NAN; /* out of memory */
+        am_lsq_opts o = {.max_iterations = 30, .ftol = 1e-12};
+        am_status st = am_lsq_solve(ws, x, &o, NULL, NULL);
         am_lsq_free(ws);
+        if (st == AM_E_CANCELLED) return NAN;
+        /* otherwise best effort: x is the best point found either way */
         for (size_t k = 0; k < depth; k++)
             for (int a = 0; a < 3; a++) euler[3 * (size_t)bones[k] + (size_t)a] = x[3 * k + (size_t)a];
     }

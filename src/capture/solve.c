@@ -38,6 +38,7 @@ void am_capture_result_free(am_capture_result *res)
     am_free(res->contact_names);
     am_free(res->contact_joint);
     am_free(res->contact);
+    am_warning_list_free(&res->warnings);
     am_free(res);
 }
 
@@ -195,8 +196,9 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
     am_buf_append(b, "", 1);
 }
 
-am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
-                           const am_capture_opts *opts, am_capture_result **out, am_error *err)
+static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
+                                   const am_capture_opts *opts, am_capture_result **out,
+                                   am_error *err)
 {
     assert(det && rig && out);
     *out = NULL;
@@ -281,7 +283,10 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
             ami_warn(AM_WARN_IGNORED_NAME, "creature foot '%s' is not a joint of the rig: skipped", cr->feet[f]);
             continue;
         }
-        res->sync.feet[res->sync.foot_count++] = am_strdup(cr->feet[f]);
+        if (!(res->sync.feet[res->sync.foot_count++] = am_strdup(cr->feet[f]))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "feet");
+            goto done;
+        }
     }
     for (size_t k = 0; k < ncont; k++) {
         int j = am_rig_find_joint(rig, cr->contacts[k]);
@@ -289,20 +294,31 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
             ami_warn(AM_WARN_IGNORED_NAME, "creature contact '%s' is not a joint of the rig: skipped", cr->contacts[k]);
             continue;
         }
-        res->contact_names[c.C] = am_strdup(cr->contacts[k]);
+        /* counted as they come, so a failure later frees the names made so far */
+        if (!(res->contact_names[res->contact_count++] = am_strdup(cr->contacts[k]))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "contacts");
+            goto done;
+        }
         c.cj[c.C++] = j;
     }
 
     /* 1. sync check, 2. swap repair, 3-4. triangulation and init. */
+    ami_stage stage = ami_stage_begin("capture sync and init");
     ami_sync_check(&c, cr, &res->sync);
     if (!(c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR)) res->sync.swaps_repaired += ami_swap_repair(&c, NULL);
     if ((st = ami_cap_init(&c, err)) < 0) goto done;
     ami_cap_recenter(&c);
+    ami_stage_end(&stage);
 
     /* 5. the fit, annealing the Cauchy scale geometrically from start to end. */
     double t_fit = am_now();
+    stage = ami_stage_begin("capture fit");
     const int stages = 4;
     for (int k = 0; k < stages; k++) {
+        if (!ami_progress(stage.name, (double)k / (double)stages)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "capture fit stopped at stage %d", k);
+            goto done;
+        }
         double f = (double)k / (double)(stages - 1);
         double scale = c.o.scale_start_px * pow(c.o.scale_end_px / c.o.scale_start_px, f);
         uint32_t it = k == stages - 1 ? 2 * c.o.iterations : c.o.iterations;
@@ -327,8 +343,10 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
             am_free(pred);
         }
     }
+    ami_stage_end(&stage);
     /* 6. contacts, second fit holding plants, 7. foot lock. */
     if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
+        stage = ami_stage_begin("capture contacts");
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         c.use_contacts = true;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
@@ -338,8 +356,13 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
         /* The lock's plants: the same, grown a little further (a landing frame the fit placed
          * 2-3 cm off still belongs to the plant, and a frame left free slides). */
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
+        ami_stage_end(&stage);
+        stage = ami_stage_begin("capture foot lock");
         double mean, mx;
-        ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx, &res->plant_count);
+        if ((st = ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx,
+                                    &res->plant_count, err)) < 0)
+            goto done;
+        ami_stage_end(&stage);
         res->slide_mean_mm = 1000.0 * mean;
         res->slide_max_mm = 1000.0 * mx;
     }
@@ -385,6 +408,16 @@ done:
     }
     *out = res;
     return AM_OK;
+}
+
+am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
+                           const am_capture_opts *opts, am_capture_result **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_capture_solve(det, rig, cr, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 static const char *ami_paw_verdict(double score)

@@ -38,6 +38,7 @@ am_status am_capture_truth_load(const char *path, am_capture_truth **out, am_err
     am_capture_truth *t = am_alloc(sizeof *t);
     am_status st = AM_OK;
     if (!t) {
+        ami_warn_list(&z->warnings);
         am_npz_free(z);
         return AM_FAIL(err, AM_E_NOMEM, "truth");
     }
@@ -102,6 +103,7 @@ am_status am_capture_truth_load(const char *path, am_capture_truth **out, am_err
             goto done;
         }
 done:
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
     if (st < 0) {
         am_capture_truth_free(t);

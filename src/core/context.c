@@ -52,10 +52,11 @@ static bool ami_context_is_zero(const am_context *c)
                   !c->max_bytes && !c->max_allocs && !c->progress);
 }
 
-static uint64_t ami_next_id(void)
+uint64_t ami_unique_id(void)
 {
-    /* Ids only tell a live scope from a dead one that had the same stack address; they never
-     * change what a call computes. */
+    /* The library's one process-wide counter: ids only tell a live scope from a dead one that
+     * had the same stack address, and keep temporary file names of concurrent calls apart;
+     * they never change what a call computes. */
     static uint64_t next = 1;
     return __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
 }
@@ -64,7 +65,7 @@ void am_scope_enter(am_scope *scope, const am_context *ctx)
 {
     memset(scope, 0, sizeof *scope);
     scope->outer = ami_top;
-    scope->id = ami_next_id();
+    scope->id = ami_unique_id();
     scope->collector = scope;
     if (ami_context_is_zero(ctx) && ami_top) {
         scope->ctx = ami_top->ctx;
@@ -82,22 +83,30 @@ void am_scope_join(am_scope *worker, am_scope *scope)
 {
     memset(worker, 0, sizeof *worker);
     worker->outer = ami_top;
-    worker->id = ami_next_id();
+    worker->id = ami_unique_id();
     worker->ctx = scope->ctx;
     worker->counters = scope->counters;
     worker->collector = scope->collector;
     ami_top = worker;
 }
 
+/* Merge a list into a collector's warnings (under its lock: workers may warn meanwhile). */
+static void ami_collect(am_scope *c, const am_warning_list *src);
+
 void am_scope_leave(am_scope *scope, am_warning_list *warnings)
 {
-    if (ami_top == scope) ami_top = scope->outer;
-    if (scope->collector == scope) {
-        if (warnings && am_warning_list_append(warnings, &scope->warnings) != AM_OK) {
-            /* Out of memory while handing over warnings: they are dropped, the result stands. */
-        }
-        am_warning_list_free(&scope->warnings);
+    if (scope->collector != scope) { /* a worker's joined scope: its warnings went to the caller */
+        if (ami_top == scope) ami_top = scope->outer;
+        return;
     }
+    /* A result's list is filled while the call's scope is still current, so it is allocated
+     * with the call's allocator like the rest of the result. */
+    if (warnings && am_warning_list_append(warnings, &scope->warnings) != AM_OK) {
+        /* Out of memory while handing over warnings: they are dropped, the result stands. */
+    }
+    if (ami_top == scope) ami_top = scope->outer;
+    if (!warnings && scope->outer) ami_collect(scope->outer->collector, &scope->warnings);
+    am_warning_list_free(&scope->warnings);
 }
 
 am_scope *am_scope_current(void) { return ami_top; }
@@ -146,10 +155,12 @@ static void ami_refund(const ami_block *b, size_t size)
     __atomic_sub_fetch(&b->counters->live_bytes, take, __ATOMIC_RELAXED);
 }
 
-void *am_alloc(size_t size)
+/* charge: count the block against the scope's limits. Warning lists are not: they are small
+ * (at most AMI_WARNINGS_MAX entries), and a limit must not silently cost a call its warnings. */
+static void *ami_alloc_block(size_t size, bool zero, bool charge)
 {
     if (size > SIZE_MAX - sizeof(ami_block)) return NULL;
-    am_scope *c = ami_top ? ami_top->counters : NULL;
+    am_scope *c = ami_top && charge ? ami_top->counters : NULL;
     const am_allocator *a = ami_top ? &ami_top->ctx.allocator : &ami_default_allocator;
     if (!ami_charge(c, size)) return NULL;
     ami_block *b = a->alloc(a->user, sizeof(ami_block) + size);
@@ -158,9 +169,11 @@ void *am_alloc(size_t size)
         return NULL;
     }
     *b = (ami_block){size, a->realloc, a->free, a->user, c, c ? c->id : 0};
-    memset(b + 1, 0, size);
+    if (zero) memset(b + 1, 0, size);
     return b + 1;
 }
+
+void *am_alloc(size_t size) { return ami_alloc_block(size, true, true); }
 
 void *am_alloc_array(size_t n, size_t size)
 {
@@ -170,7 +183,7 @@ void *am_alloc_array(size_t n, size_t size)
 
 void *am_realloc(void *ptr, size_t size)
 {
-    if (!ptr) return am_alloc(size);
+    if (!ptr) return ami_alloc_block(size, false, true); /* all of it is "new tail": not zeroed */
     if (size > SIZE_MAX - sizeof(ami_block)) return NULL;
     ami_block *b = (ami_block *)ptr - 1;
     size_t old = b->size;
@@ -254,6 +267,20 @@ const char *am_warning_kind_name(am_warning_kind kind)
 
 #define AMI_WARNINGS_MAX 64
 
+/* A warning list's array, with the current allocator but outside the limits (see
+ * ami_alloc_block); its blocks are never charged, so they are never refunded either. */
+static am_warning *ami_warnings_grow(am_warning *data, size_t count)
+{
+    size_t size = count * sizeof *data;
+    if (!data) return ami_alloc_block(size, false, false);
+    ami_block *b = (ami_block *)(void *)data - 1;
+    if (b->counters) return am_realloc(data, size); /* a list some caller built with am_alloc */
+    ami_block *nb = b->realloc_fn(b->user, b, sizeof(ami_block) + size);
+    if (!nb) return NULL;
+    nb->size = size;
+    return (am_warning *)(void *)(nb + 1);
+}
+
 /* Merge one warning into a list; false only on allocation failure. */
 static bool ami_warning_add(am_warning_list *l, am_warning_kind kind, const char *text, size_t count)
 {
@@ -266,7 +293,7 @@ static bool ami_warning_add(am_warning_list *l, am_warning_kind kind, const char
         l->data[l->count - 1].count += count;
         return true;
     }
-    am_warning *d = am_realloc_array(l->data, l->count + 1, sizeof *d);
+    am_warning *d = ami_warnings_grow(l->data, l->count + 1);
     if (!d) return false;
     l->data = d;
     am_warning *w = &d[l->count++];
@@ -293,6 +320,13 @@ void am_warning_list_free(am_warning_list *list)
     list->count = 0;
 }
 
+static void ami_lock(am_scope *c)
+{
+    while (__atomic_test_and_set(&c->spin, __ATOMIC_ACQUIRE)) {
+    }
+}
+static void ami_unlock(am_scope *c) { __atomic_clear(&c->spin, __ATOMIC_RELEASE); }
+
 void ami_warn(am_warning_kind kind, const char *fmt, ...)
 {
     am_scope *c = ami_top ? ami_top->collector : NULL;
@@ -302,11 +336,24 @@ void ami_warn(am_warning_kind kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    while (__atomic_test_and_set(&c->spin, __ATOMIC_ACQUIRE)) {
-    }
+    ami_lock(c);
     /* A warning that cannot be stored is lost; the call itself goes on. */
     (void)ami_warning_add(&c->warnings, kind, text, 1);
-    __atomic_clear(&c->spin, __ATOMIC_RELEASE);
+    ami_unlock(c);
+}
+
+static void ami_collect(am_scope *c, const am_warning_list *src)
+{
+    ami_lock(c);
+    if (am_warning_list_append(&c->warnings, src) != AM_OK) {
+        /* as in ami_warn: what cannot be stored is lost, the call goes on */
+    }
+    ami_unlock(c);
+}
+
+void ami_warn_list(const am_warning_list *list)
+{
+    if (ami_top && list && list->count) ami_collect(ami_top->collector, list);
 }
 
 /* ---- progress ---- */

@@ -7,13 +7,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* strerror's buffer may be shared between threads; the XSI strerror_r fills ours. */
+static const char *ami_errstr(int e, char *buf, size_t size)
+{
+    if (strerror_r(e, buf, size) != 0) snprintf(buf, size, "error %d", e);
+    return buf;
+}
+
 am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *len, am_error *err)
 {
     *out = NULL;
     *len = 0;
     if (max_bytes == 0) max_bytes = (size_t)2 << 30;
     FILE *f = fopen(path, "rb");
-    if (!f) return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "%s", strerror(errno));
+    char eb[128];
+    if (!f) return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "%s", ami_errstr(errno, eb, sizeof eb));
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
@@ -44,15 +52,18 @@ am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *l
 
 void am_tmp_path(char *buf, size_t size, const char *path)
 {
-    snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
+    /* pid and a per-call number: two threads (or two calls) writing one path never share a
+     * temporary file */
+    snprintf(buf, size, "%s.tmp.%ld.%llu", path, (long)getpid(), (unsigned long long)ami_unique_id());
 }
 
 am_status am_file_commit(const char *tmp, const char *path, am_error *err)
 {
     if (rename(tmp, path) != 0) {
         int e = errno;
+        char eb[128];
         remove(tmp);
-        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "rename: %s", strerror(e));
+        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "rename: %s", ami_errstr(e, eb, sizeof eb));
     }
     return AM_OK;
 }
@@ -65,7 +76,8 @@ am_status am_file_write(const char *path, const void *data, size_t len, am_error
     if (strlen(path) > 4000) return AM_FAIL_AT(err, AM_E_ARG, path, 0, 0, "path too long");
     am_tmp_path(tmp, sizeof tmp, path);
     FILE *f = fopen(tmp, "wb");
-    if (!f) return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", strerror(errno));
+    char eb[128];
+    if (!f) return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", ami_errstr(errno, eb, sizeof eb));
     bool ok = len == 0 || fwrite(data, 1, len, f) == len;
     ok = (fclose(f) == 0) && ok;
     if (!ok) {

@@ -25,6 +25,10 @@
  * the last. */
 void ami_warn(am_warning_kind kind, const char *fmt, ...) AM_PRINTF(2, 3);
 
+/* Add a list's warnings to the current scope (a call that frees a result it got from another
+ * job, e.g. a loader discarding an am_npz, keeps that job's warnings this way). */
+void ami_warn_list(const am_warning_list *list);
+
 /* Report progress to the current scope's callback. Returns false when the caller cancelled
  * (then every later call returns false too). Cheap when there is no callback. */
 bool ami_progress(const char *stage, double fraction);
@@ -38,6 +42,9 @@ typedef struct ami_stage {
 } ami_stage;
 ami_stage ami_stage_begin(const char *name);
 double ami_stage_end(const ami_stage *stage);
+
+/* A number no other call of this process gets (temporary file names of concurrent writers). */
+uint64_t ami_unique_id(void);
 
 /* Free an array of n am_alloc'd strings and the array (NULL is fine). */
 void ami_strings_free(char **s, size_t n);

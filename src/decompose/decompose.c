@@ -94,6 +94,7 @@ void am_decomposition_free(am_decomposition *d)
     am_free(d->weight);
     am_free(d->xform);
     am_free(d->auto_err);
+    am_warning_list_free(&d->warnings);
     am_rig_free(d->rig);
     am_motion_free(d->motion);
     am_free(d);
@@ -312,6 +313,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     for (size_t n = 0; n < N; n++) d.cn[n] = 1.0;
 
     size_t B = 0;
+    ami_stage stage = ami_stage_begin("decompose clustering");
     if ((st = ami_dec_init(&d, o.bones, o.max_bones, res->noise_floor, o.bones ? NULL : &res->auto_err,
                            &res->auto_count, &B, err)) < 0)
         goto fail;
@@ -331,6 +333,8 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         for (size_t t = 0; t < T; t++) d.sup[(size_t)d.idx[n * AMI_K] * T + t] += vis[n * T + t];
     double t1 = am_now();
     res->time_init = t1 - t0;
+    ami_stage_end(&stage);
+    stage = ami_stage_begin("decompose solve");
 
     d.robust = ours;
     d.em = ours;
@@ -341,6 +345,10 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     if (!ours) /* the baseline fits the filled observations as they are */
         memcpy(d.pstar, d.obs, sizeof(float) * N * T * 3);
     for (size_t it = 0; it < o.iterations; it++) {
+        if (!ami_progress(stage.name, (double)it / (double)o.iterations)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "decomposition stopped at iteration %zu", it);
+            goto fail;
+        }
         /* the first sweep measures residuals before any Huber clipping is trusted */
         ami_dec_pass_weights(&d, ours, true, d.rest_update && it > 0);
         ami_dec_pass_transforms(&d, 1);
@@ -350,6 +358,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
     double t2 = am_now();
     res->time_solve = t2 - t1;
+    ami_stage_end(&stage);
 
     res->frame_count = T;
     res->point_count = N;
@@ -360,7 +369,9 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         /* every sweep lowers the articulated objective (ami_dec_pass_articulated); 3 rounds of 4
          * sweeps get most of the gain (synthetic quadruped walk 0.61 -> 0.35%) for ~8% of the
          * command: the weight re-solve between rounds is what costs at large N */
+        stage = ami_stage_begin("decompose skeleton");
         if ((st = ami_dec_skeleton(&d, 3, res, err)) < 0) goto fail;
+        ami_stage_end(&stage);
     } else {
         res->rest = am_alloc_array(N * 3, sizeof(float));
         res->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
@@ -391,14 +402,26 @@ fail:
     return st;
 }
 
+/* The call's scope: everything above allocates, warns and reports into it. */
+static am_status ami_decompose_scoped(const am_tracks *tr, am_tracks *release,
+                                      const am_decompose_opts *opts, am_decomposition **out,
+                                      am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_decompose(tr, release, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
+}
+
 am_status am_decompose_run(const am_tracks *tr, const am_decompose_opts *opts,
                            am_decomposition **out, am_error *err)
 {
-    return ami_decompose(tr, NULL, opts, out, err);
+    return ami_decompose_scoped(tr, NULL, opts, out, err);
 }
 
 am_status am_decompose_take(am_tracks *tr, const am_decompose_opts *opts, am_decomposition **out,
                             am_error *err)
 {
-    return ami_decompose(tr, tr, opts, out, err);
+    return ami_decompose_scoped(tr, tr, opts, out, err);
 }

@@ -297,6 +297,11 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
     d->par = par;
     d->pivot = head;
     for (size_t round = 0; round < refit_rounds; round++) {
+        if (!ami_progress("decompose skeleton", (double)round / (double)refit_rounds)) {
+            d->order = d->par = NULL;
+            d->pivot = NULL;
+            return AM_FAIL(err, AM_E_CANCELLED, "articulated refit stopped at round %zu", round);
+        }
         ami_dec_pass_articulated(d, 4);
         ami_dec_pass_weights(d, d->robust || round == 0, true, d->rest_update);
     }

@@ -231,6 +231,7 @@ typedef struct ami_work {
     double delta, delta2, lam;
     ami_hist hist, thist;         /* residual norms (1/8 sample), track RMS residuals */
     double *F, *H;                /* this worker's sums (worker 0: d->F, d->H) */
+    am_scope *caller;             /* the call's scope, which worker threads join */
 } ami_work;
 
 ami_work *ami_dec_work_alloc(size_t threads) { return am_alloc_array(threads, sizeof(ami_work)); }
@@ -523,6 +524,18 @@ AMI_HOT static void *ami_weights_worker(void *arg)
     return NULL;
 }
 
+/* A worker thread runs inside the caller's scope: its allocations, warnings and limits are
+ * the call's (the per-point work allocates nothing today; the join keeps it so if it does). */
+static void *ami_weights_thread(void *arg)
+{
+    ami_work *w = arg;
+    am_scope sc;
+    if (w->caller) am_scope_join(&sc, w->caller);
+    ami_weights_worker(w);
+    if (w->caller) am_scope_leave(&sc, NULL);
+    return NULL;
+}
+
 static void ami_accum_clear_buf(const ami_dec *d, double *F, double *H)
 {
     memset(F, 0, sizeof(double) * d->B * d->T * 12);
@@ -558,6 +571,7 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
         w->n1 = N * (i + 1) / nt;
         w->update_pstar = update_pstar, w->solve_weights = solve_weights, w->update_rest = update_rest;
         w->delta = delta, w->delta2 = delta2, w->lam = lam;
+        w->caller = am_scope_current();
         ami_hist_init(&w->hist, d->body);
         ami_hist_init(&w->thist, d->body);
         w->F = i ? d->Fw + (i - 1) * d->bcap * T * 12 : d->F;
@@ -566,7 +580,7 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
     }
     pthread_t th[AMI_MAXT];
     bool started[AMI_MAXT] = {false};
-    for (size_t i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, ami_weights_worker, &wk[i]) == 0;
+    for (size_t i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, ami_weights_thread, &wk[i]) == 0;
     ami_weights_worker(&wk[0]);
     for (size_t i = 1; i < nt; i++) {
         if (started[i])

@@ -514,7 +514,7 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
     }
 }
 
-am_status am_ik_run(const am_ik_job *job, am_error *err)
+static am_status ami_ik_run(const am_ik_job *job, am_error *err)
 {
     AMI_TRY(am_ik_validate(job, err));
     am_ik_opts o;
@@ -532,12 +532,27 @@ am_status am_ik_run(const am_ik_job *job, am_error *err)
     am_status st = ami_ws_init(&w, job, mask, err);
     if (st == AM_OK) {
         memcpy(w.prev_w, w.ref_w, w.B * 4 * sizeof(double));
+        ami_stage stage = ami_stage_begin("ik");
         for (size_t t = 0; t < job->frame_count; t++) {
+            if (t % 256 == 0 && !ami_progress(stage.name, (double)t / (double)job->frame_count)) {
+                st = AM_FAIL(err, AM_E_CANCELLED, "IK stopped at frame %zu", t);
+                break;
+            }
             ami_priors(&w, &o, t);
             ami_solve_frame(&w, job, &o, mask, t);
         }
+        if (st == AM_OK) ami_stage_end(&stage);
     }
     ami_ws_free(&w);
     am_free(mask_own);
+    return st;
+}
+
+am_status am_ik_run(const am_ik_job *job, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, job && job->opts ? &job->opts->ctx : NULL);
+    am_status st = ami_ik_run(job, err);
+    am_scope_leave(&sc, job ? job->warnings : NULL);
     return st;
 }

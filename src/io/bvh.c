@@ -129,6 +129,7 @@ void am_bvh_free(am_bvh *bvh)
     for (size_t j = 0; j < bvh->joint_count; j++) am_free(bvh->joints[j].name);
     am_free(bvh->joints);
     am_free(bvh->frames);
+    am_warning_list_free(&bvh->warnings);
     am_free(bvh);
 }
 
@@ -354,9 +355,12 @@ am_status am_bvh_load(const char *path, const am_bvh_opts *opts, am_bvh **out, a
     size_t len = 0;
     size_t max = opts && opts->max_bytes ? (size_t)opts->max_bytes : ((size_t)1 << 30);
     if (out) *out = NULL;
-    AMI_TRY(am_file_read(path, max, &text, &len, err));
-    am_status s = am_bvh_parse(text, len, path, out, err);
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status s = am_file_read(path, max, &text, &len, err);
+    if (s >= 0) s = am_bvh_parse(text, len, path, out, err);
     am_free(text);
+    am_scope_leave(&sc, s >= 0 ? &(*out)->warnings : NULL);
     return s;
 }
 

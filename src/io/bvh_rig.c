@@ -80,7 +80,8 @@ static char *ami_unique_name(char *const *names, size_t n, const char *base, con
     return NULL;
 }
 
-am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out, am_error *err)
+static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out,
+                                  am_error *err)
 {
     assert(bvh && out);
     *out = NULL;
@@ -186,8 +187,9 @@ static void ami_rest_rot_inv(const am_rig *rig, size_t b, double Rinv[9])
     am_mat4_get_rot(rig->rest_inv + b * 16, Rinv);
 }
 
-am_status am_motion_from_bvh(const am_bvh *bvh, const am_rig *rig, const am_bvh_opts *opts,
-                             am_motion **out, size_t *dropped, am_error *err)
+static am_status ami_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
+                                     const am_bvh_opts *opts, am_motion **out, size_t *dropped,
+                                     am_error *err)
 {
     assert(bvh && rig && out);
     *out = NULL;
@@ -313,8 +315,8 @@ static double ami_unwrap_deg(double a, double prev)
     return a - 360.0 * round((a - prev) / 360.0);
 }
 
-am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bvh_opts *opts,
-                             am_bvh **out, am_error *err)
+static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
+                                     const am_bvh_opts *opts, am_bvh **out, am_error *err)
 {
     assert(rig && mo && out);
     *out = NULL;
@@ -474,5 +476,36 @@ fail:
     am_free(where);
     am_free(has_child);
     am_bvh_free(b);
+    return st;
+}
+
+/* The conversions run in the scope of opts->ctx; rigs and motions have no warning list, so
+ * theirs go to the caller's scope. */
+am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_rig_from_bvh(bvh, opts, out, err);
+    am_scope_leave(&sc, NULL);
+    return st;
+}
+
+am_status am_motion_from_bvh(const am_bvh *bvh, const am_rig *rig, const am_bvh_opts *opts,
+                             am_motion **out, size_t *dropped, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_motion_from_bvh(bvh, rig, opts, out, dropped, err);
+    am_scope_leave(&sc, NULL);
+    return st;
+}
+
+am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bvh_opts *opts,
+                             am_bvh **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_bvh_from_motion(rig, mo, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }

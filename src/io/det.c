@@ -167,6 +167,7 @@ am_status am_det_load(const char *path, am_det **out, am_error *err)
     am_det *det = am_alloc(sizeof *det);
     am_status st = det ? ami_det_fill(path, z, det, err)
                        : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "det");
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
     if (st != AM_OK) {
         am_error_set_file(err, path);

@@ -293,9 +293,9 @@ static am_status ami_read_buffers(ami_gctx *c, json_t *root)
     size_t n;
     am_status s = AM_OK;
     AMI_TRY(ami_get_array(c, root, "", "buffers", false, &arr, &n));
-    c->buffer_count = n;
     c->buffers = ami_calloc(c, n, sizeof *c->buffers, &s);
     if (s < 0) return s;
+    c->buffer_count = n; /* only once the array exists: the caller frees what it counts */
     for (size_t i = 0; i < n; i++) {
         json_t *o;
         ami_jpath p;
@@ -1184,11 +1184,13 @@ void am_gltf_free(am_gltf *doc)
     }
     am_free(doc->animations);
     am_free(doc->generator);
+    am_warning_list_free(&doc->warnings);
     am_free(doc);
 }
 
-am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
-                           const am_gltf_opts *opts, am_gltf **out, am_error *err)
+static am_status ami_gltf_read_mem(const void *buf, size_t len, const char *source,
+                                   const char *base_dir, const am_gltf_opts *opts, am_gltf **out,
+                                   am_error *err)
 {
     assert(out && (buf || len == 0));
     *out = NULL;
@@ -1227,7 +1229,8 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
     return AM_OK;
 }
 
-am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
+static am_status ami_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out,
+                               am_error *err)
 {
     assert(path && out);
     *out = NULL;
@@ -1245,9 +1248,28 @@ am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out
     } else {
         snprintf(dir, sizeof dir, ".");
     }
-    am_status s = am_gltf_read_mem(data, len, path, dir, opts, out, err);
+    am_status s = ami_gltf_read_mem(data, len, path, dir, opts, out, err);
     am_free(data);
     return s;
+}
+
+am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
+                           const am_gltf_opts *opts, am_gltf **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_gltf_read_mem(buf, len, source, base_dir, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
+}
+
+am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_gltf_load(path, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }
 
 /* ---- sampling ---------------------------------------------------------------------------- */

@@ -779,8 +779,13 @@ static am_status ami_write(const am_gltf_export *ex, ami_gw *g, am_buf *json, am
 
     if ((st = ami_write_ibm(g, rig, rest, &d, err)) != AM_OK) goto done;
     if ((st = ami_write_mesh_data(g, ex, rest, &d, err)) != AM_OK) goto done;
-    for (size_t c = 0; c < ex->clip_count; c++)
+    for (size_t c = 0; c < ex->clip_count; c++) {
+        if (!ami_progress("glTF write", (double)c / (double)ex->clip_count)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "glTF writing stopped at clip %zu", c);
+            goto done;
+        }
         if ((st = ami_write_clip(g, anims, ex, c, err)) != AM_OK) goto done;
+    }
 
     const char *gen = ex->generator ? ex->generator : "anymove " AM_VERSION_STRING;
     AMI_LIT(json, "{\"asset\":{\"version\":\"2.0\",\"generator\":");
@@ -815,9 +820,8 @@ done:
     return st;
 }
 
-am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err)
+static am_status ami_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err)
 {
-    assert(ex && ex->rig && out);
     ami_gw g = {0};
     am_buf json = {0}, anims = {0};
     am_status st = ami_write(ex, &g, &json, &anims, err);
@@ -862,16 +866,33 @@ am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err
     return st;
 }
 
+am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err)
+{
+    assert(ex && ex->rig && out);
+    am_scope sc;
+    am_scope_enter(&sc, &ex->ctx);
+    ami_stage stage = ami_stage_begin("glTF write");
+    am_status st = ami_gltf_write_mem(ex, out, err);
+    if (st == AM_OK) ami_stage_end(&stage);
+    am_scope_leave(&sc, ex->warnings);
+    return st;
+}
+
 am_status am_gltf_write(const am_gltf_export *ex, const char *path, am_error *err)
 {
-    assert(path);
+    assert(ex && ex->rig && path);
+    am_scope sc;
+    am_scope_enter(&sc, &ex->ctx);
+    ami_stage stage = ami_stage_begin("glTF write");
     am_buf out = {0};
-    am_status st = am_gltf_write_mem(ex, &out, err);
+    am_status st = ami_gltf_write_mem(ex, &out, err);
     if (st == AM_OK) {
         st = am_file_write(path, out.data, out.len, err);
     } else {
         am_error_set_file(err, path);
     }
     am_buf_free(&out);
+    if (st == AM_OK) ami_stage_end(&stage);
+    am_scope_leave(&sc, ex->warnings);
     return st;
 }

@@ -624,8 +624,11 @@ am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts, am_
     assert(arr && (buf || len == 0));
     memset(arr, 0, sizeof *arr);
     static const unsigned char empty[1] = {0};
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
     am_status s = ami_npy_parse(buf ? buf : empty, len, opts, arr, NULL, err);
     if (s != AM_OK) am_array_clear(arr);
+    am_scope_leave(&sc, NULL);
     return s;
 }
 

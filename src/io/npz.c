@@ -76,6 +76,7 @@ void am_npz_free(am_npz *z)
     if (!z) return;
     for (size_t i = 0; i < z->count; i++) am_array_clear(&z->arrays[i]);
     am_free(z->arrays);
+    am_warning_list_free(&z->warnings);
     am_free(z);
 }
 
@@ -194,8 +195,8 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
     return AM_OK;
 }
 
-am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
-                          const am_npz_opts *opts, am_npz **out, am_error *err)
+static am_status ami_npz_read_mem(const void *buf, size_t len, const char *source,
+                                  const am_npz_opts *opts, am_npz **out, am_error *err)
 {
     assert(out);
     *out = NULL;
@@ -245,7 +246,8 @@ am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
     return AM_OK;
 }
 
-am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, am_error *err)
+static am_status ami_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,
+                              am_error *err)
 {
     assert(path && out);
     *out = NULL;
@@ -266,7 +268,7 @@ am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, a
         }
         close(fd);
         if (map != MAP_FAILED) {
-            am_status st = am_npz_read_mem(map, mlen, path, opts, out, err);
+            am_status st = ami_npz_read_mem(map, mlen, path, opts, out, err);
             munmap(map, mlen);
             return st;
         }
@@ -275,8 +277,27 @@ am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, a
     char *data = NULL;
     size_t len = 0;
     AMI_TRY(am_file_read(path, 0, &data, &len, err));
-    am_status st = am_npz_read_mem(data, len, path, opts, out, err);
+    am_status st = ami_npz_read_mem(data, len, path, opts, out, err);
     am_free(data);
+    return st;
+}
+
+am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
+                          const am_npz_opts *opts, am_npz **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_npz_read_mem(buf, len, source, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
+}
+
+am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_npz_load(path, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }
 

@@ -157,6 +157,7 @@ am_status am_tracks_load(const char *path, am_tracks **out, am_error *err)
     am_tracks *tr = am_alloc(sizeof *tr);
     am_status st = tr ? ami_tracks_fill(path, z, tr, err)
                       : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "tracks");
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
     if (st != AM_OK) {
         am_error_set_file(err, path);

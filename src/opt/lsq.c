@@ -310,8 +310,8 @@ am_status am_lsq_gradient(am_lsq *ws, const double *x, double *grad, am_error *e
     return AM_OK;
 }
 
-am_status am_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in, am_lsq_report *report,
-                       am_error *err)
+static am_status ami_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in,
+                               am_lsq_report *report, am_error *err)
 {
     const am_lsq_opts o = ami_lsq_opts_defaults(opts_in);
     const size_t n = ws->n, w = ws->w, ld = w + 1;
@@ -328,6 +328,9 @@ am_status am_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in, am_lsq
     double lambda = o.lambda0, nu = 2.0;
     am_status result = AM_NOT_CONVERGED;
     while (rep.iterations < o.max_iterations) {
+        if (ami_cancelled())
+            return AM_FAIL(err, AM_E_CANCELLED, "least squares stopped after %u iterations",
+                           rep.iterations);
         const double *A = ws->A, *g = ws->g;
         /* Active set: at a bound with the gradient pushing outward, the parameter stays. */
         double gmax = 0.0;
@@ -429,4 +432,14 @@ am_status am_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in, am_lsq
     rep.status = result;
     if (report) *report = rep;
     return result;
+}
+
+am_status am_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts, am_lsq_report *report,
+                       am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_lsq_solve(ws, x, opts, report, err);
+    am_scope_leave(&sc, NULL);
+    return st;
 }

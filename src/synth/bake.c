@@ -25,7 +25,8 @@ typedef struct {
     size_t prim, first, count;
 } ami_part;
 
-am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out, am_error *err)
+static am_status ami_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out,
+                               am_error *err)
 {
     assert(doc && out);
     *out = NULL;
@@ -50,15 +51,19 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
 
     /* the vertices: every POSITION of every primitive of every node with a mesh */
     ami_part parts[256];
-    size_t np = 0, N = 0, F = 0;
+    size_t np = 0, N = 0, F = 0, skipped = 0;
     for (size_t nd = 0; nd < doc->node_count; nd++) {
         int32_t m = doc->nodes[nd].mesh;
         if (m < 0 || (size_t)m >= doc->mesh_count) continue;
         const am_gltf_mesh *me = &doc->meshes[m];
-        for (size_t p = 0; p < me->primitive_count && np < 256; p++) {
+        for (size_t p = 0; p < me->primitive_count; p++) {
             const am_gltf_primitive *pr = &me->primitives[p];
             const am_gltf_accessor *pa = ami_acc(doc, pr->position, 3);
             if (!pa || (pr->mode != 4 && pr->mode != 0)) continue;
+            if (np == 256) {
+                skipped++;
+                continue;
+            }
             parts[np] = (ami_part){(int32_t)nd, m, p, N, pa->count};
             N += pa->count;
             if (pr->mode == 4) {
@@ -69,6 +74,8 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
             np++;
         }
     }
+    if (skipped)
+        ami_warn(AM_WARN_RESOURCE, "only the first 256 mesh primitives are baked: %zu left out", skipped);
     AMI_CHECK(err, N > 0, AM_E_EMPTY, "the model has no mesh vertices");
     AMI_CHECK(err, N * T <= 200000000u, AM_E_LIMIT, "%zu vertices x %zu frames is too large", N, T);
 
@@ -82,6 +89,8 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
     double *world = am_alloc_array(doc->node_count * 16, sizeof(double));
     double *skinm = am_alloc_array((SJ + 1) * 16, sizeof(double));
     double *mw = am_alloc_array(256, sizeof(double));
+    int32_t *jmap = NULL;
+    am_status st = AM_OK;
     if (c) c->tracks = tr;
     if (!deform || !c || !tr || !local || !world || !skinm || !mw) goto nomem;
     tr->frame_count = T;
@@ -105,7 +114,7 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
             }
     }
     size_t J = 0;
-    int32_t *jmap = am_alloc_array(SJ + 1, sizeof(int32_t));
+    jmap = am_alloc_array(SJ + 1, sizeof(int32_t));
     if (!jmap) goto nomem;
     for (size_t j = 0; j < SJ; j++) jmap[j] = deform[j] ? (int32_t)J++ : -1;
     c->joint_count = J;
@@ -113,10 +122,7 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
     c->joints = am_alloc_array(T * (J ? J : 1) * 3, sizeof(float));
     c->parents = am_alloc_array(J ? J : 1, sizeof(int32_t));
     c->joint_names = am_alloc_array(J ? J : 1, sizeof(char *));
-    if (!c->joints || !c->parents || !c->joint_names) {
-        am_free(jmap);
-        goto nomem;
-    }
+    if (!c->joints || !c->parents || !c->joint_names) goto nomem;
     for (size_t j = 0; j < SJ; j++) {
         if (jmap[j] < 0) continue;
         /* nearest deforming ancestor among the skin's joints */
@@ -131,10 +137,7 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
         char buf[32];
         snprintf(buf, sizeof buf, "joint%zu", j);
         c->joint_names[jmap[j]] = am_strdup(nm ? nm : buf);
-        if (!c->joint_names[jmap[j]]) {
-            am_free(jmap);
-            goto nomem;
-        }
+        if (!c->joint_names[jmap[j]]) goto nomem;
     }
     /* faces */
     size_t fi = 0;
@@ -152,7 +155,12 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
             }
     }
     tr->face_count = fi;
+    ami_stage stage = ami_stage_begin("bake");
     for (size_t t = 0; t < T; t++) {
+        if (t % 16 == 0 && !ami_progress(stage.name, (double)t / (double)T)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "baking stopped at frame %zu", t);
+            goto fail;
+        }
         double time = an->t_min + (double)t / o.fps;
         if (time > an->t_max) time = an->t_max;
         am_gltf_sample_local(doc, anim, time, local);
@@ -210,21 +218,31 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
         }
     }
     am_free(jmap);
+    jmap = NULL;
+    ami_stage_end(&stage);
     c->body_size = am_body_size_f32(c->truth, N, NULL);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
     if (o.noise > 0.0 || o.hidden > 0.0) {
-        am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
-        if (st < 0) {
-            am_free(deform), am_free(local), am_free(world), am_free(skinm), am_free(mw);
-            am_synth_clip_free(c);
-            return st;
-        }
+        st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
+        if (st < 0) goto fail;
     }
     am_free(deform), am_free(local), am_free(world), am_free(skinm), am_free(mw);
     *out = c;
     return AM_OK;
 nomem:
+    st = AM_FAIL(err, AM_E_NOMEM, "baking the model");
+fail:
+    am_free(jmap);
     am_free(deform), am_free(local), am_free(world), am_free(skinm), am_free(mw);
     if (c) am_synth_clip_free(c); else am_free(tr);
-    return AM_FAIL(err, AM_E_NOMEM, "baking the model");
+    return st;
+}
+
+am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_bake_gltf(doc, opts, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
+    return st;
 }

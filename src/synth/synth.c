@@ -457,6 +457,7 @@ void am_synth_clip_free(am_synth_clip *c)
     if (c->joint_names)
         for (size_t j = 0; j < c->joint_count; j++) am_free(c->joint_names[j]);
     am_free(c->joint_names);
+    am_warning_list_free(&c->warnings);
     am_free(c);
 }
 
@@ -575,7 +576,13 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         double ws = wk[0] + wk[1] + wk[2] + wk[3];
         for (int s2 = 0; s2 < 4; s2++) bi[n * 4 + s2] = ik[s2], bw[n * 4 + s2] = (float)(wk[s2] / ws);
     }
+    ami_stage stage = ami_stage_begin("synth");
     for (size_t t = 0; t < T; t++) {
+        if (t % 16 == 0 && !ami_progress(stage.name, (double)t / (double)T)) {
+            am_free(rest), am_free(bi), am_free(bw), am_free(M);
+            am_synth_clip_free(c);
+            return AM_FAIL(err, AM_E_CANCELLED, "synthesis stopped at frame %zu", t);
+        }
         ami_pose(crp, walk, (double)t / o.fps, M);
         for (size_t n = 0; n < N; n++) {
             double r[3] = {rest[n * 3], rest[n * 3 + 1], rest[n * 3 + 2]}, acc[3] = {0, 0, 0};
@@ -595,6 +602,7 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         }
     }
     c->body_size = am_body_size_f32(c->truth, N, NULL);
+    ami_stage_end(&stage);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
     am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
     am_free(rest), am_free(bi), am_free(bw), am_free(M);
@@ -612,12 +620,15 @@ nomem:
 
 am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_error *err)
 {
-    /* ~40 KB of creature description: on the heap, per call */
     if (out) *out = NULL;
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    /* ~40 KB of creature description: on the heap, per call */
     ami_creature *cr = am_alloc(sizeof *cr);
-    AMI_CHECK(err, cr, AM_E_NOMEM, "synthetic creature");
-    am_status st = ami_synth_tracks_with(opts, cr, out, err);
+    am_status st = cr ? ami_synth_tracks_with(opts, cr, out, err)
+                      : AM_FAIL(err, AM_E_NOMEM, "synthetic creature");
     am_free(cr);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }
 

@@ -97,6 +97,23 @@ const char *am_test_tmpdir(void)
     return dir;
 }
 
+bool am_test_tmp_left(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    char prefix[1024];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return found;
+}
+
 void am_test_diff_add(am_test_diff *d, double a, double b)
 {
     double e = fabs(a - b);

@@ -34,6 +34,9 @@ const char *am_test_source(const char *rel);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
 const char *am_test_tmpdir(void);
 
+/* True if a temporary file of an atomic write to path ("<path>.tmp.*") is left in its folder. */
+bool am_test_tmp_left(const char *path);
+
 /* Run the test's next allocations in a scope whose allocation number max_allocs + 1 fails
  * (0: no limit, only counting). am_test_alloc_count: allocations made in that scope. */
 void am_test_alloc_limit(uint64_t max_allocs);

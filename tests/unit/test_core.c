@@ -69,10 +69,12 @@ static void atomic_write_leaves_no_partial_file(void)
     AM_CHECK_OK(am_file_read(path, 0, &data, &len, &err), &err);
     AM_CHECK(len == 5 && memcmp(data, "hello", 5) == 0 && data[5] == '\0');
     am_free(data);
+    AM_CHECK(!am_test_tmp_left(path));
+    /* Every call gets its own temporary name: concurrent writers of one path never share one. */
+    char tmp2[600];
     am_tmp_path(tmp, sizeof tmp, path);
-    FILE *f = fopen(tmp, "rb");
-    AM_CHECK(f == NULL);
-    if (f) fclose(f);
+    am_tmp_path(tmp2, sizeof tmp2, path);
+    AM_CHECK(strncmp(tmp, path, strlen(path)) == 0 && strcmp(tmp, tmp2) != 0);
     /* A directory that does not exist: failure, and nothing left behind. */
     AM_CHECK_STATUS(am_file_write("/nonexistent-dir/x.txt", "a", 1, &err), AM_E_WRITE);
     AM_CHECK(strstr(err.file, "/nonexistent-dir/x.txt") != NULL);
