@@ -2,7 +2,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "anymove/bvh.h"
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
@@ -13,16 +12,20 @@ static void ami_ik_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove ik POSITIONS --rig RIG.json -o DIR [--reference motion.json | --no-reference]\n"
-            "                 [--fps F] [--temporal W] [--twist-weight W] [--no-twist] [--no-temporal]\n"
-            "                 [--no-limits] [--quiet]\n\n"
+            "                 [--fps F] [--scale S] [--temporal W] [--twist-weight W] [--no-twist]\n"
+            "                 [--no-temporal] [--no-limits] [--quiet]\n\n"
             "Recovers every bone's local rotation from joint positions, for any rig.\n"
             "POSITIONS: joints.npz (joints [T,J,3] metres, names [J], fps) or a motion.json with\n"
             "joints and joint_names. Names must be rig joints; rig joints missing from POSITIONS and\n"
             "joints only carried by helper bones are not used.\n"
             "--reference: a motion of the rig whose frame 0 holds the true rotations of frame 0\n"
             "(pose2rot's protocol); the default is none (rest pose priors).\n"
+            "--scale S: metres per unit of POSITIONS (0.01 for centimetres); the body size is\n"
+            "printed and an implausible one is warned about.\n"
             "Writes DIR/motion.json, DIR/animation.glb, DIR/animation.bvh and DIR/report.json (FK\n"
-            "position error: cm, %% of body size, per joint; solve time).\n");
+            "position error: cm, %% of body size, per joint; solve time).\n\n"
+            "examples:\n"
+            "  anymove ik examples/walker/walk.json --rig examples/walker/rig.json -o out/walker_ik\n");
 }
 
 /* Positions in the rig's joint order: pos [T][J][3] (0 where unobserved), mask [J]. */
@@ -171,8 +174,8 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     am_free(per);
     if (o.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
     else s = am_file_write(path, o.data, o.len, err);
-    if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size (%s)", 100 * st.mean,
-                           size > 0 ? st.max / size : 0.0, path);
+    if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size", 100 * st.mean,
+                           size > 0 ? st.max / size : 0.0);
     am_buf_free(&o);
     return s;
 }
@@ -181,7 +184,7 @@ int am_cmd_ik(int argc, char **argv)
 {
     const char *pos_path = NULL, *rig_path = NULL, *out_dir = NULL, *ref_path = NULL, *v;
     bool no_ref = false;
-    double fps_override = 0;
+    double fps_override = 0, scale = 1;
     am_ik_opts opts = {0};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
@@ -199,6 +202,8 @@ int am_cmd_ik(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
             if (!am_cli_double("ik", "--fps", v, &fps_override)) return 2;
             if (!(fps_override > 0)) return am_cli_usage("ik", "--fps must be positive");
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("ik", v, &scale)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--temporal"))) {
             if (!am_cli_double("ik", "--temporal", v, &opts.temporal)) return 2;
             if (!(opts.temporal >= 0 && opts.temporal <= 1)) return am_cli_usage("ik", "--temporal is in [0, 1]");
@@ -224,17 +229,22 @@ int am_cmd_ik(int argc, char **argv)
     if (!rig_path) return am_cli_usage("ik", "missing --rig RIG.json");
     if (!out_dir) return am_cli_usage("ik", "missing -o DIR");
     if (ref_path && no_ref) return am_cli_usage("ik", "--reference and --no-reference exclude each other");
+    if (!am_cli_out_dir("ik", out_dir, "motion.json, animation.glb, animation.bvh, report.json")) return 2;
+    static const char *const names[] = {"motion.json", "animation.glb", "animation.bvh", "report.json"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("ik", out_dir, names, 4, &set);
+    if (rc) return rc;
 
     am_error err = {0};
     am_rig *rig = NULL;
     am_motion *ref = NULL, *mo = NULL;
-    am_bvh *bvh = NULL;
     ami_positions P = {0};
-    int rc = 0;
-    char path[4096];
     if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
         (ref_path && am_motion_load(ref_path, rig, &ref, &err) != AM_OK))
         goto fail;
+    if (scale != 1.0)
+        for (size_t k = 0; k < P.T * rig->joint_count * 3; k++) P.pos[k] *= scale;
+    am_cli_body_size("ik", pos_path, am_body_size(P.pos, rig->joint_count, P.mask));
     if (fps_override > 0) P.fps = fps_override;
     if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
     am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
@@ -242,24 +252,20 @@ int am_cmd_ik(int argc, char **argv)
     double t0 = am_now();
     if (am_ik_run(&job, &err) != AM_OK) goto fail;
     double solve_s = am_cli_stage_end(t0, "ik solve");
-    if (am_motion_compute_joints(mo, rig, &err) != AM_OK || am_cli_mkdir_p(out_dir, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/motion.json", out_dir);
-    if (am_motion_write(mo, path, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/animation.glb", out_dir);
     const am_motion *clips[1] = {mo};
-    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
-    if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/animation.bvh", out_dir);
-    am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP};
-    if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, path, &err) != AM_OK)
+    if (am_motion_compute_joints(mo, rig, &err) != AM_OK ||
+        am_motion_write(mo, am_outset_path(set, "motion.json"), &err) != AM_OK ||
+        am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, NULL, 1, am_outset_path(set, "animation.glb"), &err) !=
+            AM_OK ||
+        am_cli_write_animation(AM_CLI_FMT_BVH, rig, clips, NULL, 1, am_outset_path(set, "animation.bvh"), &err) !=
+            AM_OK ||
+        ami_write_report(am_outset_path(set, "report.json"), rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK)
         goto fail;
-    snprintf(path, sizeof path, "%s/report.json", out_dir);
-    if (ami_write_report(path, rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK) goto fail;
+    if ((rc = am_cli_commit("ik", set)) == 0) am_cli_log("wrote %s/{%s, %s, %s, %s}", out_dir, names[0], names[1], names[2], names[3]);
     goto done;
 fail:
-    rc = am_cli_fail("ik", &err);
+    rc = am_cli_fail_out("ik", set, &err);
 done:
-    am_bvh_free(bvh);
     am_motion_free(mo);
     am_motion_free(ref);
     am_free(P.pos);

@@ -134,8 +134,14 @@ typedef struct am_capture_result {
     int32_t *contact_joint;   /* [C] */
     uint8_t *contact;         /* [T][C] */
     double ground_vel[3];     /* m/s */
-    size_t plant_count;
-    double slide_mean_mm, slide_max_mm; /* drift per plant after foot lock */
+    size_t plant_count;       /* plants found (every contact joint) */
+    double fit_slide_mean_mm, fit_slide_max_mm; /* drift per plant found, of the fit before the
+                                 foot lock */
+    double slide_mean_mm, slide_max_mm; /* the same after the lock (about 0 where it pinned: it
+                                 holds the plants it found) */
+    bool foot_locked;         /* the lock ran (not AM_CAPTURE_NO_FOOT_LOCK) */
+    double *lock_moved_mean_mm, *lock_moved_max_mm; /* [C] how far the lock moved each contact
+                                 joint over its plant frames; NULL without contacts */
     uint32_t lm_iterations;
     double seconds_fit, seconds_total;
 } am_capture_result;

@@ -164,6 +164,14 @@ AM_NODISCARD am_status am_gltf_read_mem(const void *buf, size_t len, const char 
                                         am_gltf **out, am_error *err);
 void am_gltf_free(am_gltf *doc);
 
+/* The animation a user means by `query` (what follows --clip): a name or an index. Tried in
+ * order: the exact name; the name without an exporter's armature prefix ("RatArmature|Rat_Run"
+ * answers "Rat_Run"); an index; the one name (without prefix) ending in query ("Run" ->
+ * "Rat_Run"). *index is the animation, or -1 with AM_E_NAME whose message lists the clips (or
+ * the candidates when query is ambiguous). The error names no file: callers add theirs. */
+AM_NODISCARD am_status am_gltf_find_clip(const am_gltf *doc, const char *query, int *index,
+                                         am_error *err);
+
 /* Local TRS of every node at time t of animation `anim` (-1: rest values from the nodes).
  * local: [nodes][16] row-major local matrices; morph_weights: optional [nodes][max] ignored
  * when NULL. No allocation. */

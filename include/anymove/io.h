@@ -107,6 +107,8 @@ typedef struct am_tracks {
 AM_NODISCARD am_status am_tracks_load(const char *path, am_tracks **out, am_error *err);
 AM_NODISCARD am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err);
 void am_tracks_free(am_tracks *tr);
+/* Multiply every point by s > 0 (units: --scale; hidden NaN entries stay NaN). */
+void am_tracks_scale(am_tracks *tr, double s);
 
 /* ---- det.npz (SPEC 4.2) ---- */
 typedef struct am_det {

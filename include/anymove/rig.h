@@ -80,6 +80,9 @@ int am_rig_find_joint(const am_rig *rig, const char *name);
 
 /* SPEC 2.2 roll-0 rest frame of a bone from head to tail: R columns X, Y, Z. */
 void am_bone_frame_roll0(const double head[3], const double tail[3], double R[9]);
+/* Multiply every length of the rig by s > 0 (units: --scale): rest joints, bone lengths and
+ * the translations of the rest, inverse-rest and offset matrices. Rotations and limits stay. */
+void am_rig_scale(am_rig *rig, double s);
 /* Clamp Euler angles into the bone's limits (no-op for free bones). */
 void am_rig_clamp_euler(const am_rig *rig, size_t bone, double e[3]);
 
@@ -122,6 +125,12 @@ AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, d
 AM_NODISCARD am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig, am_error *err);
 
 void am_motion_free(am_motion *mo);
+/* The rig bones a motion read without a rig (file order: am_motion_load(path, NULL, ...))
+ * does not animate: missing[b] = 1 for those ([B] of the rig); returns their count. Binding
+ * such a motion holds them at rest. */
+size_t am_motion_uncovered(const am_motion *unbound, const am_rig *rig, uint8_t *missing);
+/* Multiply the root translations and joints of a motion by s > 0 (with am_rig_scale). */
+void am_motion_scale(am_motion *mo, double s);
 
 /* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order). */
 void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);

@@ -37,6 +37,8 @@ void am_capture_result_free(am_capture_result *res)
     am_free(res->contact_names);
     am_free(res->contact_joint);
     am_free(res->contact);
+    am_free(res->lock_moved_mean_mm);
+    am_free(res->lock_moved_max_mm);
     am_free(res);
 }
 
@@ -190,6 +192,10 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
     ami_json_num(b, r->slide_mean_mm);
     am_buf_printf(b, ", \"max\": ");
     ami_json_num(b, r->slide_max_mm);
+    am_buf_printf(b, ", \"before_lock_mean\": ");
+    ami_json_num(b, r->fit_slide_mean_mm);
+    am_buf_printf(b, ", \"before_lock_max\": ");
+    ami_json_num(b, r->fit_slide_max_mm);
     am_buf_printf(b, ", \"plants\": %zu}}", r->plant_count);
     am_buf_append(b, "", 1);
 }
@@ -337,10 +343,24 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
         /* The lock's plants: the same, grown a little further (a landing frame the fit placed
          * 2-3 cm off still belongs to the plant, and a frame left free slides). */
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
-        double mean, mx;
-        ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx, &res->plant_count);
-        res->slide_mean_mm = 1000.0 * mean;
-        res->slide_max_mm = 1000.0 * mx;
+        res->lock_moved_mean_mm = am_alloc_array(c.C, sizeof(double));
+        res->lock_moved_max_mm = am_alloc_array(c.C, sizeof(double));
+        if (!res->lock_moved_mean_mm || !res->lock_moved_max_mm) {
+            st = AM_FAIL(err, AM_E_NOMEM, "foot lock");
+            goto done;
+        }
+        res->foot_locked = !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK);
+        ami_lock_stats ls = {.moved_mean = res->lock_moved_mean_mm, .moved_max = res->lock_moved_max_mm};
+        ami_cap_foot_lock(&c, res->foot_locked, &ls);
+        res->plant_count = ls.plants;
+        res->fit_slide_mean_mm = 1000.0 * ls.fit_mean;
+        res->fit_slide_max_mm = 1000.0 * ls.fit_max;
+        res->slide_mean_mm = 1000.0 * ls.mean;
+        res->slide_max_mm = 1000.0 * ls.max;
+        for (size_t k = 0; k < c.C; k++) {
+            res->lock_moved_mean_mm[k] *= 1000.0;
+            res->lock_moved_max_mm[k] *= 1000.0;
+        }
     }
     res->seconds_fit = am_now() - t_fit;
     memcpy(res->ground_vel, c.vg, sizeof c.vg);
@@ -418,8 +438,24 @@ void am_capture_report(const am_capture_result *r, am_buf *b)
     double worst = r->reproj_front > r->reproj_side ? r->reproj_front : r->reproj_side;
     am_buf_printf(b, "reprojection verdict: %s\n", !isfinite(worst) ? "n/a" : worst <= 8.0 ? "good (single-digit px in both views)" :
                                                   worst <= 15.0 ? "look at it" : "bad: check the reading or reroll");
-    am_buf_printf(b, "contacts: %zu plants, ground velocity (%.3f, %.3f) m/s, foot slide per plant: mean %.2f mm, max %.2f mm%s\n",
-                  r->plant_count, r->ground_vel[0], r->ground_vel[1], r->slide_mean_mm, r->slide_max_mm,
-                  r->plant_count == 0 ? "" : r->slide_max_mm < 2.0 ? " (locked)" : " (over 2 mm)");
+    am_buf_printf(b, "contacts: %zu plants found, ground velocity (%.3f, %.3f) m/s\n", r->plant_count, r->ground_vel[0],
+                  r->ground_vel[1]);
+    if (r->plant_count) {
+        /* The lock pins the plants it found, so the slide after it is near 0 by construction;
+         * the fit's own slide and the size of the correction say how good the motion was. */
+        am_buf_printf(b, "foot slide per plant found, fit before the foot lock: mean %.2f mm, max %.2f mm\n",
+                      r->fit_slide_mean_mm, r->fit_slide_max_mm);
+        if (r->foot_locked) {
+            am_buf_printf(b, "foot lock moved each contact over its plant frames:");
+            for (size_t k = 0; k < r->contact_count; k++)
+                am_buf_printf(b, "%s %s mean %.2f mm, max %.2f mm", k ? ";" : "", r->contact_names[k],
+                              r->lock_moved_mean_mm[k], r->lock_moved_max_mm[k]);
+            am_buf_printf(b, "\nfoot slide per plant found, after the lock: mean %.2f mm, max %.2f mm (pinned)\n",
+                          r->slide_mean_mm, r->slide_max_mm);
+        } else {
+            am_buf_printf(b, "foot lock: off (--no-foot-lock)\n");
+        }
+        am_buf_printf(b, "(slide over the plants this fit found; `anymove score solve` measures it over the true ones)\n");
+    }
     am_buf_printf(b, "fit: %u LM iterations, %.3f s (total %.3f s)\n", r->lm_iterations, r->seconds_fit, r->seconds_total);
 }

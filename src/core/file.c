@@ -42,11 +42,6 @@ am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *l
     return AM_OK;
 }
 
-void am_tmp_path(char *buf, size_t size, const char *path)
-{
-    snprintf(buf, size, "%s.tmp.%ld", path, (long)getpid());
-}
-
 am_status am_file_commit(const char *tmp, const char *path, am_error *err)
 {
     if (rename(tmp, path) != 0) {
@@ -67,10 +62,14 @@ am_status am_file_write(const char *path, const void *data, size_t len, am_error
     FILE *f = fopen(tmp, "wb");
     if (!f) return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", strerror(errno));
     bool ok = len == 0 || fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
+    int e = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
     if (!ok) {
         remove(tmp);
-        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "write failed");
+        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", e ? strerror(e) : "write failed");
     }
     return am_file_commit(tmp, path, err);
 }

@@ -191,3 +191,9 @@ void am_tracks_free(am_tracks *tr)
     am_free(tr->faces);
     am_free(tr);
 }
+
+void am_tracks_scale(am_tracks *tr, double s)
+{
+    assert(tr && s > 0.0);
+    for (size_t i = 0; i < tr->frame_count * tr->point_count * 3; i++) tr->points[i] = (float)(tr->points[i] * s);
+}

@@ -152,3 +152,17 @@ double am_body_size(const double *points, size_t n, const uint8_t *mask)
     double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
     return am_vec3_norm(d);
 }
+
+double am_units_hint(double body_size)
+{
+    if (!(body_size > 0.0) || !isfinite(body_size)) return 1.0;
+    if (body_size >= AM_UNITS_MIN_BODY && body_size <= AM_UNITS_MAX_BODY) return 1.0;
+    /* Files are in centimetres or millimetres far more often than in anything else. */
+    static const double down[] = {0.01, 0.001}, up[] = {100.0, 1000.0};
+    const double *cand = body_size > AM_UNITS_MAX_BODY ? down : up;
+    for (size_t i = 0; i < 2; i++) {
+        double s = body_size * cand[i];
+        if (s >= AM_UNITS_MIN_BODY && s <= AM_UNITS_MAX_BODY) return cand[i];
+    }
+    return cand[1];
+}

@@ -405,3 +405,19 @@ am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err)
     if (st != AM_OK) am_error_set_file(err, desc->source);
     return st;
 }
+
+void am_rig_scale(am_rig *rig, double s)
+{
+    assert(rig && s > 0.0);
+    for (size_t j = 0; j < rig->joint_count * 3; j++) rig->joint_rest[j] *= s;
+    for (size_t b = 0; b < rig->bone_count; b++) {
+        rig->length[b] *= s;
+        /* rigid transforms: only their translations carry lengths, and every one is linear in
+         * the joint positions (M_rest^-1 = [R^T | -R^T h], O = M_rest(p)^-1 M_rest(b)) */
+        for (int r = 0; r < 3; r++) {
+            rig->rest_mat[b * 16 + (size_t)r * 4 + 3] *= s;
+            rig->rest_inv[b * 16 + (size_t)r * 4 + 3] *= s;
+            rig->offset[b * 16 + (size_t)r * 4 + 3] *= s;
+        }
+    }
+}

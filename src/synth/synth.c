@@ -6,6 +6,7 @@
  * travelling wave. Skin weights fall off with the distance to each capsule's surface, so
  * points near a joint blend its two bones smoothly, as a skinned character does.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -669,4 +670,14 @@ am_status am_synth_write(const am_synth_clip *c, const char *tracks_path, const 
     arr[5] = am_array_view("body_size", AM_DTYPE_F64, 0, NULL, &body);
     arr[6] = am_array_view("visible", AM_DTYPE_BOOL, 2, svis, tr->visible);
     return am_npz_write(truth_path, arr, tr->visible ? 7 : 6, true, err);
+}
+
+void am_synth_clip_scale(am_synth_clip *c, double s)
+{
+    assert(c && s > 0.0);
+    am_tracks_scale(c->tracks, s);
+    size_t TN = c->tracks->frame_count * c->tracks->point_count, TJ = c->tracks->frame_count * c->joint_count;
+    for (size_t i = 0; c->truth && i < TN * 3; i++) c->truth[i] = (float)(c->truth[i] * s);
+    for (size_t i = 0; c->joints && i < TJ * 3; i++) c->joints[i] = (float)(c->joints[i] * s);
+    c->body_size *= s;
 }

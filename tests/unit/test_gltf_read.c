@@ -991,7 +991,40 @@ static void gltf_motion_validates_arguments(void)
     am_gltf_free(doc);
 }
 
+static void gltf_clip_lookup_follows_the_cli_rule(void)
+{
+    am_gltf_animation an[5] = {{.name = "RatArmature|Rat_Idle"}, {.name = "RatArmature|Rat_Run"},
+                               {.name = "Walk1"}, {.name = "Walk"}, {.name = NULL}};
+    am_gltf doc = {.animation_count = 5, .animations = an};
+    am_error err = {0};
+    int k = -9;
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "RatArmature|Rat_Run", &k, &err), &err);
+    AM_CHECK(k == 1);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "Rat_Run", &k, &err), &err);
+    AM_CHECK(k == 1);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "Run", &k, &err), &err);
+    AM_CHECK(k == 1);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "Walk", &k, &err), &err); /* exact beats the suffix of Walk1 */
+    AM_CHECK(k == 3);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "1", &k, &err), &err); /* an index before "Walk1"'s suffix */
+    AM_CHECK(k == 1);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "4", &k, &err), &err);
+    AM_CHECK(k == 4);
+    AM_CHECK_STATUS(am_gltf_find_clip(&doc, "Jump", &k, &err), AM_E_NAME);
+    AM_CHECK(k == -1);
+    AM_CHECK_MSG(strstr(err.info, "0 'RatArmature|Rat_Idle'") && strstr(err.info, "3 'Walk'"), "info: %s", err.info);
+    AM_CHECK_OK(am_gltf_find_clip(&doc, "e", &k, &err), &err); /* only Rat_Idle ends in it */
+    AM_CHECK(k == 0);
+    an[3].name = "Hide";
+    AM_CHECK_STATUS(am_gltf_find_clip(&doc, "e", &k, &err), AM_E_NAME);
+    AM_CHECK_MSG(strstr(err.info, "could be") && strstr(err.info, "3 'Hide'"), "info: %s", err.info);
+    AM_CHECK_STATUS(am_gltf_find_clip(&doc, "9", &k, &err), AM_E_NAME);
+    am_gltf none = {0};
+    AM_CHECK_STATUS(am_gltf_find_clip(&none, "Walk", &k, &err), AM_E_NAME);
+}
+
 #define AM_TESTS(X)                                      \
+    X(gltf_clip_lookup_follows_the_cli_rule)             \
     X(gltf_loads_every_shared_file)                      \
     X(gltf_flamingo_has_morph_targets_and_no_skin)       \
     X(gltf_sampling_at_keys_gives_key_values)            \
