@@ -21,7 +21,11 @@ static void ami_score_ik_help(FILE *out)
             "            without bones that have no child bone; per_bone_deg: whole-clip means;\n"
             "  position: per-joint error in cm (mean, median, p95, max) and in %% of body size\n"
             "            (SPEC 5) over the non-helper joints, from each file's joints (FK if absent).\n"
-            "The rig defaults to rig.json next to TRUE_MOTION. Bones are matched by name.\n");
+            "The rig defaults to rig.json next to TRUE_MOTION. Bones are matched by name.\n\n"
+            "examples:\n"
+            "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Run --scale 0.01 -o out/fox_run\n"
+            "  anymove ik out/fox_run/motion.json --rig out/fox_run/rig.json -o out/fox_run_ik\n"
+            "  anymove score ik out/fox_run/motion.json out/fox_run_ik/motion.json\n");
 }
 
 static void ami_json_str(am_buf *o, const char *s)

@@ -16,7 +16,10 @@ static void ami_score_rig_help(FILE *out)
             "SPEC 4.4 formula and prints one JSON line: reconstruction error (%% of body size) over\n"
             "all entries, the entries hidden in the input and the visible ones; joint error\n"
             "(symmetric chamfer, %% of body size and cm); bone counts. TRUTH.npz holds `points`\n"
-            "[T,N,3] (clean), `joints` [T,J,3] and the input's `visible` [T,N] (or give --tracks).\n");
+            "[T,N,3] (clean), `joints` [T,J,3] and the input's `visible` [T,N] (or give --tracks).\n\n"
+            "examples:\n"
+            "  anymove rig examples/tracks/grison_walk.tracks.npz --bones 15 -o out/grison_rig\n"
+            "  anymove score rig --truth examples/tracks/grison_walk.truth.npz out/grison_rig\n");
 }
 
 static am_status ami_get_f32(const am_npz *z, const char *name, int ndim, const char *src, float **out,

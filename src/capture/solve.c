@@ -307,7 +307,12 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     /* 5. the fit, annealing the Cauchy scale geometrically from start to end. */
     double t_fit = am_now();
     const int stages = 4;
+    ami_stage stage = ami_stage_begin("solve: fit");
     for (int k = 0; k < stages; k++) {
+        if (k > 0 && !ami_progress(stage.name, (double)k / (double)(stages + 1))) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "solve at fit stage %d", k);
+            goto done;
+        }
         double f = (double)k / (double)(stages - 1);
         double scale = c.o.scale_start_px * pow(c.o.scale_end_px / c.o.scale_start_px, f);
         uint32_t it = k == stages - 1 ? 2 * c.o.iterations : c.o.iterations;
@@ -334,6 +339,10 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     }
     /* 6. contacts, second fit holding plants, 7. foot lock. */
     if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
+        if (!ami_progress(stage.name, (double)stages / (double)(stages + 1))) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "solve at the contacts");
+            goto done;
+        }
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         c.use_contacts = true;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
@@ -363,6 +372,7 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
         }
     }
     res->seconds_fit = am_now() - t_fit;
+    ami_stage_end(&stage);
     memcpy(res->ground_vel, c.vg, sizeof c.vg);
     ami_cap_reproj(&c, &res->reproj_front, &res->reproj_front_x, &res->reproj_side);
 

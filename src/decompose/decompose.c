@@ -139,6 +139,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     bool ours = o.method == AM_DECOMPOSE_OURS;
     size_t T = tr->frame_count, N = tr->point_count;
     double t0 = am_now();
+    ami_stage stage = ami_stage_begin("rig: initialise bones");
 
     ami_dec d = {0};
     d.T = T;
@@ -330,6 +331,8 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         for (size_t t = 0; t < T; t++) d.sup[(size_t)d.idx[n * AMI_K] * T + t] += vis[n * T + t];
     double t1 = am_now();
     res->time_init = t1 - t0;
+    ami_stage_end(&stage);
+    stage = ami_stage_begin("rig: fit bones");
 
     d.robust = ours;
     d.em = ours;
@@ -343,12 +346,19 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         /* the first sweep measures residuals before any Huber clipping is trusted */
         ami_dec_pass_weights(&d, ours, true, d.rest_update && it > 0);
         ami_dec_pass_transforms(&d, 1);
+        /* fraction 1 is the stage's end, which ami_stage_end reports */
+        if (it + 1 < o.iterations && !ami_progress(stage.name, (double)(it + 1) / (double)o.iterations)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "after %zu of %zu iterations", it + 1, (size_t)o.iterations);
+            goto fail;
+        }
     }
     res->iterations = o.iterations;
     if (ours) ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
     res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
     double t2 = am_now();
     res->time_solve = t2 - t1;
+    ami_stage_end(&stage);
+    stage = ami_stage_begin("rig: skeleton");
 
     res->frame_count = T;
     res->point_count = N;
@@ -381,6 +391,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         res->err_visible = res->err_visible_free;
     }
     res->time_skeleton = am_now() - t2;
+    ami_stage_end(&stage);
     ami_dec_release(&d);
     *out = res;
     return AM_OK;

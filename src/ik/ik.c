@@ -560,11 +560,18 @@ am_status am_ik_run(const am_ik_job *job, am_error *err)
     ami_ik_ws w = {0};
     am_status st = ami_ws_init(&w, job, mask, err);
     if (st == AM_OK) {
+        ami_stage stage = ami_stage_begin("ik: solve frames");
         memcpy(w.prev_w, w.ref_w, w.B * 4 * sizeof(double));
         for (size_t t = 0; t < job->frame_count; t++) {
             ami_priors(&w, &o, t);
             ami_solve_frame(&w, job, &o, mask, t);
+            if ((t & 63) == 63 && t + 1 < job->frame_count &&
+                !ami_progress(stage.name, (double)(t + 1) / (double)job->frame_count)) {
+                st = AM_FAIL(err, AM_E_CANCELLED, "IK at frame %zu", t + 1);
+                break;
+            }
         }
+        if (st == AM_OK) ami_stage_end(&stage);
     }
     ami_ws_free(&w);
     am_free(mask_own);

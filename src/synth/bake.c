@@ -146,7 +146,14 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
             }
     }
     tr->face_count = fi;
+    ami_stage stage = ami_stage_begin("bake: sample frames");
     for (size_t t = 0; t < T; t++) {
+        if ((t & 7) == 7 && !ami_progress(stage.name, (double)t / (double)T)) {
+            am_free(jmap);
+            am_free(deform), am_free(local), am_free(world), am_free(skinm), am_free(mw);
+            am_synth_clip_free(c);
+            return AM_FAIL(err, AM_E_CANCELLED, "baking at frame %zu", t);
+        }
         double time = an->t_min + (double)t / o.fps;
         if (time > an->t_max) time = an->t_max;
         am_gltf_sample_local(doc, anim, time, local);
@@ -204,6 +211,7 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
         }
     }
     am_free(jmap);
+    ami_stage_end(&stage);
     c->body_size = 0.0;
     {
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
