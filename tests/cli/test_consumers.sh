@@ -26,4 +26,17 @@ check_pair() { # name rig motion fps
 }
 check_pair walker "$rig" "$motion" 30
 check_pair golden "$G/testrig.json" "$G/testrig_motion.json" 30
+# Names as Blender and Mixamo write them: three.js strips '.' and ':' from node names, so a
+# checker that looked names up as written reported these bones missing (issue 9).
+/usr/bin/python3 - "$rig" "$motion" "$TMP/dotted_rig.json" "$TMP/dotted_walk.json" <<'PY'
+import json, re, sys
+rename = lambda n: "mixamorig:Spine" if n == "spine" else re.sub(r"_([LR])$", r".\1", n)
+rig, mo = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rig["bones"] = [[rename(b[0])] + b[1:3] + [rename(b[3]) if b[3] else None] + b[4:] for b in rig["bones"]]
+if "limits_deg" in rig: rig["limits_deg"] = {rename(k): v for k, v in rig["limits_deg"].items()}
+mo["bones"] = [rename(b) for b in mo["bones"]]
+assert sum("." in b[0] for b in rig["bones"]) >= 8 and any(":" in b[0] for b in rig["bones"])
+json.dump(rig, open(sys.argv[3], "w")); json.dump(mo, open(sys.argv[4], "w"))
+PY
+check_pair dotted "$TMP/dotted_rig.json" "$TMP/dotted_walk.json" 30
 am_done
