@@ -193,6 +193,9 @@ int am_cmd_convert(int argc, char **argv)
         }
     }
     if (s != AM_OK) {
+        /* a conversion refused for the content names the input; a write names its file */
+        am_outset_blame(set, &err);
+        am_error_set_file(&err, in);
         rc = am_cli_fail_out("convert", set, &err);
     } else if ((rc = am_cli_commit("convert", set)) == 0) {
         char f[32];

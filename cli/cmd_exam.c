@@ -77,8 +77,10 @@ int am_cmd_exam(int argc, char **argv)
     am_rig *rig = NULL;
     am_creature *cr = NULL;
     am_exam *ex = NULL;
-    if (am_rig_load(rig_path, &rig, &err) != AM_OK || (cr_path && am_creature_load(cr_path, &cr, &err) != AM_OK) ||
-        am_exam_generate(rig, cr, &o, &ex, &err) != AM_OK ||
+    am_status s = am_rig_load(rig_path, &rig, &err);
+    if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
+    if (s == AM_OK && (s = am_exam_generate(rig, cr, &o, &ex, &err)) != AM_OK) am_error_set_file(&err, cr ? cr_path : rig_path);
+    if (s != AM_OK ||
         am_det_write(am_outset_path(set, "det.npz"), ex->det, &err) != AM_OK ||
         am_exam_write_truth(ex, am_outset_path(set, "truth.npz"), &err) != AM_OK) {
         rc = am_cli_fail_out("exam", set, &err);

@@ -171,8 +171,9 @@ int am_cmd_export(int argc, char **argv)
                                                am_outset_path(set, NULL), &err);
     if (s != AM_OK) {
         /* Writer errors about a motion's content name the motion, not the output. */
-        if (err.code != AM_E_WRITE && err.code != AM_E_NOMEM && count == 1 && !err.file[0])
-            snprintf(err.file, sizeof err.file, "%s", paths[0]);
+        am_outset_blame(set, &err);
+        if (err.code != AM_E_WRITE && err.code != AM_E_NOMEM)
+            am_error_set_file(&err, count == 1 ? paths[0] : rig_path);
         rc = am_cli_fail_out("export", set, &err);
     } else if ((rc = am_cli_commit("export", set)) == 0) {
         char f[32];

@@ -247,11 +247,17 @@ int am_cmd_ik(int argc, char **argv)
         for (size_t k = 0; k < P.T * rig->joint_count * 3; k++) P.pos[k] *= scale;
     am_cli_body_size("ik", pos_path, am_body_size(P.pos, rig->joint_count, P.mask));
     if (fps_override > 0) P.fps = fps_override;
-    if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
+    if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) {
+        am_error_set_file(&err, pos_path);
+        goto fail;
+    }
     am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
                      .reference = ref, .opts = &opts, .out = mo};
     double t0 = am_now();
-    if (am_ik_run(&job, &err) != AM_OK) goto fail;
+    if (am_ik_run(&job, &err) != AM_OK) {
+        am_error_set_file(&err, pos_path);
+        goto fail;
+    }
     double solve_s = am_now() - t0; /* the library reported the stage */
     const am_motion *clips[1] = {mo};
     if (am_motion_compute_joints(mo, rig, &err) != AM_OK ||

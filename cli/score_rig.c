@@ -26,8 +26,8 @@ static am_status ami_get_f32(const am_npz *z, const char *name, int ndim, const 
                              const am_array **arr, am_error *err)
 {
     const am_array *a = am_npz_find(z, name);
-    if (!a) return AM_FAIL(err, AM_E_SCHEMA, "%s: no '%s' array", src, name);
-    if (a->ndim != ndim) return AM_FAIL(err, AM_E_SHAPE, "%s: '%s' must have %d dimensions", src, name, ndim);
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, src, 0, 0, "no '%s' array", name);
+    if (a->ndim != ndim) return AM_FAIL_AT(err, AM_E_SHAPE, src, 0, 0, "'%s' must have %d dimensions", name, ndim);
     *out = am_alloc_array(a->count ? a->count : 1, sizeof(float));
     if (!*out) return AM_FAIL(err, AM_E_NOMEM, "%s", name);
     *arr = a;
@@ -82,11 +82,12 @@ int am_score_rig_main(int argc, char **argv)
     ab = am_npz_find(sz, "bone_index");
     if (!ab || ab->ndim != 2 || ab->shape[0] != N || ab->shape[1] != 4 || ar->shape[0] != N || aw->shape[0] != N ||
         aw->shape[1] != 4) {
-        AM_FAIL(&err, AM_E_SHAPE, "%s: rest [N,3], bone_index and weight [N,4] with N = %zu expected", path, N);
+        AM_FAIL_AT(&err, AM_E_SHAPE, path, 0, 0, "rest [N,3], bone_index and weight [N,4] with N = %zu expected", N);
         goto fail;
     }
     if (ap->shape[2] != 3 || aj->shape[0] != T || aj->shape[2] != 3 || mo->frame_count != T) {
-        AM_FAIL(&err, AM_E_SHAPE, "truth has %zu frames, motion %zu (joints [T,J,3] must agree)", T, mo->frame_count);
+        AM_FAIL_AT(&err, AM_E_SHAPE, truth_path, 0, 0, "%zu frames, the motion in %s %zu (joints [T,J,3] must agree)", T,
+                   dir, mo->frame_count);
         goto fail;
     }
     bi = am_alloc_array(N * 4, sizeof(int32_t));
@@ -105,8 +106,8 @@ int am_score_rig_main(int argc, char **argv)
     if (tracks_path) {
         if (am_tracks_load(tracks_path, &tr, &err) != AM_OK) goto fail;
         if (tr->frame_count != T || tr->point_count != N) {
-            AM_FAIL(&err, AM_E_SHAPE, "%s: %zu x %zu tracks, truth %zu x %zu", tracks_path, tr->frame_count,
-                    tr->point_count, T, N);
+            AM_FAIL_AT(&err, AM_E_SHAPE, tracks_path, 0, 0, "%zu x %zu tracks, truth %zu x %zu", tr->frame_count,
+                       tr->point_count, T, N);
             goto fail;
         }
         vis = tr->visible;
@@ -114,7 +115,7 @@ int am_score_rig_main(int argc, char **argv)
         const am_array *av = am_npz_find(tz, "visible");
         if (av) {
             if (av->ndim != 2 || av->shape[0] != T || av->shape[1] != N) {
-                AM_FAIL(&err, AM_E_SHAPE, "%s: visible must be [%zu, %zu]", truth_path, T, N);
+                AM_FAIL_AT(&err, AM_E_SHAPE, truth_path, 0, 0, "visible must be [%zu, %zu]", T, N);
                 goto fail;
             }
             float *vf = am_alloc_array(T * N, sizeof(float));
@@ -134,9 +135,16 @@ int am_score_rig_main(int argc, char **argv)
         AM_FAIL(&err, AM_E_NOMEM, "reconstruction");
         goto fail;
     }
-    if (am_skin_reconstruct(rig, mo, N, rest, bi, wt, rec, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/skin.npz", dir);
+    if (am_skin_reconstruct(rig, mo, N, rest, bi, wt, rec, &err) != AM_OK) {
+        am_error_set_file(&err, path);
+        goto fail;
+    }
     am_track_errors te;
-    if (am_track_recon_error(rec, tp, vis, T, N, &te, &err) != AM_OK) goto fail;
+    if (am_track_recon_error(rec, tp, vis, T, N, &te, &err) != AM_OK) {
+        am_error_set_file(&err, truth_path);
+        goto fail;
+    }
     am_rig_fk_clip(rig, mo, pj);
     double je = am_joint_chamfer(pj, rig->joint_count, tj, J, T);
     const am_array *atb = am_npz_find(tz, "bones");

@@ -48,6 +48,7 @@ int am_score_solve_main(int argc, char **argv)
     int rc = 0;
     if (am_capture_truth_load(truth_path, &tr, &err) != AM_OK || am_motion_load(motion_path, NULL, &mo, &err) != AM_OK ||
         am_capture_score_motion(tr, mo, &sc, &err) != AM_OK) {
+        am_error_set_file(&err, motion_path); /* the motion does not fit the truth */
         rc = am_cli_fail("score solve", &err);
         goto done;
     }
