@@ -53,8 +53,8 @@ bool am_cli_is_help(const char *arg);
 /* The clip --clip means (am_gltf_find_clip; NULL = the first), named on stderr; -1 for a model
  * without animations. Errors name file. */
 am_status am_cli_pick_clip(const am_gltf *doc, const char *file, const char *clip, int *anim, am_error *err);
-/* --list-clips: "index<TAB>name<TAB>duration" lines on stdout. */
-void am_cli_list_clips(const am_gltf *doc);
+/* --list-clips: "index<TAB>name<TAB>duration" lines on stdout; the exit code. */
+int am_cli_list_clips(const char *cmd, const char *file);
 /* Parse --scale (metres per file unit, > 0); false after a usage message. */
 bool am_cli_scale(const char *cmd, const char *value, double *scale);
 /* SPEC 5 body size of a rig's rest joints. */

@@ -67,14 +67,7 @@ int am_cmd_bake(int argc, char **argv)
         }
     }
     if (!in) return am_cli_usage("bake", "missing MODEL.glb");
-    if (list) {
-        am_error err = {0};
-        am_gltf *doc = NULL;
-        if (am_gltf_load(in, NULL, &doc, &err) != AM_OK) return am_cli_fail("bake", &err);
-        am_cli_list_clips(doc);
-        am_gltf_free(doc);
-        return 0;
-    }
+    if (list) return am_cli_list_clips("bake", in);
     if (!out) return am_cli_usage("bake", "missing -o DIR");
     if (!am_cli_out_dir("bake", out, "tracks.npz, truth.npz")) return 2;
     static const char *const names[] = {"tracks.npz", "truth.npz"};

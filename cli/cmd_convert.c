@@ -141,12 +141,7 @@ int am_cmd_convert(int argc, char **argv)
         return am_cli_usage("convert", "%s: convert reads .glb, .gltf, .bvh or a motion.json (with --rig)", in);
     if (list) {
         if (!is_gltf) return am_cli_usage("convert", "--list-clips lists the clips of a .glb or .gltf");
-        am_error err = {0};
-        am_gltf *doc = NULL;
-        if (am_gltf_load(in, NULL, &doc, &err) != AM_OK) return am_cli_fail("convert", &err);
-        am_cli_list_clips(doc);
-        am_gltf_free(doc);
-        return 0;
+        return am_cli_list_clips("convert", in);
     }
     if (clip && !is_gltf) return am_cli_usage("convert", "--clip picks a clip of a .glb or .gltf; %s has one", in);
     if (is_motion && !rig_path) return am_cli_usage("convert", "a motion needs the rig it animates: --rig rig.json");

@@ -23,11 +23,16 @@ am_status am_cli_pick_clip(const am_gltf *doc, const char *file, const char *cli
     return AM_OK;
 }
 
-void am_cli_list_clips(const am_gltf *doc)
+int am_cli_list_clips(const char *cmd, const char *file)
 {
+    am_error err = {0};
+    am_gltf *doc = NULL;
+    if (am_gltf_load(file, NULL, &doc, &err) != AM_OK) return am_cli_fail(cmd, &err);
     for (size_t a = 0; a < doc->animation_count; a++)
         printf("%zu\t%s\t%.3f s\n", a, doc->animations[a].name ? doc->animations[a].name : "",
                doc->animations[a].t_max - doc->animations[a].t_min);
+    am_gltf_free(doc);
+    return 0;
 }
 
 bool am_cli_scale(const char *cmd, const char *value, double *scale)
