@@ -18,6 +18,7 @@ void am_motion_free(am_motion *mo)
     am_free(mo->root_quat);
     am_free(mo->euler);
     am_free(mo->quat);
+    am_free(mo->loc);
     am_free(mo->joints);
     am_free(mo->extra_json);
     am_free(mo);

@@ -109,36 +109,98 @@ static void json_format_double_is_shortest_roundtrip(void)
     }
 }
 
-static void json_dump_escapes_and_layout(void)
+/* Write the test document of json_writer_escapes_and_layout with flags. */
+static am_status ami_write_sample(unsigned flags, const double *rows, char **text, am_error *err)
 {
-    json_t *o = json_object();
-    double rows[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     size_t shape[2] = {3, 3}, small[2] = {2, 2};
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, flags);
+    ami_jw_object(&w, NULL);
+    ami_jw_string(&w, "s", "q\"b\\n\n\t\x01\xc3\xa9");
+    ami_jw_numbers(&w, "m", rows, 2, shape);
+    ami_jw_array(&w, "e");
+    ami_jw_close(&w);
+    ami_jw_numbers(&w, "t", rows, 2, small);
+    ami_jw_record(&w, "r");
+    ami_jw_int(&w, "n", 3);
+    ami_jw_bool(&w, "ok", true);
+    ami_jw_number_or_null(&w, "x", NAN);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    return ami_jw_take_string(&w, text, err);
+}
+
+static void json_writer_escapes_and_layout(void)
+{
+    double rows[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     am_error err = {0};
-    AM_CHECK_OK(ami_json_put_string(o, "s", "q\"b\\n\n\t\x01\xc3\xa9", &err), &err);
-    AM_CHECK_OK(ami_json_put_numbers(o, "m", rows, 2, shape, &err), &err);
-    AM_CHECK_OK(ami_json_put(o, "e", json_array(), &err), &err);
-    AM_CHECK_OK(ami_json_put_numbers(o, "t", rows, 2, small, &err), &err);
     char *text = NULL;
-    AM_CHECK_OK(ami_json_dump_string(o, AMI_JSON_PRETTY, &text, &err), &err);
+    AM_CHECK_OK(ami_write_sample(AMI_JSON_PRETTY, rows, &text, &err), &err);
     static const char want[] = "{\n  \"s\": \"q\\\"b\\\\n\\n\\t\\u0001\xc3\xa9\",\n"
                                "  \"m\": [\n    [1.0, 2.0, 3.0],\n    [4.0, 5.0, 6.0],\n"
                                "    [7.0, 8.0, 9.0]\n  ],\n"
-                               "  \"e\": [],\n  \"t\": [[1.0, 2.0], [3.0, 4.0]]\n}\n";
+                               "  \"e\": [],\n  \"t\": [[1.0, 2.0], [3.0, 4.0]],\n"
+                               "  \"r\": {\"n\": 3, \"ok\": true, \"x\": null}\n}\n";
     AM_CHECK_MSG(text && strcmp(text, want) == 0, "got:\n%s", text ? text : "(null)");
     am_free(text);
-    AM_CHECK_OK(ami_json_dump_string(o, AMI_JSON_COMPACT, &text, &err), &err);
+    AM_CHECK_OK(ami_write_sample(AMI_JSON_COMPACT, rows, &text, &err), &err);
     AM_CHECK(text && strcmp(text, "{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\xc3\xa9\",\"m\":[[1.0,2.0,3.0],"
                                   "[4.0,5.0,6.0],[7.0,8.0,9.0]],\"e\":[],"
-                                  "\"t\":[[1.0,2.0],[3.0,4.0]]}") == 0);
+                                  "\"t\":[[1.0,2.0],[3.0,4.0]],\"r\":{\"n\":3,\"ok\":true,\"x\":null}}") == 0);
     am_free(text);
-    /* Invalid UTF-8 and non-finite values are refused when building, naming the element. */
-    AM_CHECK_STATUS(ami_json_put_string(o, "bad", "\xff", &err), AM_E_UTF8);
+    /* A tree goes through the same writer, with the same layout. */
+    json_t *doc = NULL;
+    AM_CHECK_OK(ami_json_parse(want, strlen(want), "t", &doc, &err), &err);
+    AM_CHECK_OK(ami_json_dump_string(doc, AMI_JSON_PRETTY, &text, &err), &err);
+    AM_CHECK_MSG(text && strcmp(text, want) == 0, "tree got:\n%s", text ? text : "(null)");
+    am_free(text);
+    json_decref(doc);
+    /* Non-finite values are refused, naming the element; the writer stays failed. */
     rows[4] = NAN;
-    AM_CHECK_STATUS(ami_json_put_numbers(o, "m2", rows, 2, shape, &err), AM_E_NONFINITE);
-    AM_CHECK(json_object_get(o, "m2") == NULL);
-    AM_CHECK_MSG(strstr(err.info, "m2[1][1]"), "info: %s", err.info);
-    json_decref(o);
+    AM_CHECK_STATUS(ami_write_sample(AMI_JSON_PRETTY, rows, &text, &err), AM_E_NONFINITE);
+    AM_CHECK_MSG(strstr(err.info, "m[1][1]"), "info: %s", err.info);
+    AM_CHECK(text == NULL);
+}
+
+/* The one escaper checks UTF-8: a name that is not valid UTF-8 never reaches a file. */
+static void json_writer_refuses_invalid_utf8(void)
+{
+    static const char *const bad[] = {"\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                      "\xe2\x82"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        am_buf b = {0};
+        ami_jw w;
+        am_error err = {0};
+        ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+        ami_jw_object(&w, NULL);
+        ami_jw_row(&w, "bones");
+        ami_jw_string(&w, NULL, "ok");
+        ami_jw_string(&w, NULL, bad[i]);
+        ami_jw_close(&w);
+        ami_jw_close(&w);
+        AM_CHECK_STATUS(ami_jw_finish(&w, &err), AM_E_UTF8);
+        AM_CHECK_MSG(strstr(err.info, "bones[1]"), "info: %s", err.info);
+        am_buf_free(&b);
+    }
+    /* Keys too. */
+    am_buf b = {0};
+    ami_jw w;
+    am_error err = {0};
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    ami_jw_number(&w, "\xfe", 1);
+    ami_jw_close(&w);
+    AM_CHECK_STATUS(ami_jw_finish(&w, &err), AM_E_UTF8);
+    am_buf_free(&b);
+    /* Valid multi-byte names pass unchanged. */
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_row(&w, NULL);
+    ami_jw_string(&w, NULL, "\xe6\x89\x8b\xf0\x9f\xa6\x8a");
+    ami_jw_close(&w);
+    AM_CHECK_OK(ami_jw_finish(&w, &err), &err);
+    AM_CHECK(b.data && strcmp(b.data, "[\"\xe6\x89\x8b\xf0\x9f\xa6\x8a\"]") == 0);
+    am_buf_free(&b);
 }
 
 static void json_numbers_name_the_bad_element(void)
@@ -727,7 +789,7 @@ done:
 }
 
 #define AM_TESTS(X) \
-    X(json_format_double_is_shortest_roundtrip) X(json_dump_escapes_and_layout) \
+    X(json_format_double_is_shortest_roundtrip) X(json_writer_escapes_and_layout) X(json_writer_refuses_invalid_utf8) \
     X(json_numbers_name_the_bad_element) X(json_parse_maps_jansson_errors) \
     X(rig_parse_accepts_chain_and_resolves_stems) X(rig_rejects_wrong_shapes) \
     X(rig_rejects_bad_names_and_structure) X(rig_rejects_syntax_utf8_duplicates_and_huge_numbers) \
