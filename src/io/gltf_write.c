@@ -929,6 +929,7 @@ typedef struct ami_src {
     size_t buffer_count;
     size_t *buffer_base;   /* [buffers] offset of each source buffer in our BIN */
     int32_t *image_view;   /* [images] our view of a file image, else -1 */
+    uint8_t *to_root;      /* [nodes] a skinned mesh node moved to the scene roots */
 } ami_src;
 
 static void ami_src_free(ami_src *s)
@@ -938,6 +939,7 @@ static void ami_src_free(ami_src *s)
     am_free(s->node_bone);
     am_free(s->buffer_base);
     am_free(s->image_view);
+    am_free(s->to_root);
 }
 
 /* The rig must be the skin's skeleton, at most uniformly scaled (convert --scale): find the
@@ -1135,6 +1137,46 @@ static void ami_jw_members(ami_jw *w, const json_t *o, const char *const *skip)
     }
 }
 
+static int32_t ami_top_node(const am_gltf *doc, int32_t n)
+{
+    while (doc->nodes[n].parent >= 0) n = doc->nodes[n].parent;
+    return n;
+}
+
+static bool ami_skeleton_is_root(const am_gltf *doc, const am_gltf_skin *sk)
+{
+    if (sk->skeleton < 0) return true;
+    for (size_t j = 0; j < sk->joint_count; j++) {
+        int32_t n = sk->joints[j];
+        while (n >= 0 && n != sk->skeleton) n = doc->nodes[n].parent;
+        if (n < 0) return false;
+    }
+    return true;
+}
+
+/* A node's TRS as the file gave it, or from its matrix for a node we animate (an animated node
+ * must not have a matrix, glTF 2.0 5.25). */
+static void ami_jw_src_trs(ami_jw *w, const json_t *o, const am_gltf_node *nd, bool animated)
+{
+    static const size_t n3 = 3, n4 = 4;
+    if (!nd->has_matrix) {
+        static const char *const keys[] = {"translation", "rotation", "scale"};
+        for (size_t k = 0; k < 3; k++) {
+            json_t *v = json_object_get(o, keys[k]);
+            if (v) ami_jw_value(w, keys[k], v);
+        }
+        return;
+    }
+    if (!animated) {
+        ami_jw_value(w, "matrix", json_object_get(o, "matrix"));
+        return;
+    }
+    double xyzw[4] = {nd->rotation[1], nd->rotation[2], nd->rotation[3], nd->rotation[0]};
+    ami_jw_numbers(w, "translation", nd->translation, 1, &n3);
+    ami_jw_numbers(w, "rotation", xyzw, 1, &n4);
+    ami_jw_numbers(w, "scale", nd->scale, 1, &n3);
+}
+
 /* The document's JSON with our buffer, views, accessors, images and animations. */
 static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, const ami_src *s,
                           const json_t *root)
@@ -1143,7 +1185,7 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     json_t *views = json_object_get(root, "bufferViews"), *accs = json_object_get(root, "accessors");
     size_t view_base = json_array_size(views), acc_base = json_array_size(accs);
     static const char *const ours[] = {"asset", "buffers", "bufferViews", "accessors", "images",
-                                       "animations", "nodes", NULL};
+                                       "animations", "nodes", "scenes", "skins", NULL};
     ami_jw_object(w, NULL);
     ami_jw_object(w, "asset");
     ami_jw_asset(w, ex);
@@ -1155,25 +1197,84 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
 
     ami_jw_array(w, "nodes");
     json_t *nodes = json_object_get(root, "nodes");
+    static const char *const trs[] = {"matrix", "translation", "rotation", "scale", NULL};
+    static const char *const trs_children[] = {"matrix", "translation", "rotation", "scale",
+                                               "children", NULL};
     for (size_t n = 0; n < json_array_size(nodes); n++) {
         const json_t *o = json_array_get(nodes, n);
         const am_gltf_node *nd = &doc->nodes[n];
-        if (s->node_bone[n] < 0 || !nd->has_matrix) {
+        bool loses_child = false;
+        for (size_t k = 0; k < nd->child_count; k++) loses_child |= s->to_root[nd->children[k]] != 0;
+        if (s->to_root[n]) {
+            /* Skinning ignores a skinned mesh node's transform (glTF 2.0 3.7.3.3). */
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs);
+            ami_jw_close(w);
+        } else if (loses_child) {
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs_children);
+            bool any = false;
+            for (size_t k = 0; k < nd->child_count; k++) any |= !s->to_root[nd->children[k]];
+            if (any) {
+                ami_jw_row(w, "children");
+                for (size_t k = 0; k < nd->child_count; k++)
+                    if (!s->to_root[nd->children[k]]) ami_jw_int(w, NULL, nd->children[k]);
+                ami_jw_close(w);
+            }
+            ami_jw_src_trs(w, o, nd, s->node_bone[n] >= 0);
+            ami_jw_close(w);
+        } else if (s->node_bone[n] >= 0 && nd->has_matrix) {
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs);
+            ami_jw_src_trs(w, o, nd, true);
+            ami_jw_close(w);
+        } else {
             ami_jw_value(w, NULL, o);
-            continue;
         }
-        /* An animated node must not have a matrix (glTF 2.0 5.25): its TRS instead. */
-        static const char *const trs[] = {"matrix", "translation", "rotation", "scale", NULL};
-        static const size_t n3 = 3, n4 = 4;
-        double xyzw[4] = {nd->rotation[1], nd->rotation[2], nd->rotation[3], nd->rotation[0]};
-        ami_jw_object(w, NULL);
-        ami_jw_members(w, o, trs);
-        ami_jw_numbers(w, "translation", nd->translation, 1, &n3);
-        ami_jw_numbers(w, "rotation", xyzw, 1, &n4);
-        ami_jw_numbers(w, "scale", nd->scale, 1, &n3);
-        ami_jw_close(w);
     }
     ami_jw_close(w);
+
+    /* Moved skinned meshes join the scenes of their former top node. */
+    json_t *scenes = json_object_get(root, "scenes");
+    if (scenes) {
+        ami_jw_array(w, "scenes");
+        for (size_t i = 0; i < json_array_size(scenes); i++) {
+            const json_t *o = json_array_get(scenes, i), *list = json_object_get(o, "nodes");
+            static const char *const sn[] = {"nodes", NULL};
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, sn);
+            if (list) {
+                ami_jw_row(w, "nodes");
+                for (size_t k = 0; k < json_array_size(list); k++) {
+                    int32_t top = (int32_t)json_number_value(json_array_get(list, k));
+                    ami_jw_int(w, NULL, top);
+                    for (size_t n = 0; n < doc->node_count; n++)
+                        if (s->to_root[n] && ami_top_node(doc, (int32_t)n) == top && (int32_t)n != top)
+                            ami_jw_int(w, NULL, (int64_t)n);
+                }
+                ami_jw_close(w);
+            }
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    /* A skeleton that is not a common root of its joints is an invalid hint: dropped. */
+    json_t *skins = json_object_get(root, "skins");
+    if (skins) {
+        ami_jw_array(w, "skins");
+        for (size_t i = 0; i < json_array_size(skins); i++) {
+            const json_t *o = json_array_get(skins, i);
+            static const char *const sk[] = {"skeleton", NULL};
+            if (i < doc->skin_count && !ami_skeleton_is_root(doc, &doc->skins[i])) {
+                ami_jw_object(w, NULL);
+                ami_jw_members(w, o, sk);
+                ami_jw_close(w);
+            } else {
+                ami_jw_value(w, NULL, o);
+            }
+        }
+        ami_jw_close(w);
+    }
 
     json_t *images = json_object_get(root, "images");
     if (json_array_size(images)) {
@@ -1244,6 +1345,21 @@ static am_status ami_write_source_doc(const am_gltf_export *ex, ami_gw *g, ami_j
     }
     if ((st = ami_gltf_skin_binding(doc, skin, rig, s.bone_node, s.bind, err)) != AM_OK) goto done;
     if ((st = ami_src_scale(rig, &s, err)) != AM_OK) goto done;
+    s.to_root = am_alloc_array(N ? N : 1, 1);
+    if (!s.to_root) {
+        st = AM_FAIL(err, AM_E_NOMEM, "%zu nodes", N);
+        goto done;
+    }
+    for (size_t n = 0; n < N; n++) {
+        /* The validator warns about a skinned mesh node that has a parent or a transform,
+         * which skinning ignores; one without children is moved to the scene roots, which
+         * shows the same (three.js binds skins with an identity matrix too). */
+        const am_gltf_node *nd = &doc->nodes[n];
+        double I[16];
+        am_mat4_identity(I);
+        s.to_root[n] = nd->skin >= 0 && nd->mesh >= 0 && nd->child_count == 0 &&
+                       (nd->parent >= 0 || memcmp(nd->matrix, I, sizeof I) != 0);
+    }
     for (size_t n = 0; n < N; n++) s.node_bone[n] = -1;
     for (size_t b = 0; b < B; b++) s.node_bone[s.bone_node[b]] = (int32_t)b;
     if ((st = ami_json_parse(doc->source->json, doc->source->json_len, "source", &root, err)) != AM_OK)
