@@ -4,7 +4,6 @@
 
 #include "anymove/bvh.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
 
 static void ami_convert_help(FILE *out)
@@ -33,11 +32,10 @@ static bool ami_ends_with(const char *s, const char *suffix)
     return true;
 }
 
-static am_status ami_write_dir(const char *dir, am_rig *rig, am_motion *mo, am_error *err)
+static am_status ami_write_dir(const char *dir, const am_rig *rig, am_motion *mo, am_error *err)
 {
     char path[4096];
     AMI_TRY(am_cli_mkdir_p(dir, err));
-    AMI_TRY(am_cli_rig_store_helpers(rig, err));
     snprintf(path, sizeof path, "%s/rig.json", dir);
     AMI_TRY(am_rig_write(rig, path, err));
     if (!mo) return AM_OK;
@@ -138,7 +136,7 @@ int am_cmd_convert(int argc, char **argv)
             rc = am_cli_usage("convert", "a motion needs --rig rig.json");
             goto done;
         }
-        if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(in, rig, &mo, &err) != AM_OK)
+        if (am_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(in, rig, &mo, &err) != AM_OK)
             goto fail;
         if (ami_ends_with(out, ".bvh")) {
             if (bo.axes == AM_BVH_AXES_AUTO) bo.axes = AM_BVH_AXES_Y_UP;

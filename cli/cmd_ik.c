@@ -6,7 +6,6 @@
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
 
 static void ami_ik_help(FILE *out)
@@ -232,7 +231,7 @@ int am_cmd_ik(int argc, char **argv)
     ami_positions P = {0};
     int rc = 0;
     char path[4096];
-    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
         (ref_path && am_motion_load(ref_path, rig, &ref, &err) != AM_OK))
         goto fail;
     if (fps_override > 0) P.fps = fps_override;
