@@ -7,7 +7,6 @@
 
 #include "anymove/bvh.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
 
 static void ami_convert_help(FILE *out)
@@ -82,9 +81,8 @@ static am_status ami_read_bvh(const char *in, const am_bvh_opts *bo, am_rig **ri
     return s;
 }
 
-static am_status ami_write_dir(const am_outset *set, am_rig *rig, am_motion *mo, am_error *err)
+static am_status ami_write_dir(const am_outset *set, const am_rig *rig, am_motion *mo, am_error *err)
 {
-    AMI_TRY(am_cli_rig_store_helpers(rig, err));
     AMI_TRY(am_rig_write(rig, am_outset_path(set, "rig.json"), err));
     if (!mo->joints) AMI_TRY(am_motion_compute_joints(mo, rig, err));
     return am_motion_write(mo, am_outset_path(set, "motion.json"), err);
@@ -171,7 +169,7 @@ int am_cmd_convert(int argc, char **argv)
         am_bvh_opts bo = {.axes = axes, .scale = scale};
         s = ami_read_bvh(in, &bo, &rig, &mo, &err);
     } else {
-        s = am_cli_rig_load(rig_path, &rig, &err);
+        s = am_rig_load(rig_path, &rig, &err);
         if (s == AM_OK) s = am_motion_load(in, rig, &mo, &err);
         if (s == AM_OK && scale != 1.0) {
             am_rig_scale(rig, scale);

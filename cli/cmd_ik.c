@@ -5,7 +5,6 @@
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
 
 static void ami_ik_help(FILE *out)
@@ -37,107 +36,59 @@ typedef struct ami_positions {
     uint8_t *mask;
 } ami_positions;
 
-static am_status ami_map_names(const am_rig *rig, char *const *names, size_t n, const char *src,
-                               int32_t *map, am_error *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        map[i] = am_rig_find_joint(rig, names[i]);
-        if (map[i] < 0)
-            return AM_FAIL_AT(err, AM_E_NAME, src, 0, 0, "joint '%s' is not a joint of the rig", names[i]);
-        for (size_t k = 0; k < i; k++)
-            if (map[k] == map[i]) return AM_FAIL_AT(err, AM_E_DUPLICATE, src, 0, 0, "joint '%s' twice", names[i]);
-    }
-    return AM_OK;
-}
-
+/* joints.npz (SPEC 4.2.3), or a motion.json's joints, bound to the rig; the joints ik uses
+ * (observed, on a non-helper bone) must be there in every frame. */
 static am_status ami_load_positions(const char *path, const am_rig *rig, ami_positions *out,
                                     am_error *err)
 {
     size_t n = strlen(path), J = rig->joint_count;
-    const double *src = NULL;
-    char *const *names = NULL;
-    size_t T = 0, nj = 0;
-    double fps = 30;
-    am_npz *z = NULL;
+    am_joints *file = NULL, view = {0};
     am_motion *mo = NULL;
-    double *buf = NULL;
-    int32_t *map = NULL;
+    const am_joints *jt = &view;
+    uint8_t *usable = NULL;
     am_status st = AM_OK;
     if (n > 4 && strcmp(path + n - 4, ".npz") == 0) {
-        AMI_TRY(am_npz_load(path, NULL, &z, err));
-        const am_array *a = am_npz_find(z, "joints"), *nm = am_npz_find(z, "names"),
-                       *f = am_npz_find(z, "fps");
-        if (!a || !nm) {
-            st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "needs 'joints' [T,J,3] and 'names' [J]");
-            goto done;
-        }
-        if (a->ndim != 3 || a->shape[2] != 3 || nm->dtype != AM_DTYPE_STR || nm->count != a->shape[1]) {
-            st = AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints must be [T,J,3] with J names");
-            goto done;
-        }
-        T = a->shape[0];
-        nj = a->shape[1];
-        buf = am_alloc_array(a->count ? a->count : 1, sizeof *buf);
-        if (!buf) {
-            st = AM_FAIL(err, AM_E_NOMEM, "positions");
-            goto done;
-        }
-        if ((st = am_array_to_f64(a, buf, err)) != AM_OK) goto done;
-        if (f && (st = am_array_scalar(f, &fps, err)) != AM_OK) goto done;
-        src = buf;
-        names = nm->strings;
+        AMI_TRY(am_joints_load(path, &file, err));
+        jt = file;
     } else {
-        if ((st = am_motion_load(path, NULL, &mo, err)) != AM_OK) goto done;
+        AMI_TRY(am_motion_load(path, NULL, &mo, err));
         if (!mo->joints || !mo->joint_names) {
             st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "has no 'joints' with 'joint_names'");
             goto done;
         }
-        T = mo->frame_count;
-        nj = mo->joint_count;
-        src = mo->joints;
-        names = mo->joint_names;
-        fps = mo->fps;
+        view = (am_joints){.frame_count = mo->frame_count, .joint_count = mo->joint_count,
+                           .joints = mo->joints, .names = mo->joint_names, .fps = mo->fps};
     }
-    if (T == 0) {
-        st = AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "no frames (T = 0)");
-        goto done;
-    }
-    if (!(fps > 0) || !isfinite(fps)) {
-        st = AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps %g", fps);
-        goto done;
-    }
-    map = am_alloc_array(nj ? nj : 1, sizeof *map);
+    size_t T = jt->frame_count;
     out->pos = am_alloc_array(T * J * 3, sizeof(double));
     out->mask = am_alloc(J);
-    if (!map || !out->pos || !out->mask) {
+    usable = am_alloc(J);
+    if (!out->pos || !out->mask || !usable) {
         st = AM_FAIL(err, AM_E_NOMEM, "positions");
         goto done;
     }
-    if ((st = ami_map_names(rig, names, nj, path, map, err)) != AM_OK) goto done;
-    uint8_t *usable = am_alloc(J);
-    if (!usable) {
-        st = AM_FAIL(err, AM_E_NOMEM, "mask");
+    if ((st = am_joints_bind(jt, rig, out->pos, out->mask, err)) != AM_OK) {
+        am_error_set_file(err, path);
         goto done;
     }
     am_ik_default_mask(rig, usable);
-    for (size_t i = 0; i < nj; i++) out->mask[map[i]] = usable[map[i]];
-    am_free(usable);
+    for (size_t j = 0; j < J; j++) out->mask[j] &= usable[j];
     for (size_t t = 0; t < T; t++)
-        for (size_t i = 0; i < nj; i++) {
-            const double *p = src + (t * nj + i) * 3;
-            if (!out->mask[map[i]]) continue;
-            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
-                st = AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "joint '%s' at frame %zu", names[i], t);
+        for (size_t j = 0; j < J; j++) {
+            const double *p = out->pos + (t * J + j) * 3;
+            if (out->mask[j] && !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
+                st = AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                                "joint '%s' is missing at frame %zu (ik needs every joint it uses in "
+                                "every frame)",
+                                rig->joint_names[j], t);
                 goto done;
             }
-            memcpy(out->pos + (t * J + (size_t)map[i]) * 3, p, 3 * sizeof(double));
         }
     out->T = T;
-    out->fps = fps;
+    out->fps = jt->fps;
 done:
-    am_free(map);
-    am_free(buf);
-    am_npz_free(z);
+    am_free(usable);
+    am_joints_free(file);
     am_motion_free(mo);
     return st;
 }
@@ -240,7 +191,7 @@ int am_cmd_ik(int argc, char **argv)
     am_rig *rig = NULL;
     am_motion *ref = NULL, *mo = NULL;
     ami_positions P = {0};
-    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
         (ref_path && am_motion_load(ref_path, rig, &ref, &err) != AM_OK))
         goto fail;
     if (scale != 1.0)

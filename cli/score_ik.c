@@ -5,7 +5,6 @@
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "score.h"
 #include "core/internal.h"
 
@@ -85,7 +84,7 @@ int am_score_ik_main(int argc, char **argv)
     double *per = NULL;
     am_buf o = {0};
     int rc = 0;
-    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(true_path, rig, &tr, &err) != AM_OK ||
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(true_path, rig, &tr, &err) != AM_OK ||
         am_motion_load(pred_path, rig, &pr, &err) != AM_OK)
         goto fail;
     if ((!tr->joints && am_motion_compute_joints(tr, rig, &err) != AM_OK) ||

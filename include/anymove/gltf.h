@@ -48,10 +48,21 @@ typedef struct am_gltf_export {
     const am_gltf_mesh_in *mesh;    /* NULL: a skinned bone-shape mesh is generated so any
                                        viewer shows the skeleton move */
     const char *generator;          /* asset.generator; NULL = "anymove <version>" */
+    /* Keep the character: with a source document (from am_gltf_load with AM_GLTF_KEEP_SOURCE),
+     * the file is that document, unchanged (nodes, meshes, materials, textures, images,
+     * samplers, skins, scenes, extensions), in one GLB buffer, with its animations replaced by
+     * the clips, which drive the joint nodes of skin source_skin. rig must be the skeleton
+     * am_rig_from_gltf made of that skin (bone <-> joint node by name), possibly scaled
+     * uniformly (convert --scale); mesh must be NULL. */
+    const struct am_gltf *source;
+    int source_skin;                /* -1 or 0: the first skin */
 } am_gltf_export;
 
-/* Write a .glb atomically. Joint node n is bone n, named after it. Animations use LINEAR
- * translation + rotation samplers, one keyframe per motion frame at t = frame / fps. */
+/* Write a .glb atomically. Without a source: joint node n is bone n, named after it, and the
+ * mesh (or bone shapes) is skinned to them. Animations use LINEAR samplers, one keyframe per
+ * motion frame at t = frame / fps: rotation for every joint node, translation for the root and
+ * for the bones whose motion has loc (and, with a source, for every joint node whose local
+ * translation or scale leaves its rest value). */
 AM_NODISCARD am_status am_gltf_write(const am_gltf_export *ex, const char *path, am_error *err);
 /* Same, into memory. */
 AM_NODISCARD am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err);
@@ -149,10 +160,18 @@ typedef struct am_gltf {
                                 reader; used by am_gltf_world_from_local, NULL = index order) */
     int32_t scene;           /* default scene or -1 */
     char *generator;
+    struct am_gltf_source *source; /* private: what AM_GLTF_KEEP_SOURCE keeps, else NULL */
 } am_gltf;
+
+enum {
+    /* Keep the JSON, the buffers and file-uri images, so am_gltf_write can write the model
+     * again (am_gltf_export.source): memory for one more copy of the file. */
+    AM_GLTF_KEEP_SOURCE = 1u
+};
 
 typedef struct am_gltf_opts {
     uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+    unsigned flags;          /* AM_GLTF_KEEP_SOURCE; 0 = none */
 } am_gltf_opts;
 
 /* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */

@@ -18,6 +18,7 @@ void am_motion_free(am_motion *mo)
     am_free(mo->root_quat);
     am_free(mo->euler);
     am_free(mo->quat);
+    am_free(mo->loc);
     am_free(mo->joints);
     am_free(mo->extra_json);
     am_free(mo);
@@ -102,6 +103,8 @@ void am_motion_scale(am_motion *mo, double s)
 {
     assert(mo && s > 0.0);
     for (size_t i = 0; i < mo->frame_count * 3; i++) mo->trans[i] *= s;
+    if (mo->loc)
+        for (size_t i = 0; i < mo->frame_count * mo->bone_count * 3; i++) mo->loc[i] *= s;
     if (mo->joints)
         for (size_t i = 0; i < mo->frame_count * mo->joint_count * 3; i++) mo->joints[i] *= s;
 }

@@ -357,6 +357,12 @@ static am_status ami_rig_fill(const am_rig_desc *d, const ami_rig_scratch *s, am
         }
         assert(r->kp_bone[j] >= 0); /* ami_check_geometry rejected unused joints */
     }
+    for (size_t h = 0; h < d->helper_count; h++) {
+        int b = am_rig_find_bone(r, d->helpers[h]);
+        AMI_CHECK(err, b >= 0, AM_E_NAME, "helper '%s' is not a bone", d->helpers[h]);
+        AMI_CHECK(err, !r->is_helper[b], AM_E_DUPLICATE, "helper '%s' is listed twice", d->helpers[h]);
+        r->is_helper[b] = 1;
+    }
     return AM_OK;
 }
 
@@ -366,6 +372,7 @@ static am_status ami_rig_build(const am_rig_desc *d, am_rig **out, am_error *err
     AMI_CHECK(err, B > 0 && J > 0, AM_E_EMPTY, "rig has %zu joints and %zu bones", J, B);
     assert(d->joint_names && d->joint_pos && d->bone_names && d->bone_head && d->bone_tail);
     assert(d->limit_count == 0 || (d->limit_keys && d->limits_deg));
+    assert(d->helper_count == 0 || d->helpers);
     AMI_TRY(ami_check_names(d, err));
 
     ami_rig_scratch s = {0};

@@ -46,7 +46,7 @@ if mount_tmpfs "$FULL" size=256k; then
   expect full_old_set_usable 0 '' -- "$AM_BIN" export "$FULL/fox/motion.json" --rig "$FULL/fox/rig.json" -o "$TMP/fox.glb" -q
   # A one-file output too: the old file stays as it was.
   rm -rf "$FULL/fox"
-  head -c 200000 /dev/zero > "$FULL/ballast"
+  head -c 240000 /dev/zero > "$FULL/ballast"
   printf 'old' > "$FULL/walk.glb"
   expect full_one_file 2 'walk\.glb: error: cannot write output \(No space left on device\)' -- \
     "$AM_BIN" export "$WALK/walk.json" --rig "$WALK/rig.json" -o "$FULL/walk.glb"
