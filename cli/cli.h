@@ -90,8 +90,10 @@ int am_cli_fail_out(const char *cmd, am_outset *set, am_error *err);
 /* Move the outputs into place: 0 or the exit code. */
 int am_cli_commit(const char *cmd, am_outset *set);
 /* Motions of a rig into one file: a .glb with every motion a clip (names NULL: "clip0"...),
- * or a .bvh of the one motion. */
+ * or a .bvh of the one motion. source: the model (loaded with AM_GLTF_KEEP_SOURCE) whose
+ * skeleton rig is, to write that character driven by the clips; NULL for bone shapes. */
 am_status am_cli_write_animation(am_cli_format fmt, const am_rig *rig, const am_motion *const *clips,
-                                 const char *const *names, size_t count, const char *path, am_error *err);
+                                 const char *const *names, size_t count, const am_gltf *source, const char *path,
+                                 am_error *err);
 
 #endif

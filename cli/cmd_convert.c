@@ -1,5 +1,9 @@
 /* `anymove convert`: glTF / BVH -> rig.json + motion.json (or straight to .glb / .bvh), and
  * motion.json + rig -> BVH / glTF. */
+/* realpath */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,7 +25,9 @@ static void ami_convert_help(FILE *out)
             "BVH: one bone per joint (docs/bvh.md); --up picks the file's up axis (default: the\n"
             "taller of y and z in the rest pose).\n"
             "OUT is a folder (DIR/rig.json and DIR/motion.json: quat, euler and joints), or a\n"
-            "file whose extension picks the format: .glb (animated skeleton) or .bvh.\n\n"
+            "file whose extension picks the format: .glb (animated skeleton) or .bvh. From a\n"
+            "glTF, rig.json records the model (\"model\"), so `export` of this rig's motions\n"
+            "drives that character, mesh and materials kept.\n\n"
             "options:\n"
             "  --clip NAME|INDEX  the clip: its name, the name without the armature prefix\n"
             "                     ('Rat_Run' for 'RatArmature|Rat_Run'), an index, or the end of\n"
@@ -79,6 +85,18 @@ static am_status ami_read_bvh(const char *in, const am_bvh_opts *bo, am_rig **ri
     if (s == AM_OK && dropped)
         am_cli_warn("convert", "%s: %zu joints translate in the file; a rigid rig keeps their OFFSET", in, dropped);
     return s;
+}
+
+/* rig.json names the model it is the skeleton of, so export can drive that character. The
+ * absolute path: the rig's folder may move, the model rarely does. */
+static am_status ami_record_model(am_rig *rig, const char *in, am_error *err)
+{
+    char *abs = realpath(in, NULL);
+    if (!abs) return AM_FAIL_AT(err, AM_E_READ, in, 0, 0, "%s", strerror(errno));
+    am_free(rig->model);
+    rig->model = am_strdup(abs);
+    free(abs);
+    return rig->model ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "model path");
 }
 
 static am_status ami_write_dir(const am_outset *set, const am_rig *rig, am_motion *mo, am_error *err)
@@ -176,13 +194,14 @@ int am_cmd_convert(int argc, char **argv)
             am_motion_scale(mo, scale);
         }
     }
+    if (s == AM_OK && is_gltf && fmt == AM_CLI_FMT_NONE) s = ami_record_model(rig, in, &err);
     if (s == AM_OK) am_cli_body_size("convert", is_motion ? rig_path : in, am_cli_rig_size(rig));
     if (s == AM_OK) {
         if (fmt == AM_CLI_FMT_NONE) {
             s = ami_write_dir(set, rig, mo, &err);
         } else {
             const am_motion *clips[1] = {mo};
-            s = am_cli_write_animation(fmt, rig, clips, NULL, 1, am_outset_path(set, NULL), &err);
+            s = am_cli_write_animation(fmt, rig, clips, NULL, 1, NULL, am_outset_path(set, NULL), &err);
         }
     }
     if (s != AM_OK) {

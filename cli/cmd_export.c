@@ -1,6 +1,7 @@
 /* `anymove export MOTION.json... --rig RIG.json -o OUT.glb|OUT.bvh`: motions of a rig as an
  * animated skeleton. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "core/internal.h"
@@ -9,15 +10,21 @@ static void ami_export_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove export MOTION.json [MOTION.json...] --rig RIG.json -o OUT.glb|OUT.bvh\n"
-            "                      [--names A,B,...] [--allow-partial] [--quiet]\n\n"
-            "Writes the motions of a rig as an animated skeleton; the extension of OUT picks the\n"
-            "format. .glb: glTF 2.0 binary with one joint node per rig bone, a skin, a generated\n"
-            "bone-shape mesh so any viewer shows the skeleton, and every motion as a named clip\n"
-            "(LINEAR translation + rotation keys at t = frame / fps; axes converted from Z up to\n"
-            "glTF's Y up, SPEC 4.5). .bvh: one motion, Y up. Nothing is left behind on failure.\n\n"
+            "                      [--mesh MODEL.glb | --no-mesh] [--names A,B,...] [--allow-partial]\n"
+            "                      [--quiet]\n\n"
+            "Writes the motions of a rig; the extension of OUT picks the format. .glb: glTF 2.0\n"
+            "binary with every motion as a named clip (LINEAR keys at t = frame / fps; axes\n"
+            "converted from Z up to glTF's Y up, SPEC 4.5). With a model (--mesh, or the one\n"
+            "`convert MODEL.glb` recorded in rig.json) it is that character, its meshes, materials,\n"
+            "textures and skin kept, driven by the clips; else one joint node per rig bone, a skin\n"
+            "and a generated bone-shape mesh so any viewer shows the skeleton. .bvh: one motion,\n"
+            "Y up. Nothing is left behind on failure.\n\n"
             "options:\n"
             "  --rig RIG.json   the rig the motions animate (required)\n"
             "  -o, --out FILE   output .glb or .bvh (required)\n"
+            "  --mesh MODEL     the skinned glTF whose skeleton RIG is (convert made RIG from it);\n"
+            "                   default: the model rig.json records, when it is there\n"
+            "  --no-mesh        bone shapes even when rig.json records a model\n"
             "  --names A,B      clip names, one per motion (default: the file names, 'walk'\n"
             "                   for walk.json)\n"
             "  --allow-partial  accept a motion that leaves rig bones out (they are held at rest);\n"
@@ -25,7 +32,13 @@ static void ami_export_help(FILE *out)
             "  --quiet, -q      no progress on stderr\n\n"
             "examples:\n"
             "  anymove export examples/walker/walk.json --rig examples/walker/rig.json -o out/walk.glb\n"
-            "  anymove export examples/walker/walk.json --rig examples/walker/rig.json -o out/walk.bvh\n");
+            "  anymove export examples/walker/walk.json --rig examples/walker/rig.json -o out/walk.bvh\n"
+            "  anymove convert ../shared/data/gltf/quaternius/Fox.glb --clip Walk -o out/qfox_walk\n"
+            "  anymove convert ../shared/data/gltf/quaternius/Fox.glb --clip Gallop -o out/qfox_gallop\n"
+            "  anymove export out/qfox_walk/motion.json out/qfox_gallop/motion.json --rig out/qfox_walk/rig.json \\\n"
+            "                 --names walk,gallop -o out/qfox.glb\n"
+            "  anymove export out/qfox_walk/motion.json --rig out/qfox_walk/rig.json \\\n"
+            "                 --mesh ../shared/data/gltf/quaternius/Fox.glb -o out/qfox_walk.glb\n");
 }
 
 /* A clip is named after its motion file ("walk.json" -> "walk") so viewers list it usefully. */
@@ -105,10 +118,28 @@ static am_status ami_check_cover(const char *path, const char *rig_path, const a
     return AM_OK;
 }
 
+/* The character to drive: --mesh, else the model rig.json records (when it is still there). */
+static am_status ami_load_model(const char *mesh_path, const am_rig *rig, const char *rig_path, am_gltf **out,
+                                am_error *err)
+{
+    const char *path = mesh_path ? mesh_path : rig->model;
+    if (!path) return AM_OK;
+    struct stat st;
+    if (!mesh_path && stat(path, &st) != 0) {
+        am_cli_warn("export", "%s records the model %s, which is not there: bone shapes (--mesh MODEL.glb)", rig_path,
+                    path);
+        return AM_OK;
+    }
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    AMI_TRY(am_gltf_load(path, &keep, out, err));
+    am_cli_log("export: the character of %s%s", path, mesh_path ? "" : " (recorded in rig.json; --no-mesh for bone shapes)");
+    return AM_OK;
+}
+
 int am_cmd_export(int argc, char **argv)
 {
-    const char *rig_path = NULL, *out_path = NULL, *names_arg = NULL, *v;
-    bool allow_partial = false;
+    const char *rig_path = NULL, *out_path = NULL, *names_arg = NULL, *mesh_path = NULL, *v;
+    bool allow_partial = false, no_mesh = false;
     char **paths = am_alloc_array((size_t)argc, sizeof *paths);
     size_t count = 0;
     if (!paths) return am_cli_usage("export", "too many arguments");
@@ -120,6 +151,10 @@ int am_cmd_export(int argc, char **argv)
         } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
         } else if (am_cli_flag(argv[i], "--allow-partial")) {
             allow_partial = true;
+        } else if (am_cli_flag(argv[i], "--no-mesh")) {
+            no_mesh = true;
+        } else if ((v = am_cli_value(argc, argv, &i, "--mesh"))) {
+            mesh_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
             rig_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--names"))) {
@@ -144,6 +179,10 @@ int am_cmd_export(int argc, char **argv)
         rc = 2;
     else if (fmt == AM_CLI_FMT_BVH && count > 1)
         rc = am_cli_usage("export", "a .bvh holds one motion; write %zu motions to a .glb", count);
+    else if (fmt == AM_CLI_FMT_BVH && mesh_path)
+        rc = am_cli_usage("export", "--mesh goes with a .glb: a .bvh has no mesh");
+    else if (mesh_path && no_mesh)
+        rc = am_cli_usage("export", "--mesh and --no-mesh exclude each other");
     else if (!(names = am_alloc_array(count, sizeof *names)))
         rc = am_cli_usage("export", "too many motions");
     else if (!ami_clip_names(names_arg, paths, count, names))
@@ -167,13 +206,19 @@ int am_cmd_export(int argc, char **argv)
         if (s == AM_OK) s = ami_check_cover(paths[i], rig_path, rig, allow_partial, &err);
         clip_names[i] = names[i];
     }
-    if (s == AM_OK) s = am_cli_write_animation(fmt, rig, (const am_motion *const *)mo, clip_names, count,
-                                               am_outset_path(set, NULL), &err);
+    am_gltf *model = NULL;
+    if (s == AM_OK && fmt == AM_CLI_FMT_GLB && !no_mesh) s = ami_load_model(mesh_path, rig, rig_path, &model, &err);
+    bool writing = s == AM_OK;
+    if (writing) s = am_cli_write_animation(fmt, rig, (const am_motion *const *)mo, clip_names, count, model,
+                                            am_outset_path(set, NULL), &err);
+    if (s != AM_OK && writing && err.code != AM_E_WRITE && err.code != AM_E_NOMEM) {
+        /* The writer refusing the content is the inputs' fault: the model the rig does not fit
+         * ("the rig is not the skeleton of the source model"), else the motion. */
+        const char *blame = model ? (mesh_path ? mesh_path : rig->model) : count == 1 ? paths[0] : rig_path;
+        snprintf(err.file, sizeof err.file, "%s", blame);
+    }
+    am_gltf_free(model);
     if (s != AM_OK) {
-        /* Writer errors about a motion's content name the motion, not the output. */
-        am_outset_blame(set, &err);
-        if (err.code != AM_E_WRITE && err.code != AM_E_NOMEM)
-            am_error_set_file(&err, count == 1 ? paths[0] : rig_path);
         rc = am_cli_fail_out("export", set, &err);
     } else if ((rc = am_cli_commit("export", set)) == 0) {
         char f[32];

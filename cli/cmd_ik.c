@@ -213,9 +213,9 @@ int am_cmd_ik(int argc, char **argv)
     const am_motion *clips[1] = {mo};
     if (am_motion_compute_joints(mo, rig, &err) != AM_OK ||
         am_motion_write(mo, am_outset_path(set, "motion.json"), &err) != AM_OK ||
-        am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, NULL, 1, am_outset_path(set, "animation.glb"), &err) !=
+        am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, NULL, 1, NULL, am_outset_path(set, "animation.glb"), &err) !=
             AM_OK ||
-        am_cli_write_animation(AM_CLI_FMT_BVH, rig, clips, NULL, 1, am_outset_path(set, "animation.bvh"), &err) !=
+        am_cli_write_animation(AM_CLI_FMT_BVH, rig, clips, NULL, 1, NULL, am_outset_path(set, "animation.bvh"), &err) !=
             AM_OK ||
         ami_write_report(am_outset_path(set, "report.json"), rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK)
         goto fail;

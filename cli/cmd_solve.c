@@ -100,7 +100,7 @@ int am_cmd_solve(int argc, char **argv)
     if (s == AM_OK) {
         const am_motion *clips[1] = {res->motion};
         const char *clip_names[1] = {"capture"};
-        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, am_outset_path(set, "animation.glb"), &err);
+        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), &err);
     }
     if (s == AM_OK) {
         am_capture_report(res, &rep);

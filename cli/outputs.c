@@ -87,12 +87,15 @@ int am_cli_commit(const char *cmd, am_outset *set)
 }
 
 am_status am_cli_write_animation(am_cli_format fmt, const am_rig *rig, const am_motion *const *clips,
-                                 const char *const *names, size_t count, const char *path, am_error *err)
+                                 const char *const *names, size_t count, const am_gltf *source, const char *path,
+                                 am_error *err)
 {
     if (fmt == AM_CLI_FMT_GLB) {
-        am_gltf_export ex = {.rig = rig, .clip_count = count, .clips = clips, .clip_names = names};
+        am_gltf_export ex = {.rig = rig, .clip_count = count, .clips = clips, .clip_names = names,
+                             .source = source, .source_skin = -1};
         return am_gltf_write(&ex, path, err);
     }
+    AMI_CHECK(err, !source, AM_E_USAGE, "a .bvh has no mesh");
     AMI_CHECK(err, fmt == AM_CLI_FMT_BVH && count == 1, AM_E_USAGE, "a .bvh holds one motion");
     am_bvh *bvh = NULL;
     am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP};

@@ -66,6 +66,8 @@ typedef struct am_rig {
     uint8_t *is_helper;     /* [B] 1 for non-deforming helper bones (IK targets, SPEC 2.1
                                "helpers"); else 0 */
     char *name;             /* rig "name" or NULL */
+    char *model;            /* rig "model": the glTF file this rig is the skeleton of (convert
+                               MODEL.glb records it, export keeps its character), or NULL */
     char *extra_json;       /* other keys of rig.json, kept for rewriting; NULL if none */
 } am_rig;
 

@@ -14,8 +14,11 @@
 
 static const char *const ami_rig_known_keys[] = {"joints", "bones", "limits_deg", "helpers", NULL};
 /* Keys the writer writes itself: an extra key of the same name is not written twice. */
-static const char *const ami_rig_written_keys[] = {"name", "joints", "bones", "limits_deg",
+static const char *const ami_rig_written_keys[] = {"name", "model", "joints", "bones", "limits_deg",
                                                    "helpers", NULL};
+/* The same when the rig has no model path: a "model" of another kind rides along. */
+static const char *const ami_rig_written_keys_no_model[] = {"name", "joints", "bones", "limits_deg",
+                                                            "helpers", NULL};
 
 typedef struct ami_rig_parse {
     const char **joint_names;
@@ -154,12 +157,15 @@ static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig 
     ami_rig_parse p = {0};
     am_rig_desc d = {0};
     d.source = source;
-    const char *name = NULL;
+    const char *name = NULL, *model = NULL;
     am_status s = ami_rig_parse_joints(doc, &p, &d, err);
     if (s == AM_OK) s = ami_rig_parse_bones(doc, &p, &d, err);
     if (s == AM_OK) s = ami_rig_parse_limits(doc, &p, &d, err);
     if (s == AM_OK) s = ami_rig_parse_helpers(doc, &p, &d, err);
     if (s == AM_OK) s = ami_json_get_string(doc, "", "name", false, &name, err);
+    /* "model" is ours only when it is a path: another tool's "model" object rides along */
+    const json_t *jm = json_object_get(doc, "model");
+    if (json_is_string(jm)) model = json_string_value(jm);
     /* Every other key (name, skin, ...) rides along so rewriting the file keeps it. */
     if (s == AM_OK) s = ami_json_extra_collect(doc, ami_rig_known_keys, &p.extra, err);
     d.extra_json = p.extra;
@@ -169,6 +175,10 @@ static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig 
     if (s == AM_OK && !rig->name && name) {
         rig->name = am_strdup(name);
         if (!rig->name) s = AM_FAIL(err, AM_E_NOMEM, "rig name");
+    }
+    if (s == AM_OK && model) {
+        rig->model = am_strdup(model);
+        if (!rig->model) s = AM_FAIL(err, AM_E_NOMEM, "rig model");
     }
     if (s == AM_OK && !rig->extra_json && p.extra) {
         rig->extra_json = p.extra;
@@ -221,6 +231,7 @@ static void ami_rig_to_jw(const am_rig *rig, ami_jw *w)
 {
     ami_jw_object(w, NULL);
     if (rig->name) ami_jw_string(w, "name", rig->name);
+    if (rig->model) ami_jw_string(w, "model", rig->model);
     ami_jw_object(w, "joints");
     static const size_t shape3[1] = {3};
     for (size_t j = 0; j < rig->joint_count; j++)
@@ -259,7 +270,7 @@ static void ami_rig_to_jw(const am_rig *rig, ami_jw *w)
             if (rig->is_helper[b]) ami_jw_string(w, NULL, rig->bone_names[b]);
         ami_jw_close(w);
     }
-    ami_jw_extra(w, rig->extra_json, ami_rig_written_keys);
+    ami_jw_extra(w, rig->extra_json, rig->model ? ami_rig_written_keys : ami_rig_written_keys_no_model);
     ami_jw_close(w);
 }
 

@@ -76,6 +76,7 @@ void am_rig_free(am_rig *rig)
     am_free(rig->limits);
     am_free(rig->is_helper);
     am_free(rig->name);
+    am_free(rig->model);
     am_free(rig->extra_json);
     am_free(rig);
 }

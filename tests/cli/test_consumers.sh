@@ -39,4 +39,13 @@ assert sum("." in b[0] for b in rig["bones"]) >= 8 and any(":" in b[0] for b in 
 json.dump(rig, open(sys.argv[3], "w")); json.dump(mo, open(sys.argv[4], "w"))
 PY
 check_pair dotted "$TMP/dotted_rig.json" "$TMP/dotted_walk.json" 30
+# The character kept (issue 9: convert -> export lost it): a real model's rig, whose rig.json
+# records the model, exports as that model (meshes, materials, skin; bones like "Ear1.L")
+# driven by the motion.
+if "$AM_BIN" convert "$AM_SHARED/data/gltf/quaternius/Fox.glb" --clip Walk -o "$TMP/qfox" -q 2>"$TMP/err"; then
+  check_pair character "$TMP/qfox/rig.json" "$TMP/qfox/motion.json" 30
+  expect character_has_mesh 0 'mesh 0 Fox: 5 primitives, 3752 vertices' -- "$AM_BIN" info "$TMP/character.glb"
+else
+  am_fail character_convert "$(head -n 3 "$TMP/err")"
+fi
 am_done

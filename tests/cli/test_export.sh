@@ -78,4 +78,22 @@ expect export_same_names 0 'animation 1 walk_2:' -- sh -c "'$AM_BIN' export '$TM
 expect export_names_count 2 '--names wants 2' -- "$AM_BIN" export "$TMP/in/walk.json" "$TMP/in/walk.json" --rig "$G/testrig.json" --names one -o "$TMP/x.glb"
 expect export_bvh_one_motion 2 'a \.bvh holds one motion' -- "$AM_BIN" export "$TMP/in/walk.json" "$TMP/in/walk.json" --rig "$G/testrig.json" -o "$TMP/x.bvh"
 
+# Keep the character: the model convert recorded in rig.json, or --mesh; --no-mesh for bones.
+Q=$AM_SHARED/data/gltf/quaternius/Fox.glb
+expect char_convert 0 '' -- "$AM_BIN" convert "$Q" --clip Walk -o "$TMP/qw" -q
+expect char_records_model 0 '"model": ".*/quaternius/Fox\.glb"' -- cat "$TMP/qw/rig.json"
+expect char_default 0 'the character of .*Fox\.glb \(recorded in rig\.json' -- "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/qw/rig.json" -o "$TMP/c1.glb"
+expect char_default_mesh 0 'mesh 0 Fox: 5 primitives' -- "$AM_BIN" info "$TMP/c1.glb"
+expect char_validates 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/c1.glb"
+expect char_no_mesh 0 '' -- "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/qw/rig.json" --no-mesh -o "$TMP/c2.glb" -q
+expect char_no_mesh_bones 0 'mesh 0 [^:]*: 1 primitives' -- "$AM_BIN" info "$TMP/c2.glb"
+expect char_mesh_flag 0 'the character of .*Fox\.glb$' -- "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/qw/rig.json" --mesh "$Q" -o "$TMP/c3.glb"
+if cmp -s "$TMP/c1.glb" "$TMP/c3.glb"; then am_pass char_mesh_same_as_recorded; else am_fail char_mesh_same_as_recorded "the files differ"; fi
+expect char_wrong_model 2 'Husky\.glb: error: wrong array shape \(skin 0 has 49 joints, the rig 51 bones\)' -- "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/qw/rig.json" --mesh "$AM_SHARED/data/gltf/quaternius/Husky.glb" -o "$TMP/c4.glb"
+[ ! -e "$TMP/c4.glb" ] && am_pass char_wrong_model_nothing || am_fail char_wrong_model_nothing "c4.glb written"
+expect char_mesh_bvh 2 '--mesh goes with a \.glb' -- "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/qw/rig.json" --mesh "$Q" -o "$TMP/c.bvh"
+sed 's#"model": "[^"]*"#"model": "/nonexistent/Fox.glb"#' "$TMP/qw/rig.json" > "$TMP/moved_rig.json"
+expect char_model_gone 0 'warning: .*moved_rig\.json records the model /nonexistent/Fox\.glb, which is not there: bone shapes' -- \
+  "$AM_BIN" export "$TMP/qw/motion.json" --rig "$TMP/moved_rig.json" -o "$TMP/c5.glb" -q
+expect char_two_clips 0 'animation 0 walk:.*animation 1 again:' -- sh -c "'$AM_BIN' export '$TMP/qw/motion.json' '$TMP/qw/motion.json' --rig '$TMP/qw/rig.json' --names walk,again -o '$TMP/c6.glb' -q && '$AM_BIN' info '$TMP/c6.glb' | tr '\n' ' '"
 am_done
