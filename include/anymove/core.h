@@ -232,15 +232,19 @@ AM_NODISCARD am_status am_mkdir_p(const char *dir, am_error *err);
  * output, and sweeps the folder of dead runs' temporaries.
  *
  *     static const char *const names[] = {"rig.json", "motion.json"};
+ *     const am_rig *rig = NULL;            // what the run made
+ *     const am_motion *mo = NULL;
+ *     am_error err = {0};
  *     am_outset *set = NULL;
- *     if (am_outset_open("out", names, 2, &set, &err) != AM_OK) return ...;     // before work
+ *     if (am_outset_open("out", names, 2, &set, &err) != AM_OK) return;  // before the work
+ *     ... the work ...
  *     if (am_rig_write(rig, am_outset_path(set, "rig.json"), &err) != AM_OK ||
  *         am_motion_write(mo, am_outset_path(set, "motion.json"), &err) != AM_OK) {
- *         am_outset_blame(set, &err);     // the error names out/motion.json, not the temporary
- *         am_outset_abort(set);
- *         return ...;
+ *         am_outset_blame(set, &err);      // the error names out/motion.json, not the temporary
+ *         am_outset_abort(set);            // the previous out/ stays as it was
+ *         return;
  *     }
- *     if (am_outset_commit(set, &err) != AM_OK) return ...;  // frees the set either way
+ *     if (am_outset_commit(set, &err) != AM_OK) return;  // frees the set either way
  *
  * count > 0: target is a folder (created at commit if missing) and the set is the files
  * `names` inside it (plain names, no '/', not starting with '.'). A name the run did not write
