@@ -52,6 +52,11 @@ if mount_tmpfs "$FULL" size=256k; then
     "$AM_BIN" export "$WALK/walk.json" --rig "$WALK/rig.json" -o "$FULL/walk.glb"
   [ "$(cat "$FULL/walk.glb")" = old ] && am_pass full_one_file_kept || am_fail full_one_file_kept "walk.glb changed"
   no_temporaries full_one_file_no_temporaries "$FULL"
+  # npz through libzip: the same exit code and message
+  expect full_npz 2 'e/det\.npz: error: cannot write output \(.*No space left on device\)' -- \
+    "$AM_BIN" exam --rig "$AM_SOURCE/examples/creatures/wolf/rig.json" -o "$FULL/e" -q
+  [ ! -e "$FULL/e" ] && am_pass full_npz_nothing || am_fail full_npz_nothing "$(ls -A "$FULL/e")"
+  no_temporaries full_npz_no_temporaries "$FULL"
 fi
 
 # ---- a read-only location: refused before any work, exit 2 ------------------------------
