@@ -15,8 +15,8 @@ static void ami_convert_help(FILE *out)
             "       anymove convert motion.json --rig rig.json [--up y|z] [--scale S] -o OUT.bvh|OUT.glb\n\n"
             "glTF: the rig of the first skin (helper bones that carry no skin weight are listed\n"
             "under \"helpers\" in rig.json) and one clip sampled at --fps (default 30).\n"
-            "BVH: one bone per joint (docs/bvh.md); --up picks the file's up axis (default: the\n"
-            "taller of y and z in the rest pose); --scale is metres per file unit (default 1).\n"
+            "BVH: one bone per joint (docs/bvh.md); --up z reads a Z-up file (default y; BVH is\n"
+            "always written Y up); --scale is metres per file unit (default 1).\n"
             "Writes DIR/rig.json and DIR/motion.json (quat, euler and joints), or OUT.bvh / OUT.glb.\n");
 }
 
@@ -52,7 +52,7 @@ int am_cmd_convert(int argc, char **argv)
     const char *in = NULL, *out = NULL, *rig_path = NULL, *clip = NULL, *v;
     double fps = 30, scale = 0;
     bool list = false;
-    am_bvh_axes axes = AM_BVH_AXES_AUTO;
+    am_bvh_axes axes = AM_BVH_AXES_Y_UP;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_convert_help(stdout);
@@ -124,12 +124,9 @@ int am_cmd_convert(int argc, char **argv)
         if (anim >= 0 && am_motion_from_gltf(doc, -1, rig, anim, fps, &mo, &err) != AM_OK) goto fail;
         if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
     } else if (ami_ends_with(in, ".bvh")) {
-        size_t dropped = 0;
         if (am_bvh_load(in, NULL, &bvh, &err) != AM_OK || am_rig_from_bvh(bvh, &bo, &rig, &err) != AM_OK ||
-            am_motion_from_bvh(bvh, rig, &bo, &mo, &dropped, &err) != AM_OK)
+            am_motion_from_bvh(bvh, rig, &bo, &mo, &err) != AM_OK)
             goto fail;
-        if (dropped)
-            am_cli_log("warning: %zu joints translate in the file; a rigid rig keeps their OFFSET", dropped);
         if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
     } else {
         if (!rig_path) {
@@ -139,7 +136,6 @@ int am_cmd_convert(int argc, char **argv)
         if (am_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(in, rig, &mo, &err) != AM_OK)
             goto fail;
         if (ami_ends_with(out, ".bvh")) {
-            if (bo.axes == AM_BVH_AXES_AUTO) bo.axes = AM_BVH_AXES_Y_UP;
             if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, out, &err) != AM_OK)
                 goto fail;
         } else if (ami_ends_with(out, ".glb")) {

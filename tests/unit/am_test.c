@@ -30,6 +30,18 @@ static const char *ami_test_join(const char *env, const char *fallback, const ch
     return b;
 }
 
+int am_test_bvh_z_up(const char *file_name)
+{
+    /* AnimatedDrawings' own rigs stand along +z; its CMU-style clip and CMU's files are Y up. */
+    static const char *const z_up[] = {"dab.bvh", "jumping.bvh", "wave_hello.bvh", "zombie.bvh"};
+    static const char *const y_up[] = {"jumping_jacks.bvh", "01_01.bvh", "08_01_trimmed.bvh"};
+    for (size_t i = 0; i < sizeof z_up / sizeof z_up[0]; i++)
+        if (strcmp(z_up[i], file_name) == 0) return 1;
+    for (size_t i = 0; i < sizeof y_up / sizeof y_up[0]; i++)
+        if (strcmp(y_up[i], file_name) == 0) return 0;
+    return -1;
+}
+
 const char *am_test_shared(const char *rel) { return ami_test_join("AM_SHARED", "../../shared", rel); }
 const char *am_test_source(const char *rel) { return ami_test_join("AM_SOURCE", "..", rel); }
 
