@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
+#include "report.h"
 
 static void ami_ik_help(FILE *out)
 {
@@ -113,13 +114,7 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     ami_jw_number(&w, "solve_ms", solve_s * 1e3);
     ami_jw_number(&w, "frames_per_s", solve_s > 0 ? (double)P->T / solve_s : 0.0);
     ami_jw_record(&w, "fk_error");
-    ami_jw_number(&w, "mean_cm", 100 * st.mean);
-    ami_jw_number(&w, "median_cm", 100 * st.median);
-    ami_jw_number(&w, "p95_cm", 100 * st.p95);
-    ami_jw_number(&w, "max_cm", 100 * st.max);
-    ami_jw_number(&w, "body_size_m", size);
-    ami_jw_number(&w, "mean_pct_size", size > 0 ? 100 * st.mean / size : 0.0);
-    ami_jw_number(&w, "max_rel_size", size > 0 ? st.max / size : 0.0);
+    am_cli_jw_position_error(&w, &st, size);
     ami_jw_close(&w);
     ami_jw_record(&w, "per_joint_cm");
     for (size_t j = 0; j < J; j++)

@@ -8,6 +8,7 @@
 #include "score.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
+#include "report.h"
 
 static void ami_score_ik_help(FILE *out)
 {
@@ -118,13 +119,7 @@ int am_score_ik_main(int argc, char **argv)
     ami_jw_record(&w, "position");
     ami_jw_int(&w, "frames", (int64_t)T);
     ami_jw_int(&w, "count", (int64_t)pos.count);
-    ami_jw_number(&w, "mean_cm", 100 * pos.mean);
-    ami_jw_number(&w, "median_cm", 100 * pos.median);
-    ami_jw_number(&w, "p95_cm", 100 * pos.p95);
-    ami_jw_number(&w, "max_cm", 100 * pos.max);
-    ami_jw_number(&w, "body_size_m", size);
-    ami_jw_number(&w, "mean_pct_size", size > 0 ? 100 * pos.mean / size : 0.0);
-    ami_jw_number(&w, "max_rel_size", size > 0 ? pos.max / size : 0.0);
+    am_cli_jw_position_error(&w, &pos, size);
     ami_jw_close(&w);
     ami_jw_record(&w, "per_bone_deg");
     for (size_t b = 0; b < B; b++) {
