@@ -7,8 +7,8 @@
  *   product lands in the same space as the animated node matrices. With an identity mesh node
  *   (most files) it is plain inverse(IBM).
  * - Hierarchy: a joint's parent is its nearest ancestor node that is a joint of the skin.
- * - Root: our rigs translate only at the root (SPEC 2.3), so the root must be the joint that
- *   carries the body's translation. It is the joint, among those whose translation any animation
+ * - Root: the root's trans carries the body's translation (other bones move only through loc),
+ *   so the root must be the joint that carries it. It is the joint, among those whose translation any animation
  *   changes, with the most skin weight below it; without such joints, the top joint with the most
  *   weight below it. The tree is re-rooted there: the root's former ancestors hang below it in
  *   reverse order and any other top-level joints (IK targets...) become its children; where
