@@ -32,14 +32,18 @@ static const char *ami_test_join(const char *env, const char *fallback, const ch
 
 int am_test_bvh_z_up(const char *file_name)
 {
-    /* AnimatedDrawings' own rigs stand along +z; its CMU-style clip and CMU's files are Y up. */
-    static const char *const z_up[] = {"dab.bvh", "jumping.bvh", "wave_hello.bvh", "zombie.bvh"};
-    static const char *const y_up[] = {"jumping_jacks.bvh", "01_01.bvh", "08_01_trimmed.bvh"};
-    for (size_t i = 0; i < sizeof z_up / sizeof z_up[0]; i++)
-        if (strcmp(z_up[i], file_name) == 0) return 1;
-    for (size_t i = 0; i < sizeof y_up / sizeof y_up[0]; i++)
-        if (strcmp(y_up[i], file_name) == 0) return 0;
-    return -1;
+    FILE *f = fopen(am_test_source("tests/data/shared_bvh_axes.tsv"), "r");
+    if (!f) return -1;
+    char line[512];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab) continue;
+        *tab = '\0';
+        if (strcmp(line, file_name) == 0) found = tab[1] == 'z' ? 1 : tab[1] == 'y' ? 0 : -1;
+    }
+    fclose(f);
+    return found;
 }
 
 const char *am_test_shared(const char *rel) { return ami_test_join("AM_SHARED", "../../shared", rel); }
