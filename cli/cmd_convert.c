@@ -22,8 +22,8 @@ static void ami_convert_help(FILE *out)
             "       anymove convert motion.json --rig rig.json [--scale S] -o OUT.bvh|OUT.glb\n\n"
             "glTF: the rig of the first skin (helper bones that carry no skin weight are listed\n"
             "under \"helpers\" in rig.json) and one clip sampled at --fps (default 30).\n"
-            "BVH: one bone per joint (docs/bvh.md); --up picks the file's up axis (default: the\n"
-            "taller of y and z in the rest pose).\n"
+            "BVH: one bone per joint (docs/bvh.md); read Y up, --up z for a Z-up file; written\n"
+            "Y up; exact frame times.\n"
             "OUT is a folder (DIR/rig.json and DIR/motion.json: quat, euler and joints), or a\n"
             "file whose extension picks the format: .glb (animated skeleton) or .bvh. From a\n"
             "glTF, rig.json records the model (\"model\"), so `export` of this rig's motions\n"
@@ -39,7 +39,8 @@ static void ami_convert_help(FILE *out)
             "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --list-clips\n"
             "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Walk --scale 0.01 -o out/fox\n"
             "  anymove convert out/fox/motion.json --rig out/fox/rig.json -o out/fox_walk.bvh\n"
-            "  anymove convert out/fox_walk.bvh --up y -o out/fox_walk.glb\n");
+            "  anymove convert out/fox_walk.bvh -o out/fox_walk.glb\n"
+            "  anymove convert ../shared/data/bvh/animated_drawings/dab.bvh --up z --scale 0.01 -o out/dab\n");
 }
 
 static const char *const ami_convert_names[] = {"rig.json", "motion.json"};
@@ -76,14 +77,11 @@ static am_status ami_read_gltf(const char *in, const char *clip, double fps, am_
 static am_status ami_read_bvh(const char *in, const am_bvh_opts *bo, am_rig **rig, am_motion **mo, am_error *err)
 {
     am_bvh *bvh = NULL;
-    size_t dropped = 0;
     am_status s = am_bvh_load(in, NULL, &bvh, err);
     if (s == AM_OK) s = am_rig_from_bvh(bvh, bo, rig, err);
-    if (s == AM_OK) s = am_motion_from_bvh(bvh, *rig, bo, mo, &dropped, err);
+    if (s == AM_OK) s = am_motion_from_bvh(bvh, *rig, bo, mo, err);
     am_error_set_file(err, in);
     am_bvh_free(bvh);
-    if (s == AM_OK && dropped)
-        am_cli_warn("convert", "%s: %zu joints translate in the file; a rigid rig keeps their OFFSET", in, dropped);
     return s;
 }
 
@@ -111,7 +109,7 @@ int am_cmd_convert(int argc, char **argv)
     const char *in = NULL, *out = NULL, *rig_path = NULL, *clip = NULL, *v;
     double fps = 30, scale = 1;
     bool list = false;
-    am_bvh_axes axes = AM_BVH_AXES_AUTO;
+    am_bvh_axes axes = AM_BVH_AXES_Y_UP;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_convert_help(stdout);

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 /* A rig from rig.json, or from the skeleton of a skinned .glb/.gltf (users bring their rigs). */
 static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)
@@ -90,25 +91,17 @@ int am_cmd_fk(int argc, char **argv)
         am_rig_keypoints(rig, pose, joints);
     }
     am_free(pose);
-    printf("{\"joint_names\": [");
-    for (size_t j = 0; j < nj; j++) {
-        fputs(j ? ", \"" : "\"", stdout);
-        for (const char *c = rig->joint_names[j]; *c; c++) {
-            if (*c == '"' || *c == '\\') putchar('\\');
-            putchar(*c);
-        }
-        putchar('"');
-    }
-    printf("],\n \"joints\": [");
-    for (size_t t = 0; t < frames; t++) {
-        printf(t ? ",\n  [" : "\n  [");
-        for (size_t j = 0; j < nj; j++) {
-            const double *p = joints + (t * nj + j) * 3;
-            printf("%s[%.9g, %.9g, %.9g]", j ? ", " : "", p[0], p[1], p[2]);
-        }
-        putchar(']');
-    }
-    printf("]}\n");
+    am_buf out = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &out, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    ami_jw_strings(&w, "joint_names", (const char *const *)rig->joint_names, nj);
+    size_t shape[3] = {frames, nj, 3};
+    ami_jw_numbers(&w, "joints", joints, 3, shape);
+    ami_jw_close(&w);
+    if (ami_jw_finish(&w, &err) == AM_OK) fwrite(out.data, 1, out.len, stdout);
+    else rc = am_cli_fail("fk", &err);
+    am_buf_free(&out);
 done:
     am_free(joints);
     am_motion_free(mo);

@@ -6,6 +6,8 @@
 #include "anymove/metrics.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
+#include "report.h"
 
 static void ami_ik_help(FILE *out)
 {
@@ -107,25 +109,24 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     }
     double size = am_body_size(P->pos, J, P->mask);
     am_buf o = {0};
-    am_buf_printf(&o, "{\n  \"frames\": %zu, \"joints_used\": %zu, \"reference\": %s,\n", P->T, st.count / (P->T ? P->T : 1),
-                  with_ref ? "true" : "false");
-    am_buf_printf(&o, "  \"solve_ms\": %.3f, \"frames_per_s\": %.1f,\n", solve_s * 1e3,
-                  solve_s > 0 ? (double)P->T / solve_s : 0.0);
-    am_buf_printf(&o, "  \"fk_error\": {\"mean_cm\": %.6g, \"median_cm\": %.6g, \"p95_cm\": %.6g, \"max_cm\": %.6g, "
-                  "\"body_size_m\": %.6g, \"mean_pct_size\": %.6g, \"max_rel_size\": %.3g},\n",
-                  100 * st.mean, 100 * st.median, 100 * st.p95, 100 * st.max, size,
-                  size > 0 ? 100 * st.mean / size : 0.0, size > 0 ? st.max / size : 0.0);
-    am_buf_printf(&o, "  \"per_joint_cm\": {");
-    bool first = true;
-    for (size_t j = 0; j < J; j++) {
-        if (!P->mask[j]) continue;
-        am_buf_printf(&o, "%s\"%s\": %.6g", first ? "" : ", ", rig->joint_names[j], 100 * per[j]);
-        first = false;
-    }
-    am_buf_printf(&o, "}\n}\n");
+    ami_jw w;
+    ami_jw_begin(&w, &o, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    ami_jw_int(&w, "frames", (int64_t)P->T);
+    ami_jw_int(&w, "joints_used", (int64_t)(st.count / (P->T ? P->T : 1)));
+    ami_jw_bool(&w, "reference", with_ref);
+    ami_jw_number(&w, "solve_ms", solve_s * 1e3);
+    ami_jw_number(&w, "frames_per_s", solve_s > 0 ? (double)P->T / solve_s : 0.0);
+    ami_jw_record(&w, "fk_error");
+    am_cli_jw_position_error(&w, &st, size);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "per_joint_cm");
+    for (size_t j = 0; j < J; j++)
+        if (P->mask[j]) ami_jw_number(&w, rig->joint_names[j], 100 * per[j]);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
     am_free(per);
-    if (o.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
-    else s = am_file_write(path, o.data, o.len, err);
+    s = ami_jw_write_file(&w, path, err);
     if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size", 100 * st.mean,
                            size > 0 ? st.max / size : 0.0);
     am_buf_free(&o);

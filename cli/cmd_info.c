@@ -177,16 +177,25 @@ static int ami_info_bvh(const char *path)
     size_t ends = 0;
     for (size_t j = 0; j < b->joint_count; j++) ends += b->joints[j].has_end;
     char f[32];
-    am_bvh_axes up = am_bvh_detect_axes(b);
     printf("%s: BVH, %zu joints (%zu End Sites), %zu channels, %zu frames at %s fps (frame time %.9g s, %.3f s)\n",
            path, b->joint_count, ends, b->channel_count, b->frame_count, am_cli_fps(1.0 / b->frame_time, f),
            b->frame_time, (double)(b->frame_count - 1) * b->frame_time);
-    printf("  rest skeleton %.4g file units across, taller along %s\n", am_bvh_rest_size(b),
-           up == AM_BVH_AXES_Z_UP ? "z" : "y");
+    printf("  rest skeleton %.4g file units across\n", am_bvh_rest_size(b));
     printf("  joints:");
     for (size_t j = 0; j < b->joint_count && j < 64; j++) printf(" %s", b->joints[j].name);
     printf("%s\n", b->joint_count > 64 ? " ..." : "");
     if (am_rig_from_bvh(b, NULL, &rig, &err) == AM_OK) {
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) lo[k] = hi[k] = rig->joint_rest[k];
+        for (size_t j = 1; j < rig->joint_count; j++)
+            for (int k = 0; k < 3; k++) {
+                double v = rig->joint_rest[3 * j + (size_t)k];
+                lo[k] = v < lo[k] ? v : lo[k];
+                hi[k] = v > hi[k] ? v : hi[k];
+            }
+        /* a Z-up file read Y up lies on its back: the height says which it is */
+        printf("  read Y up: %.4g wide, %.4g deep, %.4g high (file units; --up z for a Z-up file)\n", hi[0] - lo[0],
+               hi[1] - lo[1], hi[2] - lo[2]);
         printf("  body size %.4g m (at 1 m per unit)\n", am_cli_rig_size(rig));
         am_cli_units_check("info", path, am_cli_rig_size(rig));
     }

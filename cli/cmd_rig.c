@@ -33,41 +33,6 @@ static void ami_rig_help(FILE *out)
             "  anymove rig examples/tracks/glass-snake_walk.tracks.npz -o out/snake_rig\n");
 }
 
-static am_status ami_write_report(const char *path, const am_tracks *tr, size_t hidden,
-                                  const am_decomposition *d, const am_decompose_opts *o, double t_load,
-                                  double t_write, double t_total, am_error *err)
-{
-    am_buf b = {0};
-    am_buf_printf(&b, "{\n  \"method\": \"%s\",\n", o->method == AM_DECOMPOSE_SSDR ? "ssdr" : "ours");
-    am_buf_printf(&b, "  \"bones\": %zu,\n  \"bones_requested\": \"%s\",\n", d->bone_count, o->bones ? "fixed" : "auto");
-    am_buf_printf(&b, "  \"points\": %zu,\n  \"frames\": %zu,\n  \"faces\": %zu,\n", d->point_count, d->frame_count,
-                  tr->face_count);
-    am_buf_printf(&b, "  \"hidden_share\": %.6f,\n", (double)hidden / (double)(tr->frame_count * tr->point_count));
-    am_buf_printf(&b, "  \"body_size_m\": %.6f,\n", d->body_size);
-    am_buf_printf(&b, "  \"recon_visible_pct\": %.6f,\n", d->err_visible);
-    am_buf_printf(&b, "  \"recon_visible_free_bones_pct\": %.6f,\n", d->err_visible_free);
-    am_buf_printf(&b, "  \"noise_floor_pct\": %.6f,\n", d->noise_floor);
-    am_buf_printf(&b, "  \"iterations\": %zu,\n", d->iterations);
-    if (d->auto_count) {
-        am_buf_printf(&b, "  \"auto\": {\"criterion\": \"bone count B minimising ln E'(B) + 0.04 (B - 1), E' = the "
-                          "clustering error E over sqrt(1 - 2B/points); candidates end at the first B with E <= "
-                          "the noise floor\", \"clustering_error_pct\": [");
-        for (size_t i = 0; i < d->auto_count; i++) am_buf_printf(&b, "%s%.5f", i ? ", " : "", d->auto_err[i]);
-        am_buf_printf(&b, "]},\n");
-    }
-    am_buf_printf(&b,
-                  "  \"timings_s\": {\"load\": %.4f, \"init\": %.4f, \"solve\": %.4f, \"skeleton\": %.4f, "
-                  "\"write\": %.4f, \"total\": %.4f}\n}\n",
-                  t_load, d->time_init, d->time_solve, d->time_skeleton, t_write, t_total);
-    if (b.failed) {
-        am_buf_free(&b);
-        return AM_FAIL(err, AM_E_NOMEM, "report");
-    }
-    am_status st = am_file_write(path, b.data, b.len, err);
-    am_buf_free(&b);
-    return st;
-}
-
 int am_cmd_rig(int argc, char **argv)
 {
     const char *in = NULL, *dir = NULL, *v;
@@ -172,9 +137,10 @@ int am_cmd_rig(int argc, char **argv)
         am_gltf_write(&ex, am_outset_path(set, "rig.glb"), &err) != AM_OK)
         goto fail;
     double t3 = am_now();
-    if (ami_write_report(am_outset_path(set, "report.json"), tr, hidden, d, &o, t1 - t0, t3 - t2, t3 - t0, &err) !=
-        AM_OK)
-        goto fail;
+    am_decompose_report rep = {.result = d, .opts = &o, .face_count = tr->face_count,
+                               .hidden_share = (double)hidden / (double)(tr->frame_count * tr->point_count),
+                               .seconds_load = t1 - t0, .seconds_write = t3 - t2, .seconds_total = t3 - t0};
+    if (am_decompose_report_write(&rep, am_outset_path(set, "report.json"), &err) != AM_OK) goto fail;
     if ((rc = am_cli_commit("rig", set)) == 0)
         am_cli_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir,
                    am_now() - t0);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "score.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static void ami_score_rig_help(FILE *out)
 {
@@ -150,17 +151,28 @@ int am_score_rig_main(int argc, char **argv)
     const am_array *atb = am_npz_find(tz, "bones");
     double true_bones = NAN;
     if (atb && am_array_scalar(atb, &true_bones, &err) != AM_OK) true_bones = NAN;
-    printf("{\"recon_all_pct\": %.5f, \"recon_hidden_pct\": %.5f, \"recon_visible_pct\": %.5f, ", te.recon_all,
-           te.recon_hidden, te.recon_visible);
-    if (isfinite(je)) /* no true joints (a morph-only model): null, never a fake number */
-        printf("\"joint_error_pct\": %.5f, \"joint_error_cm\": %.4f, ", 100.0 * je / te.body_size, 100.0 * je);
-    else
-        printf("\"joint_error_pct\": null, \"joint_error_cm\": null, ");
-    printf("\"body_size_m\": %.5f, \"hidden_entries\": %zu, \"entries\": %zu, \"bones\": %zu, \"joints\": %zu, "
-           "\"true_joints\": %zu",
-           te.body_size, te.hidden_count, T * N, rig->bone_count, rig->joint_count, J);
-    if (isfinite(true_bones)) printf(", \"true_bones\": %.0f", true_bones);
-    printf("}\n");
+    am_buf out = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &out, AMI_JSON_PRETTY);
+    ami_jw_record(&w, NULL);
+    ami_jw_number(&w, "recon_all_pct", te.recon_all);
+    ami_jw_number(&w, "recon_hidden_pct", te.recon_hidden);
+    ami_jw_number(&w, "recon_visible_pct", te.recon_visible);
+    /* no true joints (a morph-only model): null, never a fake number */
+    ami_jw_number_or_null(&w, "joint_error_pct", 100.0 * je / te.body_size);
+    ami_jw_number_or_null(&w, "joint_error_cm", 100.0 * je);
+    ami_jw_number(&w, "body_size_m", te.body_size);
+    ami_jw_int(&w, "hidden_entries", (int64_t)te.hidden_count);
+    ami_jw_int(&w, "entries", (int64_t)(T * N));
+    ami_jw_int(&w, "bones", (int64_t)rig->bone_count);
+    ami_jw_int(&w, "joints", (int64_t)rig->joint_count);
+    ami_jw_int(&w, "true_joints", (int64_t)J);
+    if (isfinite(true_bones)) ami_jw_int(&w, "true_bones", (int64_t)true_bones);
+    ami_jw_close(&w);
+    am_status js = ami_jw_finish(&w, &err);
+    if (js == AM_OK) fwrite(out.data, 1, out.len, stdout);
+    am_buf_free(&out);
+    if (js != AM_OK) goto fail;
     goto done;
 fail:
     rc = am_cli_fail("score rig", &err);

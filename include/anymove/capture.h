@@ -176,7 +176,8 @@ typedef struct am_capture_score {
  * truth. AM_E_NAME if no joint names match; AM_E_SHAPE if frame counts differ. */
 AM_NODISCARD am_status am_capture_score_motion(const am_capture_truth *truth, const am_motion *mo,
                                                am_capture_score *out, am_error *err);
-/* JSON text of a score (one object), appended to out. */
+/* JSON text of a score (one object, the one JSON writer's format), appended to out; out->failed
+ * on an allocation failure. */
 void am_capture_score_json(const am_capture_score *s, am_buf *out);
 
 #ifdef __cplusplus

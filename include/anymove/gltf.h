@@ -13,6 +13,16 @@
  *     am_gltf_load("model.glb", NULL, &doc, &err);
  *     am_gltf_free(doc);
  *
+ * Keep the character: the model itself (meshes, materials, textures, skin) with new clips.
+ *
+ *     am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+ *     if (am_gltf_load("model.glb", &keep, &doc, &err) == AM_OK &&
+ *         am_rig_from_gltf(doc, -1, &rig, &err) == AM_OK) {
+ *         am_gltf_export ex = {.rig = rig, .clips = clips, .clip_names = names,
+ *                              .clip_count = 2, .source = doc, .source_skin = -1};
+ *         am_gltf_write(&ex, "character.glb", &err);
+ *     }
+ *
  * Pairs: am_gltf_load -> am_gltf_free; am_rig_from_gltf -> am_rig_free.
  */
 #ifndef ANYMOVE_GLTF_H
@@ -208,8 +218,9 @@ void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, do
  * translation (of the joints whose translation an animation changes, the one with the most skin
  * weight below it; else the top joint with the most weight below it); the tree is re-rooted
  * there, other top-level joints become its children. Tails: the only child joint's head
- * (connected), else the mean of the child joints' heads, else (leaves) a non-joint child node
- * such as "<bone>_end", else along the node's Y axis at the parent bone's length (min 1 cm);
+ * (connected, unless an animation moves that child: then a separate joint there), else the
+ * mean of the child joints' heads, else (leaves) a non-joint child node such as "<bone>_end",
+ * else along the node's Y axis at the parent bone's length (min 1 cm);
  * separate tails are joints named "<bone>_end". Bones whose joint and everything below it carry
  * no skin weight in any mesh using the skin are marked is_helper. AM_E_EMPTY without skins.
  * Safe on untrusted documents from am_gltf_read_mem. */
@@ -219,8 +230,9 @@ AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **o
  * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
  * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
  * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
- * relative to the bind pose; FK reproduces the joint nodes' positions exactly where joints keep
- * their bind-pose local translation (scale and non-root translation are approximated). */
+ * relative to the bind pose, and bones whose node translates relative to its parent (beyond
+ * float noise) get loc (SPEC 2.3), so FK reproduces every joint node's position exactly; only
+ * scale is approximated (by a polar decomposition's rotation). loc is NULL when no bone slides. */
 AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
                                            int anim, double fps, am_motion **out,
                                            am_error *err);

@@ -156,20 +156,25 @@ void am_joints_free(am_joints *jt);
 AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
                                     am_rig **out, am_error *err);
 AM_NODISCARD am_status am_rig_load(const char *path, am_rig **out, am_error *err);
-/* Write rig.json (bones parents-first, limits as resolved per bone, extra keys kept). Atomic. */
+/* Write rig.json (bones parents-first, limits as resolved per bone, helpers, extra keys kept).
+ * Invalid UTF-8 in a name is AM_E_UTF8. Atomic. */
 AM_NODISCARD am_status am_rig_write(const am_rig *rig, const char *path, am_error *err);
 /* Serialize to a NUL-terminated JSON string (caller am_free()s it). */
 AM_NODISCARD am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err);
 
 /* Parse motion.json. With rig != NULL, bones are matched by name and reordered into the
  * rig's order (unknown bone name -> AM_E_NAME naming it; rig bones missing from the file keep
- * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both). */
+ * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both) and the
+ * optional loc [T,B,3] (absent: mo->loc NULL; bound to a rig, the root's entry is 0). */
 AM_NODISCARD am_status am_motion_parse(const char *text, size_t len, const char *source,
                                        const am_rig *rig, am_motion **out, am_error *err);
 AM_NODISCARD am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out,
                                       am_error *err);
 
-/* Write motion.json with trans, root_quat, quat, euler, joints (if any) and extra keys. Atomic. */
+/* Write motion.json with fps, bones, trans, root_quat, quat, euler, loc and joints (if any) and
+ * the extra keys, numbers in the shortest form that reads back bit-identical: write -> parse ->
+ * write gives the same bytes. A name that is not valid UTF-8 is AM_E_UTF8 naming it, and
+ * nothing is written. Atomic. */
 AM_NODISCARD am_status am_motion_write(const am_motion *mo, const char *path, am_error *err);
 AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err);
 

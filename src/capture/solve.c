@@ -5,6 +5,7 @@
 
 #include "capture_internal.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static am_capture_opts ami_capture_opts_defaults(const am_capture_opts *in)
 {
@@ -121,55 +122,38 @@ static am_status ami_cap_load_obs(ami_cap *c, const am_det *det, am_error *err)
     return AM_OK;
 }
 
-static void ami_json_num(am_buf *b, double v)
-{
-    if (isfinite(v)) am_buf_printf(b, "%.6g", v);
-    else am_buf_printf(b, "null");
-}
-
-static void ami_json_str(am_buf *b, const char *s)
-{
-    am_buf_append(b, "\"", 1);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') am_buf_append(b, "\\", 1);
-        if ((unsigned char)*s < 0x20) am_buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*s);
-        else am_buf_append(b, s, 1);
-    }
-    am_buf_append(b, "\"", 1);
-}
-
-static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
+/* The motion.json keys of a solve (SPEC 4.3: reproj_px, sync, contacts, and ours), as JSON
+ * object text. Values a solve could not compute are null. */
+static am_status ami_cap_extra_json(const am_capture_result *r, size_t T, char **out, am_error *err)
 {
     const am_capture_sync *s = &r->sync;
-    am_buf_printf(b, "{\"reproj_px\": {\"front\": ");
-    ami_json_num(b, r->reproj_front);
-    am_buf_printf(b, ", \"front_x_only\": ");
-    ami_json_num(b, r->reproj_front_x);
-    am_buf_printf(b, ", \"side\": ");
-    ami_json_num(b, r->reproj_side);
-    am_buf_printf(b, "},\n \"sync\": {\"paw_agreement\": {");
-    for (size_t f = 0; f < s->foot_count; f++) {
-        ami_json_str(b, s->feet[f]);
-        am_buf_printf(b, ": ");
-        ami_json_num(b, s->paw_agreement[f]);
-        am_buf_printf(b, ", ");
-    }
-    am_buf_printf(b, "\"score\": ");
-    ami_json_num(b, s->paw_score);
-    am_buf_printf(b, "}, \"height_gap_px\": {\"mean\": ");
-    ami_json_num(b, s->gap_mean_px);
-    am_buf_printf(b, ", \"worst\": ");
-    ami_json_num(b, s->gap_worst_px);
-    am_buf_printf(b, "}, \"best_lag_frames\": %d, \"time_warped\": %s, \"front_height_scale\": ", s->best_lag,
-                  s->time_warped ? "true" : "false");
-    ami_json_num(b, s->front_height_scale);
-    am_buf_printf(b, ", \"height_rescaled\": %s, \"swaps_repaired\": %zu},\n \"contacts\": {",
-                  s->height_rescaled ? "true" : "false", s->swaps_repaired);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    ami_jw_record(&w, "reproj_px");
+    ami_jw_number_or_null(&w, "front", r->reproj_front);
+    ami_jw_number_or_null(&w, "front_x_only", r->reproj_front_x);
+    ami_jw_number_or_null(&w, "side", r->reproj_side);
+    ami_jw_close(&w);
+    ami_jw_object(&w, "sync");
+    ami_jw_record(&w, "paw_agreement");
+    for (size_t f = 0; f < s->foot_count; f++) ami_jw_number_or_null(&w, s->feet[f], s->paw_agreement[f]);
+    ami_jw_number_or_null(&w, "score", s->paw_score);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "height_gap_px");
+    ami_jw_number_or_null(&w, "mean", s->gap_mean_px);
+    ami_jw_number_or_null(&w, "worst", s->gap_worst_px);
+    ami_jw_close(&w);
+    ami_jw_int(&w, "best_lag_frames", s->best_lag);
+    ami_jw_bool(&w, "time_warped", s->time_warped);
+    ami_jw_number_or_null(&w, "front_height_scale", s->front_height_scale);
+    ami_jw_bool(&w, "height_rescaled", s->height_rescaled);
+    ami_jw_int(&w, "swaps_repaired", (int64_t)s->swaps_repaired);
+    ami_jw_close(&w);
+    ami_jw_object(&w, "contacts");
     for (size_t c = 0; c < r->contact_count; c++) {
-        if (c) am_buf_printf(b, ", ");
-        ami_json_str(b, r->contact_names[c]);
-        am_buf_printf(b, ": [");
-        bool first = true;
+        ami_jw_array(&w, r->contact_names[c]);
         for (size_t t = 0; t < T;) {
             if (!r->contact[t * r->contact_count + c]) {
                 t++;
@@ -177,27 +161,27 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
             }
             size_t e = t;
             while (e + 1 < T && r->contact[(e + 1) * r->contact_count + c]) e++;
-            am_buf_printf(b, "%s[%zu, %zu]", first ? "" : ", ", t, e);
-            first = false;
+            ami_jw_row(&w, NULL);
+            ami_jw_int(&w, NULL, (int64_t)t);
+            ami_jw_int(&w, NULL, (int64_t)e);
+            ami_jw_close(&w);
             t = e + 1;
         }
-        am_buf_printf(b, "]");
+        ami_jw_close(&w);
     }
-    am_buf_printf(b, "},\n \"ground_velocity\": [");
-    for (int k = 0; k < 3; k++) {
-        if (k) am_buf_printf(b, ", ");
-        ami_json_num(b, r->ground_vel[k]);
-    }
-    am_buf_printf(b, "],\n \"foot_slide_mm\": {\"mean\": ");
-    ami_json_num(b, r->slide_mean_mm);
-    am_buf_printf(b, ", \"max\": ");
-    ami_json_num(b, r->slide_max_mm);
-    am_buf_printf(b, ", \"before_lock_mean\": ");
-    ami_json_num(b, r->fit_slide_mean_mm);
-    am_buf_printf(b, ", \"before_lock_max\": ");
-    ami_json_num(b, r->fit_slide_max_mm);
-    am_buf_printf(b, ", \"plants\": %zu}}", r->plant_count);
-    am_buf_append(b, "", 1);
+    ami_jw_close(&w);
+    ami_jw_row(&w, "ground_velocity");
+    for (int k = 0; k < 3; k++) ami_jw_number_or_null(&w, NULL, r->ground_vel[k]);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "foot_slide_mm");
+    ami_jw_number_or_null(&w, "mean", r->slide_mean_mm);
+    ami_jw_number_or_null(&w, "max", r->slide_max_mm);
+    ami_jw_number_or_null(&w, "before_lock_mean", r->fit_slide_mean_mm);
+    ami_jw_number_or_null(&w, "before_lock_max", r->fit_slide_max_mm);
+    ami_jw_int(&w, "plants", (int64_t)r->plant_count);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    return ami_jw_take_string(&w, out, err);
 }
 
 am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
@@ -394,15 +378,10 @@ am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creatu
     }
     if ((st = am_motion_compute_joints(res->motion, rig, err)) < 0) goto done;
     {
-        am_buf b = {0};
-        ami_cap_extra_json(res, T, &b);
-        if (b.failed || !b.data) {
-            am_buf_free(&b);
-            st = AM_FAIL(err, AM_E_NOMEM, "motion extra keys");
-            goto done;
-        }
+        char *extra = NULL;
+        if ((st = ami_cap_extra_json(res, T, &extra, err)) < 0) goto done;
         am_free(res->motion->extra_json);
-        res->motion->extra_json = b.data;
+        res->motion->extra_json = extra;
     }
     res->seconds_total = am_now() - t_start;
 

@@ -7,14 +7,14 @@
  *   product lands in the same space as the animated node matrices. With an identity mesh node
  *   (most files) it is plain inverse(IBM).
  * - Hierarchy: a joint's parent is its nearest ancestor node that is a joint of the skin.
- * - Root: our rigs translate only at the root (SPEC 2.3), so the root must be the joint that
- *   carries the body's translation. It is the joint, among those whose translation any animation
+ * - Root: the root's trans carries the body's translation (other bones move only through loc),
+ *   so the root must be the joint that carries it. It is the joint, among those whose translation any animation
  *   changes, with the most skin weight below it; without such joints, the top joint with the most
  *   weight below it. The tree is re-rooted there: the root's former ancestors hang below it in
- *   reverse order and any other top-level joints (IK targets...) become its children. Those
- *   bones keep their rest offsets, so where they translate on their own the motion
- *   approximates them (their rotation is right, their head follows their new parent).
- * - Tails: the head of the only child joint (connected), else the mean of the children's
+ *   reverse order and any other top-level joints (IK targets...) become its children; where
+ *   they translate on their own, loc carries it.
+ * - Tails: the head of the only child joint (connected; a separate joint there when an
+ *   animation moves the child, so its own keypoint follows it), else the mean of the children's
  *   heads; for leaves, the bind position of a non-joint child node (exporters' "<bone>_end"
  *   nodes), else along the node's Y axis at the parent bone's length. Bones shorter than 1 cm
  *   that way get 1 cm along the node's Y axis.
@@ -23,9 +23,9 @@
  *
  * Motion: per frame, W(b) = G(node_b, t) * bind(b)^-1 (converted to world axes and made a pure
  * rotation by a polar decomposition: scaling bones are approximated by their rotation), the
- * bone's world frame is W(b) * R_rest(b) at the node's world origin, and local rotations come
- * from FK parent-first so FK reproduces the pose: exactly for joints whose local translation is
- * their bind translation.
+ * bone's world frame is W(b) * R_rest(b) at the node's world origin, and local rotations and
+ * translations (loc) come from FK parent-first, so FK puts every head on its node's origin.
+ * Bones whose loc stays within float noise keep none.
  */
 #include <math.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
  */
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/npy_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -21,14 +22,6 @@
 
 #define AMI_FPS_MIN 1e-3
 #define AMI_FPS_MAX 1e4
-
-static void ami_shape_str(const am_array *a, char *buf, size_t size)
-{
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int k = 0; k < a->ndim && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
 
 static am_status ami_joints_positions(const char *path, const am_npz *z, am_joints *jt,
                                       am_error *err)
@@ -41,12 +34,12 @@ static am_status ami_joints_positions(const char *path, const am_npz *z, am_join
                           "joints has dtype %s, expected float32 or float64",
                           am_dtype_name(a->dtype));
     if (a->ndim != 3 || a->shape[2] != 3) {
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints has shape %s, expected [T,J,3]", sh);
     }
     size_t T = a->shape[0], J = a->shape[1];
     if (T == 0 || J == 0) {
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "joints has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
@@ -79,7 +72,7 @@ static am_status ami_joints_names(const char *path, const am_npz *z, am_joints *
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
                           am_dtype_name(a->dtype));
     if (a->ndim != 1 || a->shape[0] != J) {
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "names has shape %s, expected [%zu] to match joints", sh, J);
     }
@@ -104,7 +97,7 @@ static am_status ami_joints_fps(const char *path, const am_npz *z, am_joints *jt
     const am_array *a = am_npz_find(z, "fps");
     if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
     if (a->dtype == AM_DTYPE_STR || a->count != 1) {
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, a->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
                           "fps has dtype %s and shape %s, expected a number",
                           am_dtype_name(a->dtype), sh);
@@ -126,7 +119,7 @@ static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *j
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
                           "conf has dtype %s, expected float32 or float64", am_dtype_name(a->dtype));
     if (a->ndim != 2 || a->shape[0] != T || a->shape[1] != J) {
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "conf has shape %s, expected [%zu,%zu] to match joints", sh, T, J);
     }

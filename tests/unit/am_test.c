@@ -30,6 +30,22 @@ static const char *ami_test_join(const char *env, const char *fallback, const ch
     return b;
 }
 
+int am_test_bvh_z_up(const char *file_name)
+{
+    FILE *f = fopen(am_test_source("tests/data/shared_bvh_axes.tsv"), "r");
+    if (!f) return -1;
+    char line[512];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab) continue;
+        *tab = '\0';
+        if (strcmp(line, file_name) == 0) found = tab[1] == 'z' ? 1 : tab[1] == 'y' ? 0 : -1;
+    }
+    fclose(f);
+    return found;
+}
+
 const char *am_test_shared(const char *rel) { return ami_test_join("AM_SHARED", "../../shared", rel); }
 const char *am_test_source(const char *rel) { return ami_test_join("AM_SOURCE", "..", rel); }
 

@@ -23,6 +23,10 @@ void am_test_fail(const char *file, int line, const char *fmt, ...) AM_PRINTF(3,
 const char *am_test_shared(const char *rel);
 /* Path under the source tree ($AM_SOURCE). */
 const char *am_test_source(const char *rel);
+/* The up axis of a BVH file of shared/data/bvh, by file name, from tests/data/shared_bvh_axes.tsv:
+ * 1 Z up, 0 Y up, -1 unknown (a file added there must be looked at and listed). BVH is read Y up
+ * unless told otherwise. */
+int am_test_bvh_z_up(const char *file_name);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
 const char *am_test_tmpdir(void);
 

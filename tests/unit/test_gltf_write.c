@@ -265,7 +265,7 @@ static void ami_check_readback(const am_gltf_export *ex, const char *path)
             double time = (double)(float)((double)t / mo->fps);
             am_gltf_sample_local(doc, (int)c, time, local);
             am_gltf_world_from_local(doc, local, world);
-            am_rig_fk(rig, mo->trans + t * 3, mo->root_quat + t * 4, mo->euler + t * B * 3, pose);
+            am_motion_pose(rig, mo, t, pose);
             am_rig_bone_ends(rig, pose, heads, tails);
             am_rig_keypoints(rig, pose, kp);
             /* Leaf tails through the "<bone>_end" nodes too. */
@@ -490,6 +490,45 @@ static void gltf_write_random_rig_two_clips(void)
 done:
     am_motion_free(a);
     am_motion_free(b);
+    am_rig_free(rig);
+}
+
+/* Bones that slide (loc) get translation keys, the others only rotation keys; every head,
+ * tail and keypoint samples back onto FK with loc. */
+static void gltf_write_motion_with_loc(void)
+{
+    am_rig *rig = ami_random_rig(20);
+    am_motion *mo = rig ? ami_random_motion(rig, 12, 30.0) : NULL;
+    am_gltf *doc = NULL;
+    am_error err = {0};
+    if (!mo) goto done;
+    size_t B = rig->bone_count, T = mo->frame_count;
+    mo->loc = am_alloc_array(T * B * 3, sizeof *mo->loc);
+    for (size_t t = 0; t < T; t++)
+        for (size_t b = 3; b < B; b += 4)
+            am_vec3_set(mo->loc + (t * B + b) * 3, 0.02 * sin((double)(t + b)), 0.05 * (double)t / (double)T,
+                        -0.01 * cos((double)t));
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    const char *path = ami_tmp("loc.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_readback(&ex, path);
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (doc && doc->animation_count == 1) {
+        const am_gltf_animation *an = &doc->animations[0];
+        size_t translated = 0;
+        for (size_t c = 0; c < an->channel_count; c++) {
+            if (an->channels[c].path != AM_GLTF_PATH_TRANSLATION) continue;
+            size_t b = (size_t)an->channels[c].node;
+            AM_CHECK_MSG(b == 0 || b % 4 == 3, "bone %zu has translation keys without loc", b);
+            translated++;
+        }
+        AM_CHECK(translated == 1 + (B - 3 + 3) / 4);
+    }
+done:
+    am_gltf_free(doc);
+    am_motion_free(mo);
     am_rig_free(rig);
 }
 
@@ -997,6 +1036,7 @@ done:
 #define AM_TESTS(X)                                  \
     X(gltf_write_golden_fk_motion)                   \
     X(gltf_write_random_rig_two_clips)               \
+    X(gltf_write_motion_with_loc)                    \
     X(gltf_write_user_mesh_triangles_and_points)     \
     X(gltf_write_many_bones_single_frame)            \
     X(gltf_write_near_minus_y_bone)                  \
