@@ -59,7 +59,7 @@ for ((i = 0; i < CLIPS; i++)); do
   s=$((1000 + i))
   c="$OUT/clips/$p-$mo-$s"
   b=$("$BIN" synth tracks --plan "$p" --motion "$mo" --seed "$s" -o "$c" 2>&1 | sed -n 's/.*, \([0-9]*\) bones.*/\1/p')
-  run_pair "$p-$mo-$s" "$c.tracks.npz" "$c.truth.npz" "$b"
+  run_pair "$p-$mo-$s" "$c/tracks.npz" "$c/truth.npz" "$b"
 done
 [ "$CLIPS" -gt 0 ] && summary "### Synthetic: $CLIPS clips (2000 points, 120 frames, noise 0.3%, ~15% hidden), bones = true count" "$CSV"
 
@@ -74,7 +74,7 @@ if [ "${RIG_REAL:-1}" != 0 ] && [ -d "$DATA" ]; then
     j=$("$BIN" bake "$f" --noise 0.003 --hidden 0.15 --seed 7 -o "$c" 2>&1 | sed -n 's/.*faces, \([0-9]*\) deforming.*/\1/p')
     [ -n "$j" ] || continue
     [ "$j" -ge 2 ] || j=auto # morph-only (the Flamingo): no true bones
-    run_pair "$n" "$c.tracks.npz" "$c.truth.npz" "$j"
+    run_pair "$n" "$c/tracks.npz" "$c/truth.npz" "$j"
   done
   echo
   summary "### Real models baked from glTF (noise 0.3%, ~15% hidden), bones = deforming joints" "$CSV"
@@ -105,12 +105,12 @@ if [ "${RIG_HELDOUT:-0}" != 0 ] && [ -d "$DATA" ]; then
       fr=$(echo "$info" | sed -n 's/.* x \([0-9]*\) frames.*/\1/p')
       [ -n "$j" ] && [ -n "$fr" ] || { echo "$n:$short: bake failed" >> "$SKIP"; continue; }
       [ "$fr" -ge 10 ] || { echo "$n:$short: $fr frames" >> "$SKIP"; continue; }
-      "$BIN" rig "$c.tracks.npz" -o "$OUT/run/heldout-rigid" --bones 1 --method ssdr -q || true
-      rig1=$("$BIN" score rig --truth "$c.truth.npz" "$OUT/run/heldout-rigid" | num recon_all_pct)
+      "$BIN" rig "$c/tracks.npz" -o "$OUT/run/heldout-rigid" --bones 1 --method ssdr -q || true
+      rig1=$("$BIN" score rig --truth "$c/truth.npz" "$OUT/run/heldout-rigid" | num recon_all_pct)
       if [ -z "$rig1" ] || [ "$(echo "$rig1 < 0.1" | bc)" = 1 ]; then
         echo "$n:$short: one rigid bone reconstructs it to ${rig1:-?}%" >> "$SKIP"; continue
       fi
-      run_pair "$n:$short" "$c.tracks.npz" "$c.truth.npz" "$j"
+      run_pair "$n:$short" "$c/tracks.npz" "$c/truth.npz" "$j"
     done
   done
   echo
@@ -148,10 +148,10 @@ if [ "${RIG_SPEED:-1}" != 0 ]; then
              "5000 200 4 1" "5000 200 12 1" "5000 200 6 2" "20000 300 8 2"; do
     set -- $cfg
     c="$OUT/clips/speed-$1-$2"
-    [ -f "$c.tracks.npz" ] || "$BIN" synth tracks --plan quadruped --motion walk --seed 77 --points "$1" --frames "$2" -o "$c" -q
+    [ -f "$c/tracks.npz" ] || "$BIN" synth tracks --plan quadruped --motion walk --seed 77 --points "$1" --frames "$2" -o "$c" -q
     : > "$OUT/times"
     for ((r = 0; r < REPEAT; r++)); do
-      /usr/bin/time -f "%e %U %M" -a -o "$OUT/times" "$BIN" rig "$c.tracks.npz" -o "$OUT/run/speed" --bones "$3" \
+      /usr/bin/time -f "%e %U %M" -a -o "$OUT/times" "$BIN" rig "$c/tracks.npz" -o "$OUT/run/speed" --bones "$3" \
         --threads "$4" -q
     done
     w=$(cut -d' ' -f1 "$OUT/times" | median); u=$(cut -d' ' -f2 "$OUT/times" | median); m=$(cut -d' ' -f3 "$OUT/times" | median)

@@ -1,4 +1,4 @@
-/* `anymove bake MODEL.glb -o OUT`: an animated glTF as point tracks + truth. */
+/* `anymove bake MODEL.glb -o DIR`: an animated glTF as point tracks + truth. */
 #include <string.h>
 
 #include "anymove/synth.h"
@@ -8,20 +8,27 @@
 static void ami_bake_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove bake MODEL.glb|.gltf -o OUT [--clip NAME] [--fps F]\n"
-            "                    [--noise X] [--hidden H] [--seed S] [--quiet]\n\n"
+            "usage: anymove bake MODEL.glb|.gltf -o DIR [--clip NAME|INDEX] [--fps F] [--scale S]\n"
+            "                    [--noise X] [--hidden H] [--seed S] [--quiet]\n"
+            "       anymove bake MODEL.glb --list-clips\n\n"
             "Evaluates a skinned and/or morph-target animation at F frames per second (default\n"
-            "30) and writes OUT.tracks.npz (every vertex, SPEC 4.1, with faces; all visible unless\n"
-            "--noise/--hidden degrade it as `synth` does) and OUT.truth.npz (points: clean,\n"
-            "joints [T,J,3] of the deforming joints only, parents [J], bones = J, visible).\n");
+            "30) and writes DIR/tracks.npz (every vertex, SPEC 4.1, with faces; all visible unless\n"
+            "--noise/--hidden degrade it as `synth` does) and DIR/truth.npz (points: clean,\n"
+            "joints [T,J,3] of the deforming joints only, parents [J], bones = J, visible).\n"
+            "--clip: a name, the name without the armature prefix, an index or the end of one\n"
+            "name (as for convert); default the first. --scale: metres per file unit.\n\n"
+            "examples:\n"
+            "  anymove bake ../shared/data/gltf/Flamingo.glb --fps 10 -o out/flamingo\n"
+            "  anymove bake ../shared/data/gltf/khronos_fox/Fox.glb --clip Walk --scale 0.01 -o out/fox_points\n");
 }
 
 int am_cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *v;
     am_bake_opts o = {0};
-    double dv;
+    double dv, scale = 1;
     long lv;
+    bool list = false;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_bake_help(stdout);
@@ -31,6 +38,10 @@ int am_cmd_bake(int argc, char **argv)
             out = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--clip"))) {
             o.clip = v;
+        } else if (am_cli_flag(argv[i], "--list-clips")) {
+            list = true;
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("bake", v, &scale)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
             if (!am_cli_double("bake", "--fps", v, &dv)) return 2;
             if (!(dv > 0.0 && dv <= 1000.0)) return am_cli_usage("bake", "--fps must be in (0, 1000]");
@@ -56,34 +67,46 @@ int am_cmd_bake(int argc, char **argv)
         }
     }
     if (!in) return am_cli_usage("bake", "missing MODEL.glb");
-    if (!out) return am_cli_usage("bake", "missing -o OUT");
-    char tp[4096], gp[4096];
-    snprintf(tp, sizeof tp, "%s.tracks.npz", out);
-    snprintf(gp, sizeof gp, "%s.truth.npz", out);
+    if (list) return am_cli_list_clips("bake", in);
+    if (!out) return am_cli_usage("bake", "missing -o DIR");
+    if (!am_cli_out_dir("bake", out, "tracks.npz, truth.npz")) return 2;
+    static const char *const names[] = {"tracks.npz", "truth.npz"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("bake", out, names, 2, &set);
+    if (rc) return rc;
     am_error err = {0};
     am_gltf *doc = NULL;
     am_synth_clip *c = NULL;
-    int rc = 0;
+    int anim = -1;
+    char index[24];
     am_gltf_opts go = {.ctx = am_cli_context()};
-    if (am_gltf_load(in, &go, &doc, &err) != AM_OK) {
-        rc = am_cli_fail("bake", &err);
-        goto done;
-    }
-    am_cli_print_warnings("bake", &doc->warnings);
-    o.ctx = am_cli_context();
-    if (am_bake_gltf(doc, &o, &c, &err) != AM_OK) {
+    am_status s = am_gltf_load(in, &go, &doc, &err);
+    if (s == AM_OK) am_cli_print_warnings("bake", &doc->warnings);
+    if (s == AM_OK && doc->animation_count == 0)
+        s = AM_FAIL_AT(&err, AM_E_VALUE, in, 0, 0, "the model has no animation to bake");
+    if (s == AM_OK) s = am_cli_pick_clip(doc, in, o.clip, &anim, &err);
+    if (s == AM_OK) {
+        /* the library resolves the clip by the same rule: hand it what names the one chosen */
+        const char *nm = doc->animations[anim].name;
+        int back = -1;
+        snprintf(index, sizeof index, "%d", anim);
+        o.clip = nm && am_gltf_find_clip(doc, nm, &back, NULL) == AM_OK && back == anim ? nm : index;
+        o.ctx = am_cli_context();
+        s = am_bake_gltf(doc, &o, &c, &err);
         am_error_set_file(&err, in);
-        rc = am_cli_fail("bake", &err);
-        goto done;
     }
-    am_cli_print_warnings("bake", &c->warnings);
-    if (am_synth_write(c, tp, gp, &err) != AM_OK) {
-        rc = am_cli_fail("bake", &err);
-        goto done;
+    if (s == AM_OK) am_cli_print_warnings("bake", &c->warnings);
+    if (s == AM_OK && scale != 1.0) am_synth_clip_scale(c, scale);
+    if (s == AM_OK) {
+        am_cli_body_size("bake", in, c->body_size);
+        s = am_synth_write(c, am_outset_path(set, "tracks.npz"), am_outset_path(set, "truth.npz"), &err);
     }
-    am_cli_log("bake: %zu vertices x %zu frames, %zu faces, %zu deforming joints -> %s, %s", c->tracks->point_count,
-           c->tracks->frame_count, c->tracks->face_count, c->joint_count, tp, gp);
-done:
+    if (s != AM_OK) {
+        rc = am_cli_fail_out("bake", set, &err);
+    } else if ((rc = am_cli_commit("bake", set)) == 0) {
+        am_cli_log("bake: %zu vertices x %zu frames, %zu faces, %zu deforming joints -> %s/{tracks,truth}.npz",
+                   c->tracks->point_count, c->tracks->frame_count, c->tracks->face_count, c->joint_count, out);
+    }
     am_synth_clip_free(c);
     am_gltf_free(doc);
     return rc;

@@ -1,60 +1,118 @@
-/* `anymove convert`: glTF / BVH -> rig.json + motion.json, and motion.json + rig -> BVH / glTF. */
+/* `anymove convert`: glTF / BVH -> rig.json + motion.json (or straight to .glb / .bvh), and
+ * motion.json + rig -> BVH / glTF. */
+/* realpath */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "anymove/bvh.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
 
 static void ami_convert_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove convert MODEL.glb|MODEL.gltf [--clip NAME|INDEX] [--fps F] -o DIR\n"
+            "usage: anymove convert MODEL.glb|MODEL.gltf [--clip NAME|INDEX] [--fps F] [--scale S] -o OUT\n"
             "       anymove convert MODEL.glb --list-clips\n"
-            "       anymove convert CLIP.bvh [--up y|z] [--scale S] -o DIR\n"
-            "       anymove convert motion.json --rig rig.json [--up y|z] [--scale S] -o OUT.bvh|OUT.glb\n\n"
+            "       anymove convert CLIP.bvh [--up y|z] [--scale S] -o OUT\n"
+            "       anymove convert motion.json --rig rig.json [--scale S] -o OUT.bvh|OUT.glb\n\n"
             "glTF: the rig of the first skin (helper bones that carry no skin weight are listed\n"
             "under \"helpers\" in rig.json) and one clip sampled at --fps (default 30).\n"
-            "BVH: one bone per joint (docs/bvh.md); --up picks the file's up axis (default: the\n"
-            "taller of y and z in the rest pose); --scale is metres per file unit (default 1).\n"
-            "Writes DIR/rig.json and DIR/motion.json (quat, euler and joints), or OUT.bvh / OUT.glb.\n");
+            "BVH: one bone per joint (docs/bvh.md); read Y up, --up z for a Z-up file; written\n"
+            "Y up; exact frame times.\n"
+            "OUT is a folder (DIR/rig.json and DIR/motion.json: quat, euler and joints), or a\n"
+            "file whose extension picks the format: .glb (animated skeleton) or .bvh. From a\n"
+            "glTF, rig.json records the model (\"model\"), so `export` of this rig's motions\n"
+            "drives that character, mesh and materials kept.\n\n"
+            "options:\n"
+            "  --clip NAME|INDEX  the clip: its name, the name without the armature prefix\n"
+            "                     ('Rat_Run' for 'RatArmature|Rat_Run'), an index, or the end of\n"
+            "                     one name ('Run'); default the first. --list-clips lists them\n"
+            "  --scale S          metres per file unit (0.01 for a file in centimetres); the\n"
+            "                     body size is printed and an implausible one is warned about\n"
+            "  --quiet, -q        no progress on stderr\n\n"
+            "examples:\n"
+            "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --list-clips\n"
+            "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Walk --scale 0.01 -o out/fox\n"
+            "  anymove convert out/fox/motion.json --rig out/fox/rig.json -o out/fox_walk.bvh\n"
+            "  anymove convert out/fox_walk.bvh -o out/fox_walk.glb\n"
+            "  anymove convert ../shared/data/bvh/animated_drawings/dab.bvh --up z --scale 0.01 -o out/dab\n");
 }
 
-static bool ami_ends_with(const char *s, const char *suffix)
+static const char *const ami_convert_names[] = {"rig.json", "motion.json"};
+
+/* A model without a skin has no skeleton to convert; its motion (morph targets, moving nodes)
+ * is still usable as points. */
+static void ami_explain_no_skin(const char *in, am_error *err)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    if (n < m) return false;
-    for (size_t i = 0; i < m; i++) {
-        char a = s[n - m + i], b = suffix[i];
-        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
-        if (a != b) return false;
+    if (err->code != AM_E_EMPTY) return;
+    snprintf(err->file, sizeof err->file, "%s", in);
+    snprintf(err->info, sizeof err->info,
+             "no skin, so no skeleton to convert; for its animation as points and a rig made from "
+             "them: anymove bake %s -o DIR && anymove rig DIR/tracks.npz -o DIR/rig",
+             in);
+}
+
+static am_status ami_read_gltf(const char *in, const char *clip, double fps, am_rig **rig, am_motion **mo,
+                               am_error *err)
+{
+    am_gltf *doc = NULL;
+    int anim = -1;
+    am_gltf_opts go = {.ctx = am_cli_context()};
+    am_status s = am_gltf_load(in, &go, &doc, err);
+    if (s == AM_OK) {
+        am_cli_print_warnings("convert", &doc->warnings);
+        s = am_rig_from_gltf(doc, -1, rig, err);
+        if (s != AM_OK) ami_explain_no_skin(in, err);
     }
-    return true;
+    if (s == AM_OK) s = am_cli_pick_clip(doc, in, clip, &anim, err);
+    if (s == AM_OK) s = am_motion_from_gltf(doc, -1, *rig, anim, fps, mo, err);
+    am_error_set_file(err, in);
+    am_gltf_free(doc);
+    return s;
 }
 
-static am_status ami_write_dir(const char *dir, am_rig *rig, am_motion *mo, am_error *err)
+static am_status ami_read_bvh(const char *in, const am_bvh_opts *bo, am_rig **rig, am_motion **mo, am_error *err)
 {
-    char path[4096];
-    AMI_TRY(am_cli_mkdir_p(dir, err));
-    AMI_TRY(am_cli_rig_store_helpers(rig, err));
-    snprintf(path, sizeof path, "%s/rig.json", dir);
-    AMI_TRY(am_rig_write(rig, path, err));
-    if (!mo) return AM_OK;
+    am_bvh *bvh = NULL;
+    am_status s = am_bvh_load(in, bo, &bvh, err);
+    if (s == AM_OK) am_cli_print_warnings("convert", &bvh->warnings);
+    if (s == AM_OK) s = am_rig_from_bvh(bvh, bo, rig, err);
+    if (s == AM_OK) s = am_motion_from_bvh(bvh, *rig, bo, mo, err);
+    am_error_set_file(err, in);
+    am_bvh_free(bvh);
+    return s;
+}
+
+/* rig.json names the model it is the skeleton of, so export can drive that character. The
+ * absolute path: the rig's folder may move, the model rarely does. */
+static am_status ami_record_model(am_rig *rig, const char *in, am_error *err)
+{
+    char *abs = realpath(in, NULL);
+    if (!abs) return AM_FAIL_AT(err, AM_E_READ, in, 0, 0, "%s", strerror(errno));
+    am_free(rig->model);
+    rig->model = am_strdup(abs);
+    free(abs);
+    return rig->model ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "model path");
+}
+
+static am_status ami_write_dir(const am_outset *set, const am_rig *rig, am_motion *mo, am_error *err)
+{
+    AMI_TRY(am_rig_write(rig, am_outset_path(set, "rig.json"), err));
     if (!mo->joints) AMI_TRY(am_motion_compute_joints(mo, rig, err));
-    snprintf(path, sizeof path, "%s/motion.json", dir);
-    AMI_TRY(am_motion_write(mo, path, err));
-    am_cli_log("wrote %s/rig.json (%zu bones) and motion.json (%zu frames)", dir, rig->bone_count,
-           mo->frame_count);
-    return AM_OK;
+    return am_motion_write(mo, am_outset_path(set, "motion.json"), err);
 }
 
 int am_cmd_convert(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *rig_path = NULL, *clip = NULL, *v;
-    double fps = 30, scale = 0;
+    double fps = 30, scale = 1;
     bool list = false;
-    am_bvh_axes axes = AM_BVH_AXES_AUTO;
+    am_bvh_axes axes = AM_BVH_AXES_Y_UP;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_convert_help(stdout);
@@ -70,16 +128,15 @@ int am_cmd_convert(int argc, char **argv)
             list = true;
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
             if (!am_cli_double("convert", "--fps", v, &fps)) return 2;
-            if (!(fps > 0)) return am_cli_usage("convert", "--fps must be positive");
+            if (!(fps >= 1e-3 && fps <= 1e4)) return am_cli_usage("convert", "--fps must be in [0.001, 10000]");
         } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
-            if (!am_cli_double("convert", "--scale", v, &scale)) return 2;
-            if (!(scale > 0)) return am_cli_usage("convert", "--scale must be positive");
+            if (!am_cli_scale("convert", v, &scale)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--up"))) {
             if (strcmp(v, "y") == 0 || strcmp(v, "Y") == 0) axes = AM_BVH_AXES_Y_UP;
             else if (strcmp(v, "z") == 0 || strcmp(v, "Z") == 0) axes = AM_BVH_AXES_Z_UP;
             else return am_cli_usage("convert", "--up is y or z, got '%s'", v);
         } else if (argv[i][0] == '-') {
-            return am_cli_usage("convert", "unknown option '%s'", argv[i]);
+            return am_cli_usage("convert", "unknown option or missing value '%s'", argv[i]);
         } else if (!in) {
             in = argv[i];
         } else {
@@ -87,89 +144,82 @@ int am_cmd_convert(int argc, char **argv)
         }
     }
     if (!in) return am_cli_usage("convert", "missing input file");
-    if (!out && !list) return am_cli_usage("convert", "missing -o");
+    struct stat st;
+    if (stat(in, &st) == 0 && S_ISDIR(st.st_mode))
+        return am_cli_usage("convert",
+                            "'%s' is a folder; convert reads one file: MODEL.glb, CLIP.bvh, or a motion.json with "
+                            "its rig (anymove convert %s/motion.json --rig %s/rig.json -o OUT.bvh)",
+                            in, in, in);
+    const char *ext = am_cli_ext(in);
+    bool is_gltf = ext && (strcasecmp(ext, ".glb") == 0 || strcasecmp(ext, ".gltf") == 0);
+    bool is_bvh = ext && strcasecmp(ext, ".bvh") == 0;
+    bool is_motion = ext && strcasecmp(ext, ".json") == 0;
+    if (!is_gltf && !is_bvh && !is_motion)
+        return am_cli_usage("convert", "%s: convert reads .glb, .gltf, .bvh or a motion.json (with --rig)", in);
+    if (list) {
+        if (!is_gltf) return am_cli_usage("convert", "--list-clips lists the clips of a .glb or .gltf");
+        return am_cli_list_clips("convert", in);
+    }
+    if (clip && !is_gltf) return am_cli_usage("convert", "--clip picks a clip of a .glb or .gltf; %s has one", in);
+    if (is_motion && !rig_path) return am_cli_usage("convert", "a motion needs the rig it animates: --rig rig.json");
+    if (!is_motion && rig_path) return am_cli_usage("convert", "--rig goes with a motion.json input");
+    if (!out) return am_cli_usage("convert", "missing -o OUT");
+    am_cli_format fmt = am_cli_format_of(out);
+    if (is_motion || am_cli_ext(out)) {
+        fmt = am_cli_out_file("convert", out, AM_CLI_FMT(AM_CLI_FMT_GLB) | AM_CLI_FMT(AM_CLI_FMT_BVH));
+        if (fmt == AM_CLI_FMT_NONE) return 2;
+    }
 
+    am_outset *set = NULL;
+    int rc = fmt == AM_CLI_FMT_NONE ? am_cli_outputs("convert", out, ami_convert_names, 2, &set)
+                                    : am_cli_outputs("convert", out, NULL, 0, &set);
+    if (rc) return rc;
     am_error err = {0};
-    am_gltf *doc = NULL;
-    am_bvh *bvh = NULL;
     am_rig *rig = NULL;
     am_motion *mo = NULL;
-    int rc = 0;
-    am_bvh_opts bo = {.axes = axes, .scale = scale, .ctx = am_cli_context()};
-    if (ami_ends_with(in, ".glb") || ami_ends_with(in, ".gltf")) {
-        am_gltf_opts go = {.ctx = am_cli_context()};
-        if (am_gltf_load(in, &go, &doc, &err) != AM_OK) goto fail;
-        am_cli_print_warnings("convert", &doc->warnings);
-        if (list) {
-            for (size_t a = 0; a < doc->animation_count; a++)
-                printf("%zu\t%s\t%.3f s\n", a, doc->animations[a].name ? doc->animations[a].name : "",
-                       doc->animations[a].t_max - doc->animations[a].t_min);
-            goto done;
+    am_status s;
+    if (is_gltf) {
+        s = ami_read_gltf(in, clip, fps, &rig, &mo, &err);
+        if (s == AM_OK && scale != 1.0) {
+            am_rig_scale(rig, scale);
+            am_motion_scale(mo, scale);
         }
-        if (am_rig_from_gltf(doc, -1, &rig, &err) != AM_OK) goto fail;
-        int anim = doc->animation_count ? 0 : -1;
-        if (clip) {
-            anim = -2;
-            for (size_t a = 0; a < doc->animation_count; a++)
-                if (doc->animations[a].name) {
-                    /* Blender exports "Armature|Walk": the part after '|' names the clip too */
-                    const char *nm = doc->animations[a].name, *bar = strrchr(nm, '|');
-                    if (strcmp(nm, clip) == 0 || (bar && strcmp(bar + 1, clip) == 0)) anim = (int)a;
-                }
-            char *end = NULL;
-            long k = strtol(clip, &end, 10);
-            if (anim == -2 && end != clip && *end == '\0' && k >= 0 && (size_t)k < doc->animation_count)
-                anim = (int)k;
-            if (anim == -2) {
-                AM_FAIL(&err, AM_E_NAME, "%s has no clip '%s' (see --list-clips)", in, clip);
-                goto fail;
-            }
-        }
-        if (anim >= 0 && am_motion_from_gltf(doc, -1, rig, anim, fps, &mo, &err) != AM_OK) goto fail;
-        if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
-    } else if (ami_ends_with(in, ".bvh")) {
-        size_t dropped = 0;
-        if (am_bvh_load(in, &bo, &bvh, &err) != AM_OK || am_rig_from_bvh(bvh, &bo, &rig, &err) != AM_OK ||
-            am_motion_from_bvh(bvh, rig, &bo, &mo, &dropped, &err) != AM_OK)
-            goto fail;
-        am_cli_print_warnings("convert", &bvh->warnings);
-        if (dropped)
-            am_cli_log("warning: %zu joints translate in the file; a rigid rig keeps their OFFSET", dropped);
-        if (ami_write_dir(out, rig, mo, &err) != AM_OK) goto fail;
+    } else if (is_bvh) {
+        am_bvh_opts bo = {.axes = axes, .scale = scale, .ctx = am_cli_context()};
+        s = ami_read_bvh(in, &bo, &rig, &mo, &err);
     } else {
-        if (!rig_path) {
-            rc = am_cli_usage("convert", "a motion needs --rig rig.json");
-            goto done;
+        s = am_rig_load(rig_path, &rig, &err);
+        if (s == AM_OK) s = am_motion_load(in, rig, &mo, &err);
+        if (s == AM_OK && scale != 1.0) {
+            am_rig_scale(rig, scale);
+            am_motion_scale(mo, scale);
         }
-        if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(in, rig, &mo, &err) != AM_OK)
-            goto fail;
-        if (ami_ends_with(out, ".bvh")) {
-            if (bo.axes == AM_BVH_AXES_AUTO) bo.axes = AM_BVH_AXES_Y_UP;
-            if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, out, &err) != AM_OK)
-                goto fail;
-            am_cli_print_warnings("convert", &bvh->warnings);
-        } else if (ami_ends_with(out, ".glb")) {
-            const am_motion *clips[1] = {mo};
-            am_warning_list w = {0};
-            am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .warnings = &w,
-                                 .ctx = am_cli_context()};
-            am_status ws = am_gltf_write(&ex, out, &err);
-            am_cli_print_warnings("convert", &w);
-            am_warning_list_free(&w);
-            if (ws != AM_OK) goto fail;
-        } else {
-            rc = am_cli_usage("convert", "the output must end in .bvh or .glb, got '%s'", out);
-            goto done;
-        }
-        am_cli_log("wrote %s (%zu frames)", out, mo->frame_count);
     }
-    goto done;
-fail:
-    rc = am_cli_fail("convert", &err);
-done:
+    if (s == AM_OK && is_gltf && fmt == AM_CLI_FMT_NONE) s = ami_record_model(rig, in, &err);
+    if (s == AM_OK) am_cli_body_size("convert", is_motion ? rig_path : in, am_cli_rig_size(rig));
+    if (s == AM_OK) {
+        if (fmt == AM_CLI_FMT_NONE) {
+            s = ami_write_dir(set, rig, mo, &err);
+        } else {
+            const am_motion *clips[1] = {mo};
+            s = am_cli_write_animation(fmt, rig, clips, NULL, 1, NULL, am_outset_path(set, NULL), &err);
+        }
+    }
+    if (s != AM_OK) {
+        /* a conversion refused for the content names the input; a write names its file */
+        am_outset_blame(set, &err);
+        am_error_set_file(&err, in);
+        rc = am_cli_fail_out("convert", set, &err);
+    } else if ((rc = am_cli_commit("convert", set)) == 0) {
+        char f[32];
+        if (fmt == AM_CLI_FMT_NONE)
+            am_cli_log("wrote %s/rig.json (%zu bones) and motion.json (%zu frames at %s fps)", out, rig->bone_count,
+                       mo->frame_count, am_cli_fps(mo->fps, f));
+        else
+            am_cli_log("wrote %s (%zu bones, %zu frames at %s fps)", out, rig->bone_count, mo->frame_count,
+                       am_cli_fps(mo->fps, f));
+    }
     am_motion_free(mo);
     am_rig_free(rig);
-    am_bvh_free(bvh);
-    am_gltf_free(doc);
     return rc;
 }

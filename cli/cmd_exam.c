@@ -1,6 +1,5 @@
-#include <errno.h>
+/* `anymove exam --rig RIG -o DIR`: a random motion within a rig's limits, read in two views. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "anymove/capture.h"
 #include "cli.h"
@@ -15,7 +14,10 @@ static void ami_exam_help(FILE *out)
             "Writes DIR/det.npz (a random motion within the rig's limits read in both views of\n"
             "SPEC 3, with the degradations asked for) and DIR/truth.npz (joints, euler, trans,\n"
             "root_quat, contacts, lag). Defaults: seed 0, 150 frames at 30 fps, noise 3 px,\n"
-            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n");
+            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n\n"
+            "examples:\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --creature examples/creatures/wolf/creature.json \\\n"
+            "               --seed 1 --lag 3 -o out/wolf_exam\n");
 }
 
 int am_cmd_exam(int argc, char **argv)
@@ -66,36 +68,28 @@ int am_cmd_exam(int argc, char **argv)
     }
     if (!rig_path) return am_cli_usage("exam", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("exam", "missing -o DIR");
+    if (!am_cli_out_dir("exam", dir, "det.npz, truth.npz")) return 2;
+    static const char *const names[] = {"det.npz", "truth.npz"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("exam", dir, names, 2, &set);
+    if (rc) return rc;
     am_error err = {0};
     am_rig *rig = NULL;
     am_creature *cr = NULL;
     am_exam *ex = NULL;
-    int rc = 0;
-    char path[4096];
     o.ctx = am_cli_context();
-    if (am_rig_load(rig_path, &rig, &err) != AM_OK || (cr_path && am_creature_load(cr_path, &cr, &err) != AM_OK) ||
-        am_exam_generate(rig, cr, &o, &ex, &err) != AM_OK) {
-        rc = am_cli_fail("exam", &err);
-        goto done;
+    am_status s = am_rig_load(rig_path, &rig, &err);
+    if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
+    if (s == AM_OK && (s = am_exam_generate(rig, cr, &o, &ex, &err)) != AM_OK) am_error_set_file(&err, cr ? cr_path : rig_path);
+    if (s == AM_OK) am_cli_print_warnings("exam", &ex->warnings);
+    if (s != AM_OK ||
+        am_det_write(am_outset_path(set, "det.npz"), ex->det, &err) != AM_OK ||
+        am_exam_write_truth(ex, am_outset_path(set, "truth.npz"), &err) != AM_OK) {
+        rc = am_cli_fail_out("exam", set, &err);
+    } else if ((rc = am_cli_commit("exam", set)) == 0) {
+        am_cli_log("exam: %zu frames, %zu joints, body size %.3f m, lag %d -> %s/{det,truth}.npz", ex->det->frame_count,
+                   ex->det->joint_count, ex->body_size, ex->lag, dir);
     }
-    am_cli_print_warnings("exam", &ex->warnings);
-    if (am_cli_mkdir_p(dir, &err) != AM_OK) {
-        rc = am_cli_fail("exam", &err);
-        goto done;
-    }
-    snprintf(path, sizeof path, "%s/det.npz", dir);
-    if (am_det_write(path, ex->det, &err) != AM_OK) {
-        rc = am_cli_fail("exam", &err);
-        goto done;
-    }
-    snprintf(path, sizeof path, "%s/truth.npz", dir);
-    if (am_exam_write_truth(ex, path, &err) != AM_OK) {
-        rc = am_cli_fail("exam", &err);
-        goto done;
-    }
-    am_cli_log("exam: %zu frames, %zu joints, body size %.3f m, lag %d -> %s/{det,truth}.npz", ex->det->frame_count,
-           ex->det->joint_count, ex->body_size, ex->lag, dir);
-done:
     am_exam_free(ex);
     am_creature_free(cr);
     am_rig_free(rig);

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 /* A rig from rig.json, or from the skeleton of a skinned .glb/.gltf (users bring their rigs). */
 static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)
@@ -26,15 +27,22 @@ static am_status ami_fk_load_rig(const char *path, am_rig **rig, am_error *err)
 static void ami_fk_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove fk RIG [--motion motion.json] [--quiet]\n\n"
+            "usage: anymove fk RIG [--motion motion.json] [--scale S] [--quiet]\n\n"
             "Prints {\"joint_names\": [...], \"joints\": [T][J][3]} on stdout: the rig's joints\n"
             "(SPEC 2.3 keypoints, metres, Z up) for every frame of the motion, or the rest pose\n"
-            "as one frame without --motion. RIG is a rig.json or a skinned .glb/.gltf (its skeleton).\n");
+            "as one frame without --motion. RIG is a rig.json or a skinned .glb/.gltf (its skeleton).\n"
+            "--scale S: metres per unit of RIG (0.01 for centimetres); the body size is noted on\n"
+            "stderr and an implausible one is warned about.\n\n"
+            "examples:\n"
+            "  anymove fk examples/walker/rig.json\n"
+            "  anymove fk examples/walker/rig.json --motion examples/walker/walk.json\n"
+            "  anymove fk ../shared/data/gltf/khronos_fox/Fox.glb --scale 0.01\n");
 }
 
 int am_cmd_fk(int argc, char **argv)
 {
     const char *rig_path = NULL, *motion_path = NULL, *v;
+    double scale = 1;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_fk_help(stdout);
@@ -42,6 +50,8 @@ int am_cmd_fk(int argc, char **argv)
         } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
         } else if ((v = am_cli_value(argc, argv, &i, "--motion"))) {
             motion_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("fk", v, &scale)) return 2;
         } else if (argv[i][0] == '-') {
             return am_cli_usage("fk", "unknown option '%s'", argv[i]);
         } else if (!rig_path) {
@@ -62,6 +72,11 @@ int am_cmd_fk(int argc, char **argv)
         rc = am_cli_fail("fk", &err);
         goto done;
     }
+    if (scale != 1.0) {
+        am_rig_scale(rig, scale);
+        if (mo) am_motion_scale(mo, scale);
+    }
+    am_cli_body_size("fk", rig_path, am_cli_rig_size(rig));
     size_t frames = mo ? mo->frame_count : 1, nj = rig->joint_count;
     joints = am_alloc_array(frames * nj * 3, sizeof *joints);
     double *pose = am_alloc_array(rig->bone_count * 16, sizeof *pose);
@@ -78,25 +93,17 @@ int am_cmd_fk(int argc, char **argv)
         am_rig_keypoints(rig, pose, joints);
     }
     am_free(pose);
-    printf("{\"joint_names\": [");
-    for (size_t j = 0; j < nj; j++) {
-        fputs(j ? ", \"" : "\"", stdout);
-        for (const char *c = rig->joint_names[j]; *c; c++) {
-            if (*c == '"' || *c == '\\') putchar('\\');
-            putchar(*c);
-        }
-        putchar('"');
-    }
-    printf("],\n \"joints\": [");
-    for (size_t t = 0; t < frames; t++) {
-        printf(t ? ",\n  [" : "\n  [");
-        for (size_t j = 0; j < nj; j++) {
-            const double *p = joints + (t * nj + j) * 3;
-            printf("%s[%.9g, %.9g, %.9g]", j ? ", " : "", p[0], p[1], p[2]);
-        }
-        putchar(']');
-    }
-    printf("]}\n");
+    am_buf out = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &out, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    ami_jw_strings(&w, "joint_names", (const char *const *)rig->joint_names, nj);
+    size_t shape[3] = {frames, nj, 3};
+    ami_jw_numbers(&w, "joints", joints, 3, shape);
+    ami_jw_close(&w);
+    if (ami_jw_finish(&w, &err) == AM_OK) fwrite(out.data, 1, out.len, stdout);
+    else rc = am_cli_fail("fk", &err);
+    am_buf_free(&out);
 done:
     am_free(joints);
     am_motion_free(mo);

@@ -2,27 +2,32 @@
 #include <math.h>
 #include <string.h>
 
-#include "anymove/bvh.h"
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
+#include "report.h"
 
 static void ami_ik_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove ik POSITIONS --rig RIG.json -o DIR [--reference motion.json | --no-reference]\n"
-            "                 [--fps F] [--temporal W] [--twist-weight W] [--no-twist] [--no-temporal]\n"
-            "                 [--no-limits] [--quiet]\n\n"
+            "                 [--fps F] [--scale S] [--temporal W] [--twist-weight W] [--no-twist]\n"
+            "                 [--no-temporal] [--no-limits] [--quiet]\n\n"
             "Recovers every bone's local rotation from joint positions, for any rig.\n"
             "POSITIONS: joints.npz (joints [T,J,3] metres, names [J], fps) or a motion.json with\n"
             "joints and joint_names. Names must be rig joints; rig joints missing from POSITIONS and\n"
             "joints only carried by helper bones are not used.\n"
             "--reference: a motion of the rig whose frame 0 holds the true rotations of frame 0\n"
             "(pose2rot's protocol); the default is none (rest pose priors).\n"
+            "--scale S: metres per unit of POSITIONS (0.01 for centimetres); the body size is\n"
+            "printed and an implausible one is warned about.\n"
             "Writes DIR/motion.json, DIR/animation.glb, DIR/animation.bvh and DIR/report.json (FK\n"
-            "position error: cm, %% of body size, per joint; solve time).\n");
+            "position error: cm, %% of body size, per joint; solve time).\n\n"
+            "examples:\n"
+            "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Walk --scale 0.01 -o out/fox\n"
+            "  anymove ik out/fox/motion.json --rig out/fox/rig.json -o out/fox_ik\n");
 }
 
 /* Positions in the rig's joint order: pos [T][J][3] (0 where unobserved), mask [J]. */
@@ -33,107 +38,59 @@ typedef struct ami_positions {
     uint8_t *mask;
 } ami_positions;
 
-static am_status ami_map_names(const am_rig *rig, char *const *names, size_t n, const char *src,
-                               int32_t *map, am_error *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        map[i] = am_rig_find_joint(rig, names[i]);
-        if (map[i] < 0)
-            return AM_FAIL_AT(err, AM_E_NAME, src, 0, 0, "joint '%s' is not a joint of the rig", names[i]);
-        for (size_t k = 0; k < i; k++)
-            if (map[k] == map[i]) return AM_FAIL_AT(err, AM_E_DUPLICATE, src, 0, 0, "joint '%s' twice", names[i]);
-    }
-    return AM_OK;
-}
-
+/* joints.npz (SPEC 4.2.3), or a motion.json's joints, bound to the rig; the joints ik uses
+ * (observed, on a non-helper bone) must be there in every frame. */
 static am_status ami_load_positions(const char *path, const am_rig *rig, ami_positions *out,
                                     am_error *err)
 {
     size_t n = strlen(path), J = rig->joint_count;
-    const double *src = NULL;
-    char *const *names = NULL;
-    size_t T = 0, nj = 0;
-    double fps = 30;
-    am_npz *z = NULL;
+    am_joints *file = NULL, view = {0};
     am_motion *mo = NULL;
-    double *buf = NULL;
-    int32_t *map = NULL;
+    const am_joints *jt = &view;
+    uint8_t *usable = NULL;
     am_status st = AM_OK;
     if (n > 4 && strcmp(path + n - 4, ".npz") == 0) {
-        AMI_TRY(am_npz_load(path, NULL, &z, err));
-        const am_array *a = am_npz_find(z, "joints"), *nm = am_npz_find(z, "names"),
-                       *f = am_npz_find(z, "fps");
-        if (!a || !nm) {
-            st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "needs 'joints' [T,J,3] and 'names' [J]");
-            goto done;
-        }
-        if (a->ndim != 3 || a->shape[2] != 3 || nm->dtype != AM_DTYPE_STR || nm->count != a->shape[1]) {
-            st = AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints must be [T,J,3] with J names");
-            goto done;
-        }
-        T = a->shape[0];
-        nj = a->shape[1];
-        buf = am_alloc_array(a->count ? a->count : 1, sizeof *buf);
-        if (!buf) {
-            st = AM_FAIL(err, AM_E_NOMEM, "positions");
-            goto done;
-        }
-        if ((st = am_array_to_f64(a, buf, err)) != AM_OK) goto done;
-        if (f && (st = am_array_scalar(f, &fps, err)) != AM_OK) goto done;
-        src = buf;
-        names = nm->strings;
+        AMI_TRY(am_joints_load(path, &file, err));
+        jt = file;
     } else {
-        if ((st = am_motion_load(path, NULL, &mo, err)) != AM_OK) goto done;
+        AMI_TRY(am_motion_load(path, NULL, &mo, err));
         if (!mo->joints || !mo->joint_names) {
             st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "has no 'joints' with 'joint_names'");
             goto done;
         }
-        T = mo->frame_count;
-        nj = mo->joint_count;
-        src = mo->joints;
-        names = mo->joint_names;
-        fps = mo->fps;
+        view = (am_joints){.frame_count = mo->frame_count, .joint_count = mo->joint_count,
+                           .joints = mo->joints, .names = mo->joint_names, .fps = mo->fps};
     }
-    if (T == 0) {
-        st = AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "no frames (T = 0)");
-        goto done;
-    }
-    if (!(fps > 0) || !isfinite(fps)) {
-        st = AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps %g", fps);
-        goto done;
-    }
-    map = am_alloc_array(nj ? nj : 1, sizeof *map);
+    size_t T = jt->frame_count;
     out->pos = am_alloc_array(T * J * 3, sizeof(double));
     out->mask = am_alloc(J);
-    if (!map || !out->pos || !out->mask) {
+    usable = am_alloc(J);
+    if (!out->pos || !out->mask || !usable) {
         st = AM_FAIL(err, AM_E_NOMEM, "positions");
         goto done;
     }
-    if ((st = ami_map_names(rig, names, nj, path, map, err)) != AM_OK) goto done;
-    uint8_t *usable = am_alloc(J);
-    if (!usable) {
-        st = AM_FAIL(err, AM_E_NOMEM, "mask");
+    if ((st = am_joints_bind(jt, rig, out->pos, out->mask, err)) != AM_OK) {
+        am_error_set_file(err, path);
         goto done;
     }
     am_ik_default_mask(rig, usable);
-    for (size_t i = 0; i < nj; i++) out->mask[map[i]] = usable[map[i]];
-    am_free(usable);
+    for (size_t j = 0; j < J; j++) out->mask[j] &= usable[j];
     for (size_t t = 0; t < T; t++)
-        for (size_t i = 0; i < nj; i++) {
-            const double *p = src + (t * nj + i) * 3;
-            if (!out->mask[map[i]]) continue;
-            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
-                st = AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "joint '%s' at frame %zu", names[i], t);
+        for (size_t j = 0; j < J; j++) {
+            const double *p = out->pos + (t * J + j) * 3;
+            if (out->mask[j] && !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
+                st = AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                                "joint '%s' is missing at frame %zu (ik needs every joint it uses in "
+                                "every frame)",
+                                rig->joint_names[j], t);
                 goto done;
             }
-            memcpy(out->pos + (t * J + (size_t)map[i]) * 3, p, 3 * sizeof(double));
         }
     out->T = T;
-    out->fps = fps;
+    out->fps = jt->fps;
 done:
-    am_free(map);
-    am_free(buf);
-    am_npz_free(z);
+    am_free(usable);
+    am_joints_free(file);
     am_motion_free(mo);
     return st;
 }
@@ -152,27 +109,26 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     }
     double size = am_body_size(P->pos, J, P->mask);
     am_buf o = {0};
-    am_buf_printf(&o, "{\n  \"frames\": %zu, \"joints_used\": %zu, \"reference\": %s,\n", P->T, st.count / (P->T ? P->T : 1),
-                  with_ref ? "true" : "false");
-    am_buf_printf(&o, "  \"solve_ms\": %.3f, \"frames_per_s\": %.1f,\n", solve_s * 1e3,
-                  solve_s > 0 ? (double)P->T / solve_s : 0.0);
-    am_buf_printf(&o, "  \"fk_error\": {\"mean_cm\": %.6g, \"median_cm\": %.6g, \"p95_cm\": %.6g, \"max_cm\": %.6g, "
-                  "\"body_size_m\": %.6g, \"mean_pct_size\": %.6g, \"max_rel_size\": %.3g},\n",
-                  100 * st.mean, 100 * st.median, 100 * st.p95, 100 * st.max, size,
-                  size > 0 ? 100 * st.mean / size : 0.0, size > 0 ? st.max / size : 0.0);
-    am_buf_printf(&o, "  \"per_joint_cm\": {");
-    bool first = true;
-    for (size_t j = 0; j < J; j++) {
-        if (!P->mask[j]) continue;
-        am_buf_printf(&o, "%s\"%s\": %.6g", first ? "" : ", ", rig->joint_names[j], 100 * per[j]);
-        first = false;
-    }
-    am_buf_printf(&o, "}\n}\n");
+    ami_jw w;
+    ami_jw_begin(&w, &o, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    ami_jw_int(&w, "frames", (int64_t)P->T);
+    ami_jw_int(&w, "joints_used", (int64_t)(st.count / (P->T ? P->T : 1)));
+    ami_jw_bool(&w, "reference", with_ref);
+    ami_jw_number(&w, "solve_ms", solve_s * 1e3);
+    ami_jw_number(&w, "frames_per_s", solve_s > 0 ? (double)P->T / solve_s : 0.0);
+    ami_jw_record(&w, "fk_error");
+    am_cli_jw_position_error(&w, &st, size);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "per_joint_cm");
+    for (size_t j = 0; j < J; j++)
+        if (P->mask[j]) ami_jw_number(&w, rig->joint_names[j], 100 * per[j]);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
     am_free(per);
-    if (o.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
-    else s = am_file_write(path, o.data, o.len, err);
-    if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size (%s)", 100 * st.mean,
-                           size > 0 ? st.max / size : 0.0, path);
+    s = ami_jw_write_file(&w, path, err);
+    if (s == AM_OK) am_cli_log("FK error: mean %.3g cm, max %.3g of body size", 100 * st.mean,
+                           size > 0 ? st.max / size : 0.0);
     am_buf_free(&o);
     return s;
 }
@@ -181,7 +137,7 @@ int am_cmd_ik(int argc, char **argv)
 {
     const char *pos_path = NULL, *rig_path = NULL, *out_dir = NULL, *ref_path = NULL, *v;
     bool no_ref = false;
-    double fps_override = 0;
+    double fps_override = 0, scale = 1;
     am_ik_opts opts = {0};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
@@ -199,6 +155,8 @@ int am_cmd_ik(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
             if (!am_cli_double("ik", "--fps", v, &fps_override)) return 2;
             if (!(fps_override > 0)) return am_cli_usage("ik", "--fps must be positive");
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("ik", v, &scale)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--temporal"))) {
             if (!am_cli_double("ik", "--temporal", v, &opts.temporal)) return 2;
             if (!(opts.temporal >= 0 && opts.temporal <= 1)) return am_cli_usage("ik", "--temporal is in [0, 1]");
@@ -224,19 +182,27 @@ int am_cmd_ik(int argc, char **argv)
     if (!rig_path) return am_cli_usage("ik", "missing --rig RIG.json");
     if (!out_dir) return am_cli_usage("ik", "missing -o DIR");
     if (ref_path && no_ref) return am_cli_usage("ik", "--reference and --no-reference exclude each other");
+    if (!am_cli_out_dir("ik", out_dir, "motion.json, animation.glb, animation.bvh, report.json")) return 2;
+    static const char *const names[] = {"motion.json", "animation.glb", "animation.bvh", "report.json"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("ik", out_dir, names, 4, &set);
+    if (rc) return rc;
 
     am_error err = {0};
     am_rig *rig = NULL;
     am_motion *ref = NULL, *mo = NULL;
-    am_bvh *bvh = NULL;
     ami_positions P = {0};
-    int rc = 0;
-    char path[4096];
-    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK || ami_load_positions(pos_path, rig, &P, &err) != AM_OK ||
         (ref_path && am_motion_load(ref_path, rig, &ref, &err) != AM_OK))
         goto fail;
+    if (scale != 1.0)
+        for (size_t k = 0; k < P.T * rig->joint_count * 3; k++) P.pos[k] *= scale;
+    am_cli_body_size("ik", pos_path, am_body_size(P.pos, rig->joint_count, P.mask));
     if (fps_override > 0) P.fps = fps_override;
-    if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) goto fail;
+    if (am_motion_create(rig, P.T, P.fps, &mo, &err) != AM_OK) {
+        am_error_set_file(&err, pos_path);
+        goto fail;
+    }
     am_warning_list w = {0};
     opts.ctx = am_cli_context();
     am_ik_job job = {.rig = rig, .frame_count = P.T, .positions = P.pos, .joint_mask = P.mask,
@@ -245,27 +211,25 @@ int am_cmd_ik(int argc, char **argv)
     am_status is = am_ik_run(&job, &err);
     am_cli_print_warnings("ik", &w);
     am_warning_list_free(&w);
-    if (is != AM_OK) goto fail;
-    double solve_s = am_now() - t0; /* the library reported the stage */
-    if (am_motion_compute_joints(mo, rig, &err) != AM_OK || am_cli_mkdir_p(out_dir, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/motion.json", out_dir);
-    if (am_motion_write(mo, path, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/animation.glb", out_dir);
-    const am_motion *clips[1] = {mo};
-    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .ctx = am_cli_context()};
-    if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
-    snprintf(path, sizeof path, "%s/animation.bvh", out_dir);
-    am_bvh_opts bo = {.axes = AM_BVH_AXES_Y_UP, .ctx = am_cli_context()};
-    if (am_bvh_from_motion(rig, mo, &bo, &bvh, &err) != AM_OK || am_bvh_write(bvh, path, &err) != AM_OK)
+    if (is != AM_OK) {
+        am_error_set_file(&err, pos_path);
         goto fail;
-    am_cli_print_warnings("ik", &bvh->warnings);
-    snprintf(path, sizeof path, "%s/report.json", out_dir);
-    if (ami_write_report(path, rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK) goto fail;
+    }
+    double solve_s = am_now() - t0; /* the library reported the stage */
+    const am_motion *clips[1] = {mo};
+    if (am_motion_compute_joints(mo, rig, &err) != AM_OK ||
+        am_motion_write(mo, am_outset_path(set, "motion.json"), &err) != AM_OK ||
+        am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, NULL, 1, NULL, am_outset_path(set, "animation.glb"), &err) !=
+            AM_OK ||
+        am_cli_write_animation(AM_CLI_FMT_BVH, rig, clips, NULL, 1, NULL, am_outset_path(set, "animation.bvh"), &err) !=
+            AM_OK ||
+        ami_write_report(am_outset_path(set, "report.json"), rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK)
+        goto fail;
+    if ((rc = am_cli_commit("ik", set)) == 0) am_cli_log("wrote %s/{%s, %s, %s, %s}", out_dir, names[0], names[1], names[2], names[3]);
     goto done;
 fail:
-    rc = am_cli_fail("ik", &err);
+    rc = am_cli_fail_out("ik", set, &err);
 done:
-    am_bvh_free(bvh);
     am_motion_free(mo);
     am_motion_free(ref);
     am_free(P.pos);

@@ -2,6 +2,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "anymove/bvh.h"
+#include "anymove/metrics.h"
 #include "cli.h"
 #include "core/internal.h"
 
@@ -15,7 +17,15 @@ static void ami_info_help(FILE *out)
             "  motion.json   frames, fps, duration, bones and joints\n"
             "  creature.json layout, feet and contacts\n"
             "  .glb/.gltf    nodes, skins, meshes and animations\n"
-            "The kind is found from the extension and, for .json, from the keys present.\n");
+            "  .bvh          joints, channels, frames and frame time\n"
+            "The kind is found from the extension and, for .json, from the keys present. Rigs,\n"
+            "motions, skinned models and BVH also show their body size (SPEC 5), with a warning\n"
+            "when it is implausible in metres (over 20 m or under 5 cm).\n\n"
+            "examples:\n"
+            "  anymove info examples/walker/rig.json\n"
+            "  anymove info examples/walker/walk.json\n"
+            "  anymove info examples/tracks/grison_walk.tracks.npz\n"
+            "  anymove info ../shared/data/gltf/khronos_fox/Fox.glb\n");
 }
 
 static void ami_print_shape(const am_array *a)
@@ -69,6 +79,8 @@ static int ami_info_rig(const char *path)
         if (rig->is_helper[b]) printf("  (helper)");
         printf("\n");
     }
+    printf("  body size %.4g m\n", am_cli_rig_size(rig));
+    am_cli_units_check("info", path, am_cli_rig_size(rig));
     am_rig_free(rig);
     return 0;
 }
@@ -78,13 +90,19 @@ static int ami_info_motion(const char *path)
     am_error err = {0};
     am_motion *mo = NULL;
     if (am_motion_load(path, NULL, &mo, &err) != AM_OK) return am_cli_fail("info", &err);
-    printf("%s: motion, %zu frames at %g fps (%.3f s), %zu bones, %zu joints%s\n", path,
-           mo->frame_count, mo->fps, (double)(mo->frame_count ? mo->frame_count - 1 : 0) / mo->fps,
+    char f[32];
+    printf("%s: motion, %zu frames at %s fps (%.3f s), %zu bones, %zu joints%s\n", path,
+           mo->frame_count, am_cli_fps(mo->fps, f), (double)(mo->frame_count ? mo->frame_count - 1 : 0) / mo->fps,
            mo->bone_count, mo->joint_count, mo->joints ? "" : " (no joints)");
     printf("  bones:");
     for (size_t b = 0; b < mo->bone_count; b++) printf(" %s", mo->bone_names[b]);
     printf("\n");
     if (mo->extra_json) printf("  other fields: %s\n", mo->extra_json);
+    if (mo->joints && mo->joint_count) {
+        double size = am_body_size(mo->joints, mo->joint_count, NULL);
+        printf("  body size %.4g m (frame 0)\n", size);
+        am_cli_units_check("info", path, size);
+    }
     am_motion_free(mo);
     return 0;
 }
@@ -142,7 +160,50 @@ static int ami_info_gltf(const char *path)
         printf("  animation %zu %s: %.3f s, %zu channels\n", a, an->name ? an->name : "(unnamed)",
                an->t_max - an->t_min, an->channel_count);
     }
+    am_rig *rig = NULL;
+    if (doc->skin_count && am_rig_from_gltf(doc, -1, &rig, &err) == AM_OK) {
+        printf("  body size %.4g m (skin 0 at rest)\n", am_cli_rig_size(rig));
+        am_cli_units_check("info", path, am_cli_rig_size(rig));
+    }
+    am_rig_free(rig);
     am_gltf_free(doc);
+    return 0;
+}
+
+static int ami_info_bvh(const char *path)
+{
+    am_error err = {0};
+    am_bvh *b = NULL;
+    am_rig *rig = NULL;
+    if (am_bvh_load(path, NULL, &b, &err) != AM_OK) return am_cli_fail("info", &err);
+    am_cli_print_warnings("info", &b->warnings);
+    size_t ends = 0;
+    for (size_t j = 0; j < b->joint_count; j++) ends += b->joints[j].has_end;
+    char f[32];
+    printf("%s: BVH, %zu joints (%zu End Sites), %zu channels, %zu frames at %s fps (frame time %.9g s, %.3f s)\n",
+           path, b->joint_count, ends, b->channel_count, b->frame_count, am_cli_fps(1.0 / b->frame_time, f),
+           b->frame_time, (double)(b->frame_count - 1) * b->frame_time);
+    printf("  rest skeleton %.4g file units across\n", am_bvh_rest_size(b));
+    printf("  joints:");
+    for (size_t j = 0; j < b->joint_count && j < 64; j++) printf(" %s", b->joints[j].name);
+    printf("%s\n", b->joint_count > 64 ? " ..." : "");
+    if (am_rig_from_bvh(b, NULL, &rig, &err) == AM_OK) {
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) lo[k] = hi[k] = rig->joint_rest[k];
+        for (size_t j = 1; j < rig->joint_count; j++)
+            for (int k = 0; k < 3; k++) {
+                double v = rig->joint_rest[3 * j + (size_t)k];
+                lo[k] = v < lo[k] ? v : lo[k];
+                hi[k] = v > hi[k] ? v : hi[k];
+            }
+        /* a Z-up file read Y up lies on its back: the height says which it is */
+        printf("  read Y up: %.4g wide, %.4g deep, %.4g high (file units; --up z for a Z-up file)\n", hi[0] - lo[0],
+               hi[1] - lo[1], hi[2] - lo[2]);
+        printf("  body size %.4g m (at 1 m per unit)\n", am_cli_rig_size(rig));
+        am_cli_units_check("info", path, am_cli_rig_size(rig));
+    }
+    am_rig_free(rig);
+    am_bvh_free(b);
     return 0;
 }
 
@@ -202,8 +263,9 @@ int am_cmd_info(int argc, char **argv)
     if (ami_ends_with(path, ".npz")) return ami_info_npz(path);
     if (ami_ends_with(path, ".glb") || ami_ends_with(path, ".gltf")) return ami_info_gltf(path);
     if (ami_ends_with(path, ".json")) return ami_info_json(path);
+    if (ami_ends_with(path, ".bvh")) return ami_info_bvh(path);
     am_error err;
     AM_FAIL_AT(&err, AM_E_FORMAT, path, 0, 0,
-               "unknown file kind (expected .npz, .json, .glb or .gltf)");
+               "unknown file kind (expected .npz, .json, .glb, .gltf or .bvh)");
     return am_cli_fail("info", &err);
 }

@@ -1,7 +1,5 @@
 /* `anymove rig TRACKS.npz -o DIR`: Track2Rig, 3D point tracks to a skinned, animated rig. */
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "anymove/decompose.h"
 #include "cli.h"
@@ -12,7 +10,7 @@ static void ami_rig_help(FILE *out)
     fprintf(out,
             "usage: anymove rig TRACKS.npz -o DIR [--bones N|auto] [--method ours|ssdr]\n"
             "                   [--iterations N] [--max-bones N] [--smooth A] [--knn K] [--threads N]\n"
-            "                   [--quiet]\n\n"
+            "                   [--scale S] [--quiet]\n\n"
             "Decomposes dense 3D point tracks (SPEC 4.1; hidden entries are missing data) into\n"
             "bones, sparse skin weights (<= 4 per point) and per-frame bone transforms, extracts\n"
             "an articulated skeleton (joints where bones pivot, a spanning tree, only the root\n"
@@ -28,48 +26,11 @@ static void ami_rig_help(FILE *out)
             "  --max-bones N    upper bound for auto (default 16)\n"
             "  --smooth A       Laplacian weight smoothness (default 1; 0 = off)\n"
             "  --knn K          neighbours of the smoothness graph without faces (default 8)\n"
-            "  --threads N      worker threads (default: the online CPUs, at most 8)\n");
-}
-
-static void ami_join(char *buf, size_t size, const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    snprintf(buf, size, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-}
-
-static am_status ami_write_report(const char *path, const am_tracks *tr, size_t hidden,
-                                  const am_decomposition *d, const am_decompose_opts *o, double t_load,
-                                  double t_write, double t_total, am_error *err)
-{
-    am_buf b = {0};
-    am_buf_printf(&b, "{\n  \"method\": \"%s\",\n", o->method == AM_DECOMPOSE_SSDR ? "ssdr" : "ours");
-    am_buf_printf(&b, "  \"bones\": %zu,\n  \"bones_requested\": \"%s\",\n", d->bone_count, o->bones ? "fixed" : "auto");
-    am_buf_printf(&b, "  \"points\": %zu,\n  \"frames\": %zu,\n  \"faces\": %zu,\n", d->point_count, d->frame_count,
-                  tr->face_count);
-    am_buf_printf(&b, "  \"hidden_share\": %.6f,\n", (double)hidden / (double)(tr->frame_count * tr->point_count));
-    am_buf_printf(&b, "  \"body_size_m\": %.6f,\n", d->body_size);
-    am_buf_printf(&b, "  \"recon_visible_pct\": %.6f,\n", d->err_visible);
-    am_buf_printf(&b, "  \"recon_visible_free_bones_pct\": %.6f,\n", d->err_visible_free);
-    am_buf_printf(&b, "  \"noise_floor_pct\": %.6f,\n", d->noise_floor);
-    am_buf_printf(&b, "  \"iterations\": %zu,\n", d->iterations);
-    if (d->auto_count) {
-        am_buf_printf(&b, "  \"auto\": {\"criterion\": \"bone count B minimising ln E'(B) + 0.04 (B - 1), E' = the "
-                          "clustering error E over sqrt(1 - 2B/points); candidates end at the first B with E <= "
-                          "the noise floor\", \"clustering_error_pct\": [");
-        for (size_t i = 0; i < d->auto_count; i++) am_buf_printf(&b, "%s%.5f", i ? ", " : "", d->auto_err[i]);
-        am_buf_printf(&b, "]},\n");
-    }
-    am_buf_printf(&b,
-                  "  \"timings_s\": {\"load\": %.4f, \"init\": %.4f, \"solve\": %.4f, \"skeleton\": %.4f, "
-                  "\"write\": %.4f, \"total\": %.4f}\n}\n",
-                  t_load, d->time_init, d->time_solve, d->time_skeleton, t_write, t_total);
-    if (b.failed) {
-        am_buf_free(&b);
-        return AM_FAIL(err, AM_E_NOMEM, "report");
-    }
-    am_status st = am_file_write(path, b.data, b.len, err);
-    am_buf_free(&b);
-    return st;
+            "  --threads N      worker threads (default: the online CPUs, at most 8)\n"
+            "  --scale S        metres per unit of the tracks (0.01 for centimetres)\n\n"
+            "examples:\n"
+            "  anymove rig examples/tracks/grison_walk.tracks.npz --bones 15 -o out/grison_rig\n"
+            "  anymove rig examples/tracks/glass-snake_walk.tracks.npz -o out/snake_rig\n");
 }
 
 int am_cmd_rig(int argc, char **argv)
@@ -77,7 +38,7 @@ int am_cmd_rig(int argc, char **argv)
     const char *in = NULL, *dir = NULL, *v;
     am_decompose_opts o = {0};
     long lv;
-    double dv;
+    double dv, scale = 1;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_rig_help(stdout);
@@ -111,6 +72,8 @@ int am_cmd_rig(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--smooth"))) {
             if (!am_cli_double("rig", "--smooth", v, &dv)) return 2;
             o.smooth = dv > 0.0 ? dv : -1.0;
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("rig", v, &scale)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--threads"))) {
             if (!am_cli_long("rig", "--threads", v, &lv)) return 2;
             if (lv < 1 || lv > 8) return am_cli_usage("rig", "--threads must be 1..8");
@@ -129,17 +92,18 @@ int am_cmd_rig(int argc, char **argv)
     }
     if (!in) return am_cli_usage("rig", "missing TRACKS.npz");
     if (!dir) return am_cli_usage("rig", "missing -o DIR");
+    if (!am_cli_out_dir("rig", dir, "rig.json, skin.npz, motion.json, rig.glb, report.json")) return 2;
+    static const char *const names[] = {"rig.json", "skin.npz", "motion.json", "rig.glb", "report.json"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("rig", dir, names, 5, &set);
+    if (rc) return rc;
 
     double t0 = am_now();
     am_error err = {0};
     am_tracks *tr = NULL;
     am_decomposition *d = NULL;
-    int rc = 0;
-    char path[4096];
-    if (am_tracks_load(in, &tr, &err) != AM_OK) {
-        rc = am_cli_fail("rig", &err);
-        goto done;
-    }
+    if (am_tracks_load(in, &tr, &err) != AM_OK) goto fail;
+    if (scale != 1.0) am_tracks_scale(tr, scale);
     double t1 = am_now();
     am_cli_log("rig: %zu points x %zu frames%s", tr->point_count, tr->frame_count, tr->face_count ? " with faces" : "");
     size_t hidden = 0;
@@ -147,12 +111,12 @@ int am_cmd_rig(int argc, char **argv)
     o.ctx = am_cli_context();
     if (am_decompose_take(tr, &o, &d, &err) != AM_OK) { /* frees tr's samples once copied */
         am_error_set_file(&err, in);
-        rc = am_cli_fail("rig", &err);
-        goto done;
+        goto fail;
     }
     am_cli_print_warnings("rig", &d->warnings);
+    am_cli_body_size("rig", in, d->body_size);
     am_cli_log("rig: %zu bones, visible reconstruction error %.3f%% of body size (%.3f s)", d->bone_count,
-           d->err_visible, am_now() - t1);
+               d->err_visible, am_now() - t1);
     double t2 = am_now();
     size_t N = d->point_count;
     size_t s_rest[2] = {N, 3}, s_k[2] = {N, 4};
@@ -167,25 +131,25 @@ int am_cmd_rig(int argc, char **argv)
                             .bone_index = d->bone_index,
                             .weights = d->weight};
     const am_motion *clips[1] = {d->motion};
-    const char *names[1] = {"track2rig"};
-    am_gltf_export ex = {.rig = d->rig, .clip_count = 1, .clips = clips, .clip_names = names, .mesh = &mesh,
+    const char *clip_names[1] = {"track2rig"};
+    am_gltf_export ex = {.rig = d->rig, .clip_count = 1, .clips = clips, .clip_names = clip_names, .mesh = &mesh,
                          .ctx = am_cli_context()};
-    if (am_cli_mkdir_p(dir, &err) != AM_OK) goto fail;
-    ami_join(path, sizeof path, dir, "rig.json");
-    if (am_rig_write(d->rig, path, &err) != AM_OK) goto fail;
-    ami_join(path, sizeof path, dir, "skin.npz");
-    if (am_npz_write(path, skin, 3, true, &err) != AM_OK) goto fail;
-    ami_join(path, sizeof path, dir, "motion.json");
-    if (am_motion_write(d->motion, path, &err) != AM_OK) goto fail;
-    ami_join(path, sizeof path, dir, "rig.glb");
-    if (am_gltf_write(&ex, path, &err) != AM_OK) goto fail;
+    if (am_rig_write(d->rig, am_outset_path(set, "rig.json"), &err) != AM_OK ||
+        am_npz_write(am_outset_path(set, "skin.npz"), skin, 3, true, &err) != AM_OK ||
+        am_motion_write(d->motion, am_outset_path(set, "motion.json"), &err) != AM_OK ||
+        am_gltf_write(&ex, am_outset_path(set, "rig.glb"), &err) != AM_OK)
+        goto fail;
     double t3 = am_now();
-    ami_join(path, sizeof path, dir, "report.json");
-    if (ami_write_report(path, tr, hidden, d, &o, t1 - t0, t3 - t2, t3 - t0, &err) != AM_OK) goto fail;
-    am_cli_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir, am_now() - t0);
+    am_decompose_report rep = {.result = d, .opts = &o, .face_count = tr->face_count,
+                               .hidden_share = (double)hidden / (double)(tr->frame_count * tr->point_count),
+                               .seconds_load = t1 - t0, .seconds_write = t3 - t2, .seconds_total = t3 - t0};
+    if (am_decompose_report_write(&rep, am_outset_path(set, "report.json"), &err) != AM_OK) goto fail;
+    if ((rc = am_cli_commit("rig", set)) == 0)
+        am_cli_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir,
+                   am_now() - t0);
     goto done;
 fail:
-    rc = am_cli_fail("rig", &err);
+    rc = am_cli_fail_out("rig", set, &err);
 done:
     am_decomposition_free(d);
     am_tracks_free(tr);

@@ -22,6 +22,10 @@ static void ami_score_help(FILE *out)
     fprintf(out, "usage: anymove score <what> ... [--help]\n\nScores a stage's output against the truth; prints JSON on stdout.\n\n");
     for (size_t i = 0; i < sizeof ami_score_subs / sizeof ami_score_subs[0]; i++)
         fprintf(out, "  %-8s %s\n", ami_score_subs[i].sub, ami_score_subs[i].summary);
+    fprintf(out, "\nEach has its own --help with examples (anymove score rig --help).\n\n"
+                 "examples:\n"
+                 "  anymove rig examples/tracks/grison_walk.tracks.npz --bones 15 -o out/grison_rig\n"
+                 "  anymove score rig --truth examples/tracks/grison_walk.truth.npz out/grison_rig\n");
 }
 
 int am_cmd_score(int argc, char **argv)

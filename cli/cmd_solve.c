@@ -1,6 +1,5 @@
-#include <errno.h>
+/* `anymove solve DET.npz --rig RIG -o DIR`: a rig fitted to joints read in two views. */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "anymove/capture.h"
 #include "cli.h"
@@ -17,7 +16,12 @@ static void ami_solve_help(FILE *out)
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
             "contacts and foot lock. Writes DIR/motion.json (SPEC 4.3 with reproj_px, sync,\n"
             "contacts), DIR/animation.glb and DIR/report.txt (quality-gate verdicts, also\n"
-            "printed on stdout unless --quiet). Exit code 2 on bad input.\n");
+            "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
+            "used; stderr says which. Exit code 2 on bad input.\n\n"
+            "examples:\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 -o out/wolf_exam\n"
+            "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
+            "                --creature examples/creatures/wolf/creature.json -o out/wolf_solve\n");
 }
 
 int am_cmd_solve(int argc, char **argv)
@@ -61,6 +65,11 @@ int am_cmd_solve(int argc, char **argv)
     if (!det_path) return am_cli_usage("solve", "missing DET.npz");
     if (!rig_path) return am_cli_usage("solve", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("solve", "missing -o DIR");
+    if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, report.txt")) return 2;
+    static const char *const names[] = {"motion.json", "animation.glb", "report.txt"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("solve", dir, names, 3, &set);
+    if (rc) return rc;
 
     am_error err = {0};
     am_rig *rig = NULL;
@@ -68,55 +77,43 @@ int am_cmd_solve(int argc, char **argv)
     am_det *det = NULL;
     am_capture_result *res = NULL;
     am_buf rep = {0};
-    int rc = 0;
-    char path[4096];
     double t0 = am_now();
-    if (am_rig_load(rig_path, &rig, &err) != AM_OK || (cr_path && am_creature_load(cr_path, &cr, &err) != AM_OK) ||
-        am_det_load(det_path, &det, &err) != AM_OK) {
-        rc = am_cli_fail("solve", &err);
-        goto done;
+    am_status s = am_rig_load(rig_path, &rig, &err);
+    if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
+    if (s == AM_OK) s = am_det_load(det_path, &det, &err);
+    if (s == AM_OK) {
+        am_layout lay;
+        if (cr) lay = cr->layout;
+        else am_layout_default(&lay);
+        /* Views laid out differently from the wolf's fit badly without a word: always say it. */
+        if (cr)
+            am_cli_log("solve: the layout of %s: W_FRONT %g, W_SIDE %g, GROUND_V %g, M_PER_PX %g", cr_path,
+                       lay.w_front, lay.w_side, lay.ground_v, lay.m_per_px);
+        else
+            am_cli_warn("solve", "no --creature: the wolf layout of SPEC 3 (W_FRONT %g, W_SIDE %g, GROUND_V %g, "
+                        "M_PER_PX %g) and no feet, so no contacts or foot lock", lay.w_front, lay.w_side, lay.ground_v,
+                        lay.m_per_px);
+        o.ctx = am_cli_context();
+        s = am_capture_solve(det, rig, cr, &o, &res, &err);
+        if (s != AM_OK && !err.file[0]) am_error_set_file(&err, det_path);
+        if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
-    o.ctx = am_cli_context();
-    if (am_capture_solve(det, rig, cr, &o, &res, &err) != AM_OK) {
-        if (!err.file[0]) am_error_set_file(&err, det_path);
-        rc = am_cli_fail("solve", &err);
-        goto done;
-    }
-    am_cli_print_warnings("solve", &res->warnings);
-    if (am_cli_mkdir_p(dir, &err) != AM_OK) {
-        rc = am_cli_fail("solve", &err);
-        goto done;
-    }
-    snprintf(path, sizeof path, "%s/motion.json", dir);
-    if (am_motion_write(res->motion, path, &err) != AM_OK) {
-        rc = am_cli_fail("solve", &err);
-        goto done;
-    }
-    {
+    if (s == AM_OK) s = am_motion_write(res->motion, am_outset_path(set, "motion.json"), &err);
+    if (s == AM_OK) {
         const am_motion *clips[1] = {res->motion};
-        const char *names[1] = {"capture"};
-        am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names,
-                             .ctx = am_cli_context()};
-        snprintf(path, sizeof path, "%s/animation.glb", dir);
-        if (am_gltf_write(&ex, path, &err) != AM_OK) {
-            rc = am_cli_fail("solve", &err);
-            goto done;
-        }
+        const char *clip_names[1] = {"capture"};
+        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), &err);
     }
-    am_capture_report(res, &rep);
-    if (rep.failed) {
-        AM_FAIL(&err, AM_E_NOMEM, "report");
-        rc = am_cli_fail("solve", &err);
-        goto done;
+    if (s == AM_OK) {
+        am_capture_report(res, &rep);
+        s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
     }
-    snprintf(path, sizeof path, "%s/report.txt", dir);
-    if (am_file_write(path, rep.data, rep.len, &err) != AM_OK) {
-        rc = am_cli_fail("solve", &err);
-        goto done;
+    if (s != AM_OK) {
+        rc = am_cli_fail_out("solve", set, &err);
+    } else if ((rc = am_cli_commit("solve", set)) == 0) {
+        if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
+        am_cli_stage_end(t0, "solve");
     }
-    if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
-    am_cli_stage_end(t0, "solve");
-done:
     am_buf_free(&rep);
     am_capture_result_free(res);
     am_det_free(det);

@@ -9,14 +9,17 @@ static void ami_synth_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove synth tracks --plan quadruped|snake|arthropod|bird|biped|chimera\n"
-            "                            --motion idle|walk --seed S -o OUT\n"
+            "                            --motion idle|walk --seed S -o DIR\n"
             "                            [--frames T] [--points N] [--fps F] [--noise X] [--hidden H]\n\n"
-            "Writes OUT.tracks.npz (SPEC 4.1: points with hidden entries NaN, visible, fps) and\n"
-            "OUT.truth.npz (points: the clean tracks, joints [T,J,3], parents [J], bones, fps,\n"
+            "Writes DIR/tracks.npz (SPEC 4.1: points with hidden entries NaN, visible, fps) and\n"
+            "DIR/truth.npz (points: the clean tracks, joints [T,J,3], parents [J], bones, fps,\n"
             "body_size). Degradations: Gaussian noise of X body sizes per axis (default 0.003),\n"
             "and a hidden share H (default 0.15) split between two occluders sweeping across the\n"
             "body, dropout bursts of 1-5 frames and tracks lost for the rest of the clip.\n"
-            "Defaults: 120 frames, 2000 points, 30 fps. Deterministic for a given seed.\n");
+            "Defaults: 120 frames, 2000 points, 30 fps. Deterministic for a given seed.\n\n"
+            "examples:\n"
+            "  anymove synth tracks --plan quadruped --motion walk --seed 14 --points 800 --frames 90 -o out/grison\n"
+            "  anymove rig out/grison/tracks.npz -o out/grison/rig\n");
 }
 
 int am_cmd_synth(int argc, char **argv)
@@ -72,21 +75,27 @@ int am_cmd_synth(int argc, char **argv)
         }
     }
     if (!have_plan) return am_cli_usage("synth", "missing --plan");
-    if (!out) return am_cli_usage("synth", "missing -o OUT");
-    char tp[4096], gp[4096];
-    snprintf(tp, sizeof tp, "%s.tracks.npz", out);
-    snprintf(gp, sizeof gp, "%s.truth.npz", out);
+    if (!out) return am_cli_usage("synth", "missing -o DIR");
+    if (!am_cli_out_dir("synth", out, "tracks.npz, truth.npz")) return 2;
+    static const char *const names[] = {"tracks.npz", "truth.npz"};
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("synth", out, names, 2, &set);
+    if (rc) return rc;
     am_error err = {0};
     am_synth_clip *c = NULL;
     o.ctx = am_cli_context();
-    if (am_synth_tracks(&o, &c, &err) != AM_OK || am_synth_write(c, tp, gp, &err) != AM_OK) {
-        am_synth_clip_free(c);
-        return am_cli_fail("synth", &err);
+    am_status s = am_synth_tracks(&o, &c, &err);
+    if (s == AM_OK) {
+        am_cli_print_warnings("synth", &c->warnings);
+        s = am_synth_write(c, am_outset_path(set, "tracks.npz"), am_outset_path(set, "truth.npz"), &err);
     }
-    am_cli_print_warnings("synth", &c->warnings);
-    am_cli_log("synth: %s %s seed %u: %zu points x %zu frames, %zu bones, %zu joints, %.1f%% hidden -> %s, %s",
-           am_synth_plan_name(o.plan), am_synth_motion_name(o.motion), o.seed, c->tracks->point_count,
-           c->tracks->frame_count, c->bone_count, c->joint_count, 100.0 * c->hidden_share, tp, gp);
+    if (s != AM_OK) {
+        rc = am_cli_fail_out("synth", set, &err);
+    } else if ((rc = am_cli_commit("synth", set)) == 0) {
+        am_cli_log("synth: %s %s seed %u: %zu points x %zu frames, %zu bones, %zu joints, %.1f%% hidden -> %s/{tracks,truth}.npz",
+                   am_synth_plan_name(o.plan), am_synth_motion_name(o.motion), o.seed, c->tracks->point_count,
+                   c->tracks->frame_count, c->bone_count, c->joint_count, 100.0 * c->hidden_share, out);
+    }
     am_synth_clip_free(c);
-    return 0;
+    return rc;
 }

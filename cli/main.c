@@ -29,8 +29,14 @@ static void ami_usage(FILE *out)
     for (size_t i = 0; i < sizeof ami_commands / sizeof ami_commands[0]; i++)
         fprintf(out, "  %-10s %s\n", ami_commands[i].verb, ami_commands[i].summary);
     fprintf(out,
-            "\nEvery command takes --help and --quiet (no progress lines on stderr).\n"
-            "Exit codes: 0 success, 2 bad input or usage, 1 internal failure.\n");
+            "\nEvery command takes --help (which ends with examples) and --quiet (no progress on\n"
+            "stderr; warnings still show). -o is a folder for commands that write several files,\n"
+            "else one file whose extension picks the format. Outputs appear together or not at\n"
+            "all: a failed run leaves the previous ones as they were.\n"
+            "Exit codes: 0 success, 2 bad input, usage or output location, 1 internal failure.\n\n"
+            "examples:\n"
+            "  anymove info examples/walker/rig.json\n"
+            "  anymove export examples/walker/walk.json --rig examples/walker/rig.json -o out/walk.glb\n");
 }
 
 int main(int argc, char **argv)
@@ -87,50 +93,6 @@ int am_cli_exit_code(am_status code)
 }
 
 bool am_cli_quiet(void) { return ami_cli_quiet; }
-
-void am_cli_log(const char *fmt, ...)
-{
-    if (ami_cli_quiet) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("anymove: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-double am_cli_stage_end(double t0, const char *name)
-{
-    double dt = am_now() - t0;
-    am_cli_log("%-28s %8.3f s", name, dt);
-    return dt;
-}
-
-/* One line per finished stage; the library calls it through the job's context. */
-static bool ami_cli_progress(void *user, const am_progress *p)
-{
-    (void)user;
-    if (p->fraction >= 1.0) am_cli_log("%-28s %8.3f s", p->stage, p->seconds);
-    return true;
-}
-
-am_context am_cli_context(void)
-{
-    am_context ctx = {0};
-    if (!ami_cli_quiet) ctx.progress = ami_cli_progress;
-    return ctx;
-}
-
-void am_cli_print_warnings(const char *cmd, const am_warning_list *w)
-{
-    for (size_t i = 0; w && i < w->count; i++) {
-        if (w->data[i].count > 1)
-            fprintf(stderr, "anymove %s: warning: %s (%zu times)\n", cmd, w->data[i].text,
-                    w->data[i].count);
-        else
-            fprintf(stderr, "anymove %s: warning: %s\n", cmd, w->data[i].text);
-    }
-}
 
 int am_cli_usage(const char *cmd, const char *fmt, ...)
 {

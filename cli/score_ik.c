@@ -5,9 +5,10 @@
 #include "anymove/ik.h"
 #include "anymove/metrics.h"
 #include "cli.h"
-#include "ik_util.h"
 #include "score.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
+#include "report.h"
 
 static void ami_score_ik_help(FILE *out)
 {
@@ -21,25 +22,23 @@ static void ami_score_ik_help(FILE *out)
             "            without bones that have no child bone; per_bone_deg: whole-clip means;\n"
             "  position: per-joint error in cm (mean, median, p95, max) and in %% of body size\n"
             "            (SPEC 5) over the non-helper joints, from each file's joints (FK if absent).\n"
-            "The rig defaults to rig.json next to TRUE_MOTION. Bones are matched by name.\n");
+            "The rig defaults to rig.json next to TRUE_MOTION. Bones are matched by name.\n\n"
+            "examples:\n"
+            "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Run --scale 0.01 -o out/fox_run\n"
+            "  anymove ik out/fox_run/motion.json --rig out/fox_run/rig.json -o out/fox_run_ik\n"
+            "  anymove score ik out/fox_run/motion.json out/fox_run_ik/motion.json\n");
 }
 
-static void ami_json_str(am_buf *o, const char *s)
+static void ami_stats_json(ami_jw *w, const char *key, const am_stats *s, size_t frames)
 {
-    am_buf_append(o, "\"", 1);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') am_buf_append(o, "\\", 1);
-        if ((unsigned char)*s < 0x20) am_buf_printf(o, "\\u%04x", (unsigned)(unsigned char)*s);
-        else am_buf_append(o, s, 1);
-    }
-    am_buf_append(o, "\"", 1);
-}
-
-static void ami_stats_json(am_buf *o, const char *key, const am_stats *s, size_t frames, bool last)
-{
-    am_buf_printf(o, "  \"%s\": {\"frames\": %zu, \"count\": %zu, \"mean_deg\": %.4f, "
-                  "\"median_deg\": %.4f, \"p95_deg\": %.4f, \"max_deg\": %.4f}%s\n",
-                  key, frames, s->count, s->mean, s->median, s->p95, s->max, last ? "" : ",");
+    ami_jw_record(w, key);
+    ami_jw_int(w, "frames", (int64_t)frames);
+    ami_jw_int(w, "count", (int64_t)s->count);
+    ami_jw_number(w, "mean_deg", s->mean);
+    ami_jw_number(w, "median_deg", s->median);
+    ami_jw_number(w, "p95_deg", s->p95);
+    ami_jw_number(w, "max_deg", s->max);
+    ami_jw_close(w);
 }
 
 int am_score_ik_main(int argc, char **argv)
@@ -81,7 +80,7 @@ int am_score_ik_main(int argc, char **argv)
     double *per = NULL;
     am_buf o = {0};
     int rc = 0;
-    if (am_cli_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(true_path, rig, &tr, &err) != AM_OK ||
+    if (am_rig_load(rig_path, &rig, &err) != AM_OK || am_motion_load(true_path, rig, &tr, &err) != AM_OK ||
         am_motion_load(pred_path, rig, &pr, &err) != AM_OK)
         goto fail;
     if ((!tr->joints && am_motion_compute_joints(tr, rig, &err) != AM_OK) ||
@@ -108,37 +107,35 @@ int am_score_ik_main(int argc, char **argv)
         am_joint_position_error(pr->joints, tr->joints, T, J, mask, NULL, &pos, &err) != AM_OK)
         goto fail;
     double size = am_body_size(tr->joints, J, mask);
-    am_buf_printf(&o, "{\n");
-    if (tr->frame_count != pr->frame_count)
-        am_buf_printf(&o, "  \"warning\": \"frame counts differ (%zu true, %zu predicted): scored %zu\",\n",
-                      tr->frame_count, pr->frame_count, T);
-    ami_stats_json(&o, "pose2rot", &s48, T48, false);
-    ami_stats_json(&o, "all_frames", &sall, T, false);
-    ami_stats_json(&o, "no_leaves", &nl48, T48, false);
-    ami_stats_json(&o, "no_leaves_all_frames", &nlall, T, false);
-    am_buf_printf(&o, "  \"position\": {\"frames\": %zu, \"count\": %zu, \"mean_cm\": %.6g, \"median_cm\": %.6g, "
-                  "\"p95_cm\": %.6g, \"max_cm\": %.6g, \"body_size_m\": %.6g, \"mean_pct_size\": %.6g, "
-                  "\"max_rel_size\": %.3g},\n",
-                  T, pos.count, 100 * pos.mean, 100 * pos.median, 100 * pos.p95, 100 * pos.max, size,
-                  size > 0 ? 100 * pos.mean / size : 0.0, size > 0 ? pos.max / size : 0.0);
-    am_buf_printf(&o, "  \"per_bone_deg\": {");
-    bool first = true;
+    ami_jw w;
+    ami_jw_begin(&w, &o, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    char warning[160];
+    if (tr->frame_count != pr->frame_count) {
+        snprintf(warning, sizeof warning, "frame counts differ (%zu true, %zu predicted): scored %zu",
+                 tr->frame_count, pr->frame_count, T);
+        ami_jw_string(&w, "warning", warning);
+    }
+    ami_stats_json(&w, "pose2rot", &s48, T48);
+    ami_stats_json(&w, "all_frames", &sall, T);
+    ami_stats_json(&w, "no_leaves", &nl48, T48);
+    ami_stats_json(&w, "no_leaves_all_frames", &nlall, T);
+    ami_jw_record(&w, "position");
+    ami_jw_int(&w, "frames", (int64_t)T);
+    ami_jw_int(&w, "count", (int64_t)pos.count);
+    am_cli_jw_position_error(&w, &pos, size);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "per_bone_deg");
     for (size_t b = 0; b < B; b++) {
         double sum = 0;
         size_t n = 0;
         for (size_t t = 0; t < T; t++)
             if (!isnan(per[t * B + b])) sum += per[t * B + b], n++;
-        if (!n) continue;
-        am_buf_printf(&o, first ? "" : ", ");
-        ami_json_str(&o, rig->bone_names[b]);
-        am_buf_printf(&o, ": %.3f", sum / (double)n);
-        first = false;
+        if (n) ami_jw_number(&w, rig->bone_names[b], sum / (double)n);
     }
-    am_buf_printf(&o, "}\n}\n");
-    if (o.failed) {
-        AM_FAIL(&err, AM_E_NOMEM, "score JSON");
-        goto fail;
-    }
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    if (ami_jw_finish(&w, &err) != AM_OK) goto fail;
     fwrite(o.data, 1, o.len, stdout);
     goto done;
 fail:

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "score.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static void ami_score_rig_help(FILE *out)
 {
@@ -16,15 +17,18 @@ static void ami_score_rig_help(FILE *out)
             "SPEC 4.4 formula and prints one JSON line: reconstruction error (%% of body size) over\n"
             "all entries, the entries hidden in the input and the visible ones; joint error\n"
             "(symmetric chamfer, %% of body size and cm); bone counts. TRUTH.npz holds `points`\n"
-            "[T,N,3] (clean), `joints` [T,J,3] and the input's `visible` [T,N] (or give --tracks).\n");
+            "[T,N,3] (clean), `joints` [T,J,3] and the input's `visible` [T,N] (or give --tracks).\n\n"
+            "examples:\n"
+            "  anymove rig examples/tracks/grison_walk.tracks.npz --bones 15 -o out/grison_rig\n"
+            "  anymove score rig --truth examples/tracks/grison_walk.truth.npz out/grison_rig\n");
 }
 
 static am_status ami_get_f32(const am_npz *z, const char *name, int ndim, const char *src, float **out,
                              const am_array **arr, am_error *err)
 {
     const am_array *a = am_npz_find(z, name);
-    if (!a) return AM_FAIL(err, AM_E_SCHEMA, "%s: no '%s' array", src, name);
-    if (a->ndim != ndim) return AM_FAIL(err, AM_E_SHAPE, "%s: '%s' must have %d dimensions", src, name, ndim);
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, src, 0, 0, "no '%s' array", name);
+    if (a->ndim != ndim) return AM_FAIL_AT(err, AM_E_SHAPE, src, 0, 0, "'%s' must have %d dimensions", name, ndim);
     *out = am_alloc_array(a->count ? a->count : 1, sizeof(float));
     if (!*out) return AM_FAIL(err, AM_E_NOMEM, "%s", name);
     *arr = a;
@@ -79,11 +83,12 @@ int am_score_rig_main(int argc, char **argv)
     ab = am_npz_find(sz, "bone_index");
     if (!ab || ab->ndim != 2 || ab->shape[0] != N || ab->shape[1] != 4 || ar->shape[0] != N || aw->shape[0] != N ||
         aw->shape[1] != 4) {
-        AM_FAIL(&err, AM_E_SHAPE, "%s: rest [N,3], bone_index and weight [N,4] with N = %zu expected", path, N);
+        AM_FAIL_AT(&err, AM_E_SHAPE, path, 0, 0, "rest [N,3], bone_index and weight [N,4] with N = %zu expected", N);
         goto fail;
     }
     if (ap->shape[2] != 3 || aj->shape[0] != T || aj->shape[2] != 3 || mo->frame_count != T) {
-        AM_FAIL(&err, AM_E_SHAPE, "truth has %zu frames, motion %zu (joints [T,J,3] must agree)", T, mo->frame_count);
+        AM_FAIL_AT(&err, AM_E_SHAPE, truth_path, 0, 0, "%zu frames, the motion in %s %zu (joints [T,J,3] must agree)", T,
+                   dir, mo->frame_count);
         goto fail;
     }
     bi = am_alloc_array(N * 4, sizeof(int32_t));
@@ -102,8 +107,8 @@ int am_score_rig_main(int argc, char **argv)
     if (tracks_path) {
         if (am_tracks_load(tracks_path, &tr, &err) != AM_OK) goto fail;
         if (tr->frame_count != T || tr->point_count != N) {
-            AM_FAIL(&err, AM_E_SHAPE, "%s: %zu x %zu tracks, truth %zu x %zu", tracks_path, tr->frame_count,
-                    tr->point_count, T, N);
+            AM_FAIL_AT(&err, AM_E_SHAPE, tracks_path, 0, 0, "%zu x %zu tracks, truth %zu x %zu", tr->frame_count,
+                       tr->point_count, T, N);
             goto fail;
         }
         vis = tr->visible;
@@ -111,7 +116,7 @@ int am_score_rig_main(int argc, char **argv)
         const am_array *av = am_npz_find(tz, "visible");
         if (av) {
             if (av->ndim != 2 || av->shape[0] != T || av->shape[1] != N) {
-                AM_FAIL(&err, AM_E_SHAPE, "%s: visible must be [%zu, %zu]", truth_path, T, N);
+                AM_FAIL_AT(&err, AM_E_SHAPE, truth_path, 0, 0, "visible must be [%zu, %zu]", T, N);
                 goto fail;
             }
             float *vf = am_alloc_array(T * N, sizeof(float));
@@ -131,25 +136,43 @@ int am_score_rig_main(int argc, char **argv)
         AM_FAIL(&err, AM_E_NOMEM, "reconstruction");
         goto fail;
     }
-    if (am_skin_reconstruct(rig, mo, N, rest, bi, wt, rec, &err) != AM_OK) goto fail;
+    snprintf(path, sizeof path, "%s/skin.npz", dir);
+    if (am_skin_reconstruct(rig, mo, N, rest, bi, wt, rec, &err) != AM_OK) {
+        am_error_set_file(&err, path);
+        goto fail;
+    }
     am_track_errors te;
-    if (am_track_recon_error(rec, tp, vis, T, N, &te, &err) != AM_OK) goto fail;
+    if (am_track_recon_error(rec, tp, vis, T, N, &te, &err) != AM_OK) {
+        am_error_set_file(&err, truth_path);
+        goto fail;
+    }
     am_rig_fk_clip(rig, mo, pj);
     double je = am_joint_chamfer(pj, rig->joint_count, tj, J, T);
     const am_array *atb = am_npz_find(tz, "bones");
     double true_bones = NAN;
     if (atb && am_array_scalar(atb, &true_bones, &err) != AM_OK) true_bones = NAN;
-    printf("{\"recon_all_pct\": %.5f, \"recon_hidden_pct\": %.5f, \"recon_visible_pct\": %.5f, ", te.recon_all,
-           te.recon_hidden, te.recon_visible);
-    if (isfinite(je)) /* no true joints (a morph-only model): null, never a fake number */
-        printf("\"joint_error_pct\": %.5f, \"joint_error_cm\": %.4f, ", 100.0 * je / te.body_size, 100.0 * je);
-    else
-        printf("\"joint_error_pct\": null, \"joint_error_cm\": null, ");
-    printf("\"body_size_m\": %.5f, \"hidden_entries\": %zu, \"entries\": %zu, \"bones\": %zu, \"joints\": %zu, "
-           "\"true_joints\": %zu",
-           te.body_size, te.hidden_count, T * N, rig->bone_count, rig->joint_count, J);
-    if (isfinite(true_bones)) printf(", \"true_bones\": %.0f", true_bones);
-    printf("}\n");
+    am_buf out = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &out, AMI_JSON_PRETTY);
+    ami_jw_record(&w, NULL);
+    ami_jw_number(&w, "recon_all_pct", te.recon_all);
+    ami_jw_number(&w, "recon_hidden_pct", te.recon_hidden);
+    ami_jw_number(&w, "recon_visible_pct", te.recon_visible);
+    /* no true joints (a morph-only model): null, never a fake number */
+    ami_jw_number_or_null(&w, "joint_error_pct", 100.0 * je / te.body_size);
+    ami_jw_number_or_null(&w, "joint_error_cm", 100.0 * je);
+    ami_jw_number(&w, "body_size_m", te.body_size);
+    ami_jw_int(&w, "hidden_entries", (int64_t)te.hidden_count);
+    ami_jw_int(&w, "entries", (int64_t)(T * N));
+    ami_jw_int(&w, "bones", (int64_t)rig->bone_count);
+    ami_jw_int(&w, "joints", (int64_t)rig->joint_count);
+    ami_jw_int(&w, "true_joints", (int64_t)J);
+    if (isfinite(true_bones)) ami_jw_int(&w, "true_bones", (int64_t)true_bones);
+    ami_jw_close(&w);
+    am_status js = ami_jw_finish(&w, &err);
+    if (js == AM_OK) fwrite(out.data, 1, out.len, stdout);
+    am_buf_free(&out);
+    if (js != AM_OK) goto fail;
     goto done;
 fail:
     rc = am_cli_fail("score rig", &err);

@@ -13,7 +13,12 @@ static void ami_score_solve_help(FILE *out)
             "of body size (SPEC 5), geodesic local rotation error (deg; much of it is\n"
             "unobservable twist, judge by joints), reprojection per view as the solve reported\n"
             "it, the lag (true, found, recovered), contact precision / recall and foot slide\n"
-            "(mm per true plant).\n");
+            "(mm per true plant).\n\n"
+            "examples:\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --creature examples/creatures/wolf/creature.json -o out/wolf_exam\n"
+            "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
+            "                --creature examples/creatures/wolf/creature.json -o out/wolf_solve\n"
+            "  anymove score solve out/wolf_exam/truth.npz out/wolf_solve/motion.json\n");
 }
 
 int am_score_solve_main(int argc, char **argv)
@@ -43,6 +48,7 @@ int am_score_solve_main(int argc, char **argv)
     int rc = 0;
     if (am_capture_truth_load(truth_path, &tr, &err) != AM_OK || am_motion_load(motion_path, NULL, &mo, &err) != AM_OK ||
         am_capture_score_motion(tr, mo, &sc, &err) != AM_OK) {
+        am_error_set_file(&err, motion_path); /* the motion does not fit the truth */
         rc = am_cli_fail("score solve", &err);
         goto done;
     }

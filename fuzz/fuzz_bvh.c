@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (am_bvh_parse((const char *)data, size, "fuzz.bvh", &b, &err) == AM_OK &&
         b->frame_count * b->joint_count <= 200000 &&
         am_rig_from_bvh(b, NULL, &rig, &err) == AM_OK &&
-        am_motion_from_bvh(b, rig, NULL, &mo, NULL, &err) == AM_OK &&
+        am_motion_from_bvh(b, rig, NULL, &mo, &err) == AM_OK &&
         am_bvh_from_motion(rig, mo, NULL, &back, &err) == AM_OK) {
         am_buf o = {0};
         if (am_bvh_to_buf(back, &o, &err) != AM_OK) o.len = 0;

@@ -1,6 +1,8 @@
 // Loads a .glb with three.js's own GLTFLoader (as a web viewer or game would), plays its first
 // animation with an AnimationMixer, and compares every bone's world position at every frame with
-// the joint positions of `anymove fk` (converted from glTF's Y-up to our Z-up world).
+// the joint positions of `anymove fk` (converted from glTF's Y-up to our Z-up world). Bones are
+// found under the names three gives nodes (PropertyBinding.sanitizeNodeName: "upperarm.L" is
+// "upperarmL", "mixamorig:Hips" is "mixamorigHips").
 // usage: node three_check.mjs FILE.glb RIG.json FK.json FPS  -> one JSON line; exit 1 if off.
 import fs from 'fs';
 import path from 'path';
@@ -24,14 +26,16 @@ let skinned = 0;
 scene.traverse((o) => { if (o.isSkinnedMesh) skinned++; });
 const mixer = new THREE.AnimationMixer(scene);
 if (gltf.animations.length) mixer.clipAction(gltf.animations[0]).play();
+// A looping action at t = duration is back at frame 0: the last frame is sampled just before.
+const duration = gltf.animations.length ? gltf.animations[0].duration : 0;
 const jointIndex = new Map(fk.joint_names.map((n, i) => [n, i]));
 let maxErr = 0, count = 0, missing = [];
 const p = new THREE.Vector3();
 for (let t = 0; t < fk.joints.length; t++) {
-  mixer.setTime(t / fps);
+  mixer.setTime(Math.min(t / fps, duration - 1e-6));
   scene.updateMatrixWorld(true);
   for (const [bone, head] of rig.bones.map((b) => [b[0], b[1]])) {
-    const node = scene.getObjectByName(bone.replace(/[\[\]\.:\/]/g, '_')) || scene.getObjectByName(bone);
+    const node = scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(bone));
     if (!node) { if (!missing.includes(bone)) missing.push(bone); continue; }
     node.getWorldPosition(p);
     const want = fk.joints[t][jointIndex.get(head)];

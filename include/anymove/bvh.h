@@ -6,14 +6,15 @@
  *   in file order. Conversions apply the axes and the scale of am_bvh_opts.
  * - Rotation channels multiply in file order: "Zrotation Xrotation Yrotation" is
  *   R = Rz * Rx * Ry (BVHView, STYLE 5). Repeated axes ("Z X Z") are accepted.
- * - Position channels on a joint replace its OFFSET for that frame (Blender, MotionBuilder).
+ * - Position channels on a joint replace its OFFSET for that frame (Blender, MotionBuilder);
+ *   on a non-root joint they become the bone's loc (SPEC 2.3).
  * - Keywords are matched caselessly; names are one whitespace-free token.
  * - Joints are stored depth-first in file order: parent[i] < i, the root is joint 0.
  *
  *     am_bvh *b = NULL;  am_rig *rig = NULL;  am_motion *mo = NULL;  am_error err = {0};
  *     if (am_bvh_load("clip.bvh", NULL, &b, &err) == AM_OK &&
  *         am_rig_from_bvh(b, NULL, &rig, &err) == AM_OK &&
- *         am_motion_from_bvh(b, rig, NULL, &mo, NULL, &err) == AM_OK) { ... }
+ *         am_motion_from_bvh(b, rig, NULL, &mo, &err) == AM_OK) { ... }
  *     am_motion_free(mo); am_rig_free(rig); am_bvh_free(b);
  *
  * Pairs: am_bvh_parse/am_bvh_load/am_bvh_from_motion -> am_bvh_free.
@@ -65,24 +66,27 @@ typedef struct am_bvh {
     am_warning_list warnings;        /* non-fatal oddities of am_bvh_load / am_bvh_from_motion */
 } am_bvh;
 
-/* Which way the file is up. BVH is usually Y up with the character facing +Z: a file point
- * (x, y, z) becomes the world point (x, -z, y) (SPEC 1: Z up, faces -Y, +X left), the same
- * map as glTF's. Z-up files (faces -Y) are taken as they are. */
+/* Which way the file is up. BVH is Y up with the character facing +Z unless the caller knows
+ * otherwise: a file point (x, y, z) becomes the world point (x, -z, y) (SPEC 1: Z up, faces
+ * -Y, +X left), the same map as glTF's. Z-up files (faces -Y) are taken as they are. There is
+ * no guess: the rest pose's extent cannot tell a long creature lying along z from a tall one. */
 typedef enum am_bvh_axes {
-    AM_BVH_AXES_AUTO,                /* Z_UP if the rest skeleton is taller along z than y */
-    AM_BVH_AXES_Y_UP,
+    AM_BVH_AXES_Y_UP,                /* the default */
     AM_BVH_AXES_Z_UP,
     AM_BVH_AXES_COUNT
 } am_bvh_axes;
 
 typedef struct am_bvh_opts {
-    am_bvh_axes axes;                /* default AM_BVH_AXES_AUTO on read, Y_UP on write */
+    am_bvh_axes axes;                /* reading: the file's up axis, default Y_UP. Files are
+                                        always written Y up */
     double scale;                    /* metres per file unit; default 1 (0 = default) */
     uint64_t max_bytes;              /* file size limit for am_bvh_load; 0 = 1 GiB */
     const am_bvh *like;              /* writer: copy channel layouts of joints with the same
-                                        name (when they have 3 rotation channels); NULL: root
-                                        "Xposition Yposition Zposition Zrotation Yrotation
-                                        Xrotation", others "Zrotation Yrotation Xrotation" */
+                                        name (when they have 3 rotation channels, and position
+                                        channels where the bone needs them); NULL: root and
+                                        sliding bones "Xposition Yposition Zposition Zrotation
+                                        Yrotation Xrotation", others "Zrotation Yrotation
+                                        Xrotation" */
     am_context ctx;                  /* allocator, limits; zero = inherited (core.h) */
 } am_bvh_opts;
 
@@ -96,13 +100,12 @@ AM_NODISCARD am_status am_bvh_parse(const char *text, size_t len, const char *so
 /* opts: only max_bytes is used (NULL = defaults). */
 AM_NODISCARD am_status am_bvh_load(const char *path, const am_bvh_opts *opts, am_bvh **out,
                                    am_error *err);
-/* Serialize (deterministic: tabs, "%.9g" numbers). Writes are atomic. */
+/* Serialize (deterministic: tabs, "%.9g" numbers, the frame time exactly, so 1 / fps reads
+ * back as the same double). Writes are atomic. */
 AM_NODISCARD am_status am_bvh_to_buf(const am_bvh *bvh, am_buf *out, am_error *err);
 AM_NODISCARD am_status am_bvh_write(const am_bvh *bvh, const char *path, am_error *err);
 void am_bvh_free(am_bvh *bvh);
 
-/* The axes AUTO resolves to for this file (Y_UP or Z_UP). */
-am_bvh_axes am_bvh_detect_axes(const am_bvh *bvh);
 /* File-axes forward kinematics of one frame: world rotations rot [J][9] (required), world
  * positions pos [J][3] (file units) and, if ends != NULL, End Site positions ends [J][3]
  * (joints without one get their own position). No allocation. frame < frame_count. */
@@ -114,23 +117,25 @@ void am_bvh_joint_rotation(const am_bvh *bvh, size_t frame, size_t joint, double
 double am_bvh_rest_size(const am_bvh *bvh);
 
 /* Rig of a BVH skeleton (world axes, metres): one bone per BVH joint, named after it, from
- * the joint to its first child whose offset is not zero (the leaf's bone: to its End Site,
- * joint "<name>_end"). Other children attach at their own heads (unconnected). A joint
- * with nothing to point at (every child at its own position, or a zero End Site) gets a
- * synthetic tail joint "<name>_tail" one tenth of the skeleton size away, along its
- * nearest non-zero descendant, else its parent's bone, else up. */
+ * the joint to its first child whose offset is not zero and which does not slide (the leaf's
+ * bone: to its End Site, joint "<name>_end"). Other children attach at their own heads
+ * (unconnected). A joint with nothing to point at (every child at its own position or sliding,
+ * or a zero End Site) gets a synthetic tail joint "<name>_tail": at its sliding child's rest
+ * head, else one tenth of the skeleton size away along its nearest non-zero descendant, else
+ * its parent's bone, else up. A child slides when its position channels move it off its OFFSET
+ * (by more than 1e-6 of the skeleton size) in some frame. */
 AM_NODISCARD am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts,
                                        am_rig **out, am_error *err);
 /* Motion of a BVH clip, bound to a rig from am_rig_from_bvh with the same opts (bones matched
  * by name; AM_E_NAME if one is missing): trans, root_quat, euler, quat, joints; fps =
- * 1 / frame_time. Position channels of non-root joints cannot move a rigid rig: those that
- * differ from OFFSET by more than 1e-6 of the skeleton size are ignored and counted in
- * *dropped (may be NULL). */
+ * 1 / frame_time exactly. Position channels of non-root joints that slide become loc (SPEC
+ * 2.3), so FK puts every joint where the file does; loc is NULL when nothing slides. */
 AM_NODISCARD am_status am_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
                                           const am_bvh_opts *opts, am_motion **out,
-                                          size_t *dropped, am_error *err);
-/* BVH of a rig and its motion (bound to it): one BVH joint per bone at its head, named after
- * it; bones without child bones get an End Site at their tail. opts->axes AUTO means Y_UP. */
+                                          am_error *err);
+/* BVH of a rig and its motion (bound to it), Y up: one BVH joint per bone at its head, named
+ * after it, OFFSETs the rig's rest offsets (scaled by 1 / opts->scale); bones without child
+ * bones get an End Site at their tail; bones whose loc is not zero get position channels. */
 AM_NODISCARD am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo,
                                           const am_bvh_opts *opts, am_bvh **out,
                                           am_error *err);

@@ -113,8 +113,8 @@ typedef struct am_capture_opts {
     int max_lag;             /* lag search range +-frames; default 12 (and at most T/4) */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass;
                                 default 2 (x2 in the last annealing stage) */
-    am_context ctx;          /* allocator, limits, progress (stages "capture sync and init",
-                                "capture fit", "capture contacts", "capture foot lock");
+    am_context ctx;          /* allocator, limits, progress (stages "solve: sync and init",
+                                "solve: fit", "solve: contacts", "solve: foot lock");
                                 zero = inherited (core.h) */
 } am_capture_opts;
 
@@ -142,8 +142,14 @@ typedef struct am_capture_result {
     int32_t *contact_joint;   /* [C] */
     uint8_t *contact;         /* [T][C] */
     double ground_vel[3];     /* m/s */
-    size_t plant_count;
-    double slide_mean_mm, slide_max_mm; /* drift per plant after foot lock */
+    size_t plant_count;       /* plants found (every contact joint) */
+    double fit_slide_mean_mm, fit_slide_max_mm; /* drift per plant found, of the fit before the
+                                 foot lock */
+    double slide_mean_mm, slide_max_mm; /* the same after the lock (about 0 where it pinned: it
+                                 holds the plants it found) */
+    bool foot_locked;         /* the lock ran (not AM_CAPTURE_NO_FOOT_LOCK) */
+    double *lock_moved_mean_mm, *lock_moved_max_mm; /* [C] how far the lock moved each contact
+                                 joint over its plant frames; NULL without contacts */
     uint32_t lm_iterations;
     double seconds_fit, seconds_total;
     am_warning_list warnings; /* e.g. creature feet that are not joints of the rig */
@@ -180,7 +186,8 @@ typedef struct am_capture_score {
  * truth. AM_E_NAME if no joint names match; AM_E_SHAPE if frame counts differ. */
 AM_NODISCARD am_status am_capture_score_motion(const am_capture_truth *truth, const am_motion *mo,
                                                am_capture_score *out, am_error *err);
-/* JSON text of a score (one object), appended to out. */
+/* JSON text of a score (one object, the one JSON writer's format), appended to out; out->failed
+ * on an allocation failure. */
 void am_capture_score_json(const am_capture_score *s, am_buf *out);
 
 #ifdef __cplusplus

@@ -229,14 +229,65 @@ double am_now(void);
 /* Read a whole file (adds a NUL after the data, not counted in *len). max_bytes 0 = 2 GiB. */
 AM_NODISCARD am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *len,
                                     am_error *err);
-/* Write atomically: to "path.tmp.<pid>.<n>", then rename. No partial file is left on failure. */
+/* Write atomically: to a temporary beside path (am_tmp_path), then rename. No partial file is
+ * left on failure. AM_E_WRITE names path and says why ("No space left on device"). */
 AM_NODISCARD am_status am_file_write(const char *path, const void *data, size_t len, am_error *err);
-/* Build a fresh temporary name for an atomic writer, unique to this call (buf >=
- * strlen(path) + 48). */
+/* Build a fresh temporary name for an atomic writer, unique to this call:
+ * "<dir>/.anymove-tmp.<pid>.<n>.<name>" beside path (buf >= strlen(path) + 48). Every temporary
+ * of anymove starts with ".anymove-tmp.<pid>." so that am_tmp_sweep can tell ours, and dead
+ * ones, apart. */
 void am_tmp_path(char *buf, size_t size, const char *path);
+/* Remove the temporaries of processes that are gone (a kill -9 during a write) from a folder.
+ * Those of live processes stay. Best effort; no error. */
+void am_tmp_sweep(const char *dir);
 /* Commit a finished temporary file (rename), or remove it on failure. */
 AM_NODISCARD am_status am_file_commit(const char *tmp, const char *path, am_error *err);
 void am_file_discard(const char *tmp);
+/* Create a folder and its parents (mkdir -p). AM_E_WRITE naming the folder. */
+AM_NODISCARD am_status am_mkdir_p(const char *dir, am_error *err);
+
+/* ---- output sets: a run's outputs appear together or not at all -----------------------
+ * The outputs are written into a temporary folder beside the target (so on its file system)
+ * and moved into place together by am_outset_commit; a failed run (am_outset_abort) leaves
+ * the previous set as it was. Opening checks the location first (it exists or can be created,
+ * and is writable: the temporary folder is made there) so no work is wasted on an unwritable
+ * output, and sweeps the folder of dead runs' temporaries.
+ *
+ *     static const char *const names[] = {"rig.json", "motion.json"};
+ *     const am_rig *rig = NULL;            // what the run made
+ *     const am_motion *mo = NULL;
+ *     am_error err = {0};
+ *     am_outset *set = NULL;
+ *     if (am_outset_open("out", names, 2, &set, &err) != AM_OK) return;  // before the work
+ *     ... the work ...
+ *     if (am_rig_write(rig, am_outset_path(set, "rig.json"), &err) != AM_OK ||
+ *         am_motion_write(mo, am_outset_path(set, "motion.json"), &err) != AM_OK) {
+ *         am_outset_blame(set, &err);      // the error names out/motion.json, not the temporary
+ *         am_outset_abort(set);            // the previous out/ stays as it was
+ *         return;
+ *     }
+ *     if (am_outset_commit(set, &err) != AM_OK) return;  // frees the set either way
+ *
+ * count > 0: target is a folder (created at commit if missing) and the set is the files
+ * `names` inside it (plain names, no '/', not starting with '.'). A name the run did not write
+ * is removed from the folder at commit, so no member of an older set stays beside the new
+ * ones; other files in the folder are left alone. count == 0 (names NULL): target is one file.
+ * Errors: AM_E_WRITE naming the target (read-only, not a folder, a folder where a file goes),
+ * AM_E_NOMEM. */
+typedef struct am_outset am_outset;
+AM_NODISCARD am_status am_outset_open(const char *target, const char *const *names, size_t count,
+                                      am_outset **out, am_error *err);
+/* Where to write member `name` (NULL for a one-file set); valid until commit or abort. */
+const char *am_outset_path(const am_outset *set, const char *name);
+/* Where member `name` will be after commit (NULL for a one-file set: the target). */
+const char *am_outset_final(const am_outset *set, const char *name);
+/* An error naming a temporary of the set is made to name the final file instead. */
+void am_outset_blame(const am_outset *set, am_error *err);
+/* Move every written member into place (replacing the old ones) and free the set. On failure
+ * the old set is put back and AM_E_WRITE names the file. */
+AM_NODISCARD am_status am_outset_commit(am_outset *set, am_error *err);
+/* Drop the temporaries and free the set (NULL is fine). */
+void am_outset_abort(am_outset *set);
 
 /* Growable byte buffer for writers. */
 typedef struct am_buf {

@@ -65,8 +65,8 @@ typedef struct am_decompose_opts {
     uint32_t flags;             /* AM_DECOMPOSE_* */
     size_t threads;             /* worker threads of the per-point passes; 0 = the online CPUs
                                    (at most 8). Results are deterministic for a given count. */
-    am_context ctx;             /* allocator, limits, progress (stages "decompose clustering",
-                                   "decompose solve", "decompose skeleton");
+    am_context ctx;             /* allocator, limits, progress (stages "rig: initialise bones",
+                                   "rig: fit bones", "rig: skeleton");
                                    zero = inherited (core.h) */
 } am_decompose_opts;
 
@@ -114,6 +114,20 @@ AM_NODISCARD am_status am_decompose_run(const am_tracks *tracks, const am_decomp
 AM_NODISCARD am_status am_decompose_take(am_tracks *tracks, const am_decompose_opts *opts,
                                          am_decomposition **out, am_error *err);
 void am_decomposition_free(am_decomposition *d);
+
+/* report.json of a run (`anymove rig`): method, bone count and how it was chosen (the --bones
+ * auto criterion and its error curve), sizes, hidden share, errors (% of body size) and
+ * timings. The caller supplies what the run does not know. */
+typedef struct am_decompose_report {
+    const am_decomposition *result;
+    const am_decompose_opts *opts;   /* as passed to the run (NULL = defaults) */
+    size_t face_count;               /* faces of the input tracks */
+    double hidden_share;             /* hidden entries / all entries of the input */
+    double seconds_load, seconds_write, seconds_total;
+} am_decompose_report;
+/* Atomic; errors name the file. */
+AM_NODISCARD am_status am_decompose_report_write(const am_decompose_report *r, const char *path,
+                                                 am_error *err);
 
 #ifdef __cplusplus
 }

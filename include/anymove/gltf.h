@@ -13,6 +13,16 @@
  *     if (am_gltf_load("model.glb", NULL, &doc, &err) == AM_OK) { ... }
  *     am_gltf_free(doc);
  *
+ * Keep the character: the model itself (meshes, materials, textures, skin) with new clips.
+ *
+ *     am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+ *     if (am_gltf_load("model.glb", &keep, &doc, &err) == AM_OK &&
+ *         am_rig_from_gltf(doc, -1, &rig, &err) == AM_OK) {
+ *         am_gltf_export ex = {.rig = rig, .clips = clips, .clip_names = names,
+ *                              .clip_count = 2, .source = doc, .source_skin = -1};
+ *         if (am_gltf_write(&ex, "character.glb", &err) != AM_OK) { ... }
+ *     }
+ *
  * Pairs: am_gltf_load -> am_gltf_free; am_rig_from_gltf -> am_rig_free.
  * Contexts (core.h): the writer runs in the scope of ex->ctx, the reader in that of opts->ctx
  * (warnings in am_gltf.warnings); am_rig_from_gltf, am_motion_from_gltf and the samplers run in
@@ -51,14 +61,25 @@ typedef struct am_gltf_export {
     const am_gltf_mesh_in *mesh;    /* NULL: a skinned bone-shape mesh is generated so any
                                        viewer shows the skeleton move */
     const char *generator;          /* asset.generator; NULL = "anymove <version>" */
+    /* Keep the character: with a source document (from am_gltf_load with AM_GLTF_KEEP_SOURCE),
+     * the file is that document, unchanged (nodes, meshes, materials, textures, images,
+     * samplers, skins, scenes, extensions), in one GLB buffer, with its animations replaced by
+     * the clips, which drive the joint nodes of skin source_skin. rig must be the skeleton
+     * am_rig_from_gltf made of that skin (bone <-> joint node by name), possibly scaled
+     * uniformly (convert --scale); mesh must be NULL. */
+    const struct am_gltf *source;
+    int source_skin;                /* -1 or 0: the first skin */
     am_warning_list *warnings;      /* optional output: the call's warnings are appended (free
                                        with am_warning_list_free); NULL = the caller's scope */
     am_context ctx;                 /* allocator, limits, progress (stage "glTF write");
                                        zero = inherited (core.h) */
 } am_gltf_export;
 
-/* Write a .glb atomically. Joint node n is bone n, named after it. Animations use LINEAR
- * translation + rotation samplers, one keyframe per motion frame at t = frame / fps. */
+/* Write a .glb atomically. Without a source: joint node n is bone n, named after it, and the
+ * mesh (or bone shapes) is skinned to them. Animations use LINEAR samplers, one keyframe per
+ * motion frame at t = frame / fps: rotation for every joint node, translation for the root and
+ * for the bones whose motion has loc (and, with a source, for every joint node whose local
+ * translation or scale leaves its rest value). */
 AM_NODISCARD am_status am_gltf_write(const am_gltf_export *ex, const char *path, am_error *err);
 /* Same, into memory. */
 AM_NODISCARD am_status am_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err);
@@ -156,11 +177,19 @@ typedef struct am_gltf {
                                 reader; used by am_gltf_world_from_local, NULL = index order) */
     int32_t scene;           /* default scene or -1 */
     char *generator;
-    am_warning_list warnings;/* non-fatal oddities of the load */
+    am_warning_list warnings;      /* non-fatal oddities of the load */
+    struct am_gltf_source *source; /* private: what AM_GLTF_KEEP_SOURCE keeps, else NULL */
 } am_gltf;
+
+enum {
+    /* Keep the JSON, the buffers and file-uri images, so am_gltf_write can write the model
+     * again (am_gltf_export.source): memory for one more copy of the file. */
+    AM_GLTF_KEEP_SOURCE = 1u
+};
 
 typedef struct am_gltf_opts {
     uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+    unsigned flags;          /* AM_GLTF_KEEP_SOURCE; 0 = none */
     am_context ctx;          /* allocator, limits; zero = inherited (core.h) */
 } am_gltf_opts;
 
@@ -172,6 +201,14 @@ AM_NODISCARD am_status am_gltf_read_mem(const void *buf, size_t len, const char 
                                         const char *base_dir, const am_gltf_opts *opts,
                                         am_gltf **out, am_error *err);
 void am_gltf_free(am_gltf *doc);
+
+/* The animation a user means by `query` (what follows --clip): a name or an index. Tried in
+ * order: the exact name; the name without an exporter's armature prefix ("RatArmature|Rat_Run"
+ * answers "Rat_Run"); an index; the one name (without prefix) ending in query ("Run" ->
+ * "Rat_Run"). *index is the animation, or -1 with AM_E_NAME whose message lists the clips (or
+ * the candidates when query is ambiguous). The error names no file: callers add theirs. */
+AM_NODISCARD am_status am_gltf_find_clip(const am_gltf *doc, const char *query, int *index,
+                                         am_error *err);
 
 /* Local TRS of every node at time t of animation `anim` (-1: rest values from the nodes).
  * local: [nodes][16] row-major local matrices; morph_weights: optional [nodes][max] ignored
@@ -190,8 +227,9 @@ void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, do
  * translation (of the joints whose translation an animation changes, the one with the most skin
  * weight below it; else the top joint with the most weight below it); the tree is re-rooted
  * there, other top-level joints become its children. Tails: the only child joint's head
- * (connected), else the mean of the child joints' heads, else (leaves) a non-joint child node
- * such as "<bone>_end", else along the node's Y axis at the parent bone's length (min 1 cm);
+ * (connected, unless an animation moves that child: then a separate joint there), else the
+ * mean of the child joints' heads, else (leaves) a non-joint child node such as "<bone>_end",
+ * else along the node's Y axis at the parent bone's length (min 1 cm);
  * separate tails are joints named "<bone>_end". Bones whose joint and everything below it carry
  * no skin weight in any mesh using the skin are marked is_helper. AM_E_EMPTY without skins.
  * Safe on untrusted documents from am_gltf_read_mem. */
@@ -201,8 +239,9 @@ AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **o
  * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
  * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
  * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
- * relative to the bind pose; FK reproduces the joint nodes' positions exactly where joints keep
- * their bind-pose local translation (scale and non-root translation are approximated). */
+ * relative to the bind pose, and bones whose node translates relative to its parent (beyond
+ * float noise) get loc (SPEC 2.3), so FK reproduces every joint node's position exactly; only
+ * scale is approximated (by a polar decomposition's rotation). loc is NULL when no bone slides. */
 AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
                                            int anim, double fps, am_motion **out,
                                            am_error *err);

@@ -47,7 +47,7 @@ typedef struct am_ik_opts {
     double twist_weight;     /* cost of twisting a single-direction bone away from its prior,
                                 against the swing its child then needs (both squared angles);
                                 default 1 */
-    am_context ctx;          /* allocator, limits, progress (stage "ik");
+    am_context ctx;          /* allocator, limits, progress (stage "ik: solve frames");
                                 zero = inherited (core.h) */
 } am_ik_opts;
 

@@ -1,6 +1,6 @@
 /* anymove I/O: every file format but glTF and BVH (gltf.h, bvh.h): .npy/.npz arrays (numpy's
- * format inside a zip, via libzip), the shape-checked stage files tracks.npz and det.npz, and
- * rig.json, motion.json and creature.json (SPEC.md sections 2-4).
+ * format inside a zip, via libzip), the shape-checked stage files tracks.npz, det.npz and
+ * joints.npz, and rig.json, motion.json and creature.json (SPEC.md sections 2-4).
  *
  * Arrays are loaded into native (little-endian host) C order whatever the file held:
  * big-endian data is byte-swapped and Fortran order transposed. Object (pickled) arrays are
@@ -14,7 +14,7 @@
  *     am_npz_free(z);
  *
  * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
- * am_det_load -> am_det_free. Writers are atomic (temporary name, then rename).
+ * am_det_load -> am_det_free; am_joints_load/am_joints_read_mem -> am_joints_free. Writers are atomic (temporary name, then rename).
  * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
  *
  * Contexts (core.h): am_npy_parse, am_npz_read_mem and am_npz_load run in the scope of
@@ -114,6 +114,8 @@ typedef struct am_tracks {
 AM_NODISCARD am_status am_tracks_load(const char *path, am_tracks **out, am_error *err);
 AM_NODISCARD am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err);
 void am_tracks_free(am_tracks *tr);
+/* Multiply every point by s > 0 (units: --scale; hidden NaN entries stay NaN). */
+void am_tracks_scale(am_tracks *tr, double s);
 
 /* ---- det.npz (SPEC 4.2) ---- */
 typedef struct am_det {
@@ -131,25 +133,55 @@ AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
 
+/* ---- joints.npz (SPEC 4.2.3) ---- */
+typedef struct am_joints {
+    size_t frame_count, joint_count;   /* T, J */
+    double *joints;                    /* [T][J][3] metres, world axes; NaN x 3 = missing */
+    char **names;                      /* [J] unique, non-empty */
+    double fps;                        /* in [1e-3, 1e4] */
+    double *conf;                      /* [T][J] in [0,1] (NaN where missing), or NULL */
+} am_joints;
+/* Shape-checked: joints [T,J,3] float with T, J >= 1 (AM_E_EMPTY), names [J] strings (empty
+ * -> AM_E_VALUE, repeated -> AM_E_DUPLICATE), fps scalar in [1e-3, 1e4] (AM_E_VALUE), conf
+ * [T,J] optional. A joint is missing when all three coordinates are NaN; anything else
+ * non-finite is AM_E_NONFINITE naming frame and joint. Errors name the file and the array.
+ * Safe on untrusted input. */
+AM_NODISCARD am_status am_joints_load(const char *path, am_joints **out, am_error *err);
+AM_NODISCARD am_status am_joints_read_mem(const void *buf, size_t len, const char *source,
+                                          am_joints **out, am_error *err);
+/* float64 joints and conf, deflated. Atomic. */
+AM_NODISCARD am_status am_joints_write(const char *path, const am_joints *jt, am_error *err);
+/* The positions in a rig's joint order: pos [T][rig joints][3] (0 for joints the file lacks,
+ * NaN where the file says missing), given [rig joints] 1 for joints the file has. A name that
+ * is no joint of the rig -> AM_E_NAME. jt may be a view (e.g. of a motion's joints). */
+AM_NODISCARD am_status am_joints_bind(const am_joints *jt, const am_rig *rig, double *pos,
+                                      uint8_t *given, am_error *err);
+void am_joints_free(am_joints *jt);
+
 /* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ---- */
 /* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
 AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
                                     am_rig **out, am_error *err);
 AM_NODISCARD am_status am_rig_load(const char *path, am_rig **out, am_error *err);
-/* Write rig.json (bones parents-first, limits as resolved per bone, extra keys kept). Atomic. */
+/* Write rig.json (bones parents-first, limits as resolved per bone, helpers, extra keys kept).
+ * Invalid UTF-8 in a name is AM_E_UTF8. Atomic. */
 AM_NODISCARD am_status am_rig_write(const am_rig *rig, const char *path, am_error *err);
 /* Serialize to a NUL-terminated JSON string (caller am_free()s it). */
 AM_NODISCARD am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err);
 
 /* Parse motion.json. With rig != NULL, bones are matched by name and reordered into the
  * rig's order (unknown bone name -> AM_E_NAME naming it; rig bones missing from the file keep
- * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both). */
+ * rest rotation); without, file order. Accepts euler and/or quat (quat wins if both) and the
+ * optional loc [T,B,3] (absent: mo->loc NULL; bound to a rig, the root's entry is 0). */
 AM_NODISCARD am_status am_motion_parse(const char *text, size_t len, const char *source,
                                        const am_rig *rig, am_motion **out, am_error *err);
 AM_NODISCARD am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out,
                                       am_error *err);
 
-/* Write motion.json with trans, root_quat, quat, euler, joints (if any) and extra keys. Atomic. */
+/* Write motion.json with fps, bones, trans, root_quat, quat, euler, loc and joints (if any) and
+ * the extra keys, numbers in the shortest form that reads back bit-identical: write -> parse ->
+ * write gives the same bytes. A name that is not valid UTF-8 is AM_E_UTF8 naming it, and
+ * nothing is written. Atomic. */
 AM_NODISCARD am_status am_motion_write(const am_motion *mo, const char *path, am_error *err);
 AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err);
 

@@ -71,6 +71,14 @@ AM_NODISCARD am_status am_joint_position_error(const double *pred, const double 
                                                const uint8_t *mask, double *out_per_joint,
                                                am_stats *out, am_error *err);
 
+/* Plausible body sizes in metres: from a small insect or a hand (5 cm) to a large dinosaur
+ * (20 m). A body outside is almost always a file in other units. */
+#define AM_UNITS_MIN_BODY 0.05
+#define AM_UNITS_MAX_BODY 20.0
+/* 1 when a body this size is plausible in metres; else the metres-per-unit scale that makes it
+ * so, tried in the order of how common the unit is: 0.01 (centimetres), 0.001 (millimetres)
+ * for bodies over 20 m; 100, 1000 for bodies under 5 cm (the largest when none fits). */
+double am_units_hint(double body_size);
 
 /* ==== Point tracks and skeletons (Track2Rig, issue 3) ================================= */
 

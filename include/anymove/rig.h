@@ -43,6 +43,8 @@ typedef struct am_rig_desc {
     size_t limit_count;
     const char *const *limit_keys;   /* [L] bone name or stem (SPEC 2.1) */
     const double *limits_deg;        /* [L][3][2] degrees, (min, max) for X, Y, Z */
+    size_t helper_count;
+    const char *const *helpers;      /* [H] names of helper bones (SPEC 2.1), each once */
     const char *extra_json;          /* other top-level keys as a JSON object text, or NULL */
     const char *source;              /* file name for error messages, or NULL */
 } am_rig_desc;
@@ -65,14 +67,18 @@ typedef struct am_rig {
     uint8_t *kp_is_tail;    /* [J] 1: tail of kp_bone, 0: head */
     uint8_t *has_limit;     /* [B] */
     double *limits;         /* [B][3][2] radians (min, max) per Euler axis; free = +-pi */
-    uint8_t *is_helper;     /* [B] 1 for non-deforming helper bones (IK targets); else 0 */
+    uint8_t *is_helper;     /* [B] 1 for non-deforming helper bones (IK targets, SPEC 2.1
+                               "helpers"); else 0 */
     char *name;             /* rig "name" or NULL */
+    char *model;            /* rig "model": the glTF file this rig is the skeleton of (convert
+                               MODEL.glb records it, export keeps its character), or NULL */
     char *extra_json;       /* other keys of rig.json, kept for rewriting; NULL if none */
 } am_rig;
 
 /* Validate and build. Errors name the bone or joint: unknown joint, duplicate name, no root
  * or two roots, a parent cycle, a zero-length bone (< 1e-9 m), malformed or reversed limits,
- * a limit key that matches no bone or stem, non-finite positions. */
+ * a limit key that matches no bone or stem, non-finite positions, a helper that is not a bone
+ * (AM_E_NAME) or is listed twice (AM_E_DUPLICATE). */
 AM_NODISCARD am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err);
 
 
@@ -84,6 +90,9 @@ int am_rig_find_joint(const am_rig *rig, const char *name);
 
 /* SPEC 2.2 roll-0 rest frame of a bone from head to tail: R columns X, Y, Z. */
 void am_bone_frame_roll0(const double head[3], const double tail[3], double R[9]);
+/* Multiply every length of the rig by s > 0 (units: --scale): rest joints, bone lengths and
+ * the translations of the rest, inverse-rest and offset matrices. Rotations and limits stay. */
+void am_rig_scale(am_rig *rig, double s);
 /* Clamp Euler angles into the bone's limits (no-op for free bones). */
 void am_rig_clamp_euler(const am_rig *rig, size_t bone, double e[3]);
 
@@ -95,6 +104,13 @@ void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_q
 /* euler: [B][3] Euler XYZ radians (root entry ignored). */
 void am_rig_fk(const am_rig *rig, const double trans[3], const double root_quat[4],
                const double *euler, double *pose);
+/* The same with local translations loc [B][3] (SPEC 2.3: P(b) = P(parent) O(b) [R | loc_b],
+ * loc_b in the bone's rest frame; the root's entry is ignored). loc NULL = all zero, which is
+ * am_rig_fk_rot / am_rig_fk. */
+void am_rig_fk_rot_loc(const am_rig *rig, const double trans[3], const double root_quat[4],
+                       const double *local_rot, const double *loc, double *pose);
+void am_rig_fk_loc(const am_rig *rig, const double trans[3], const double root_quat[4],
+                   const double *euler, const double *loc, double *pose);
 /* Keypoints of a pose: joints [J][3]. */
 void am_rig_keypoints(const am_rig *rig, const double *pose, double *joints);
 /* Head/tail of every bone: [B][3] each (either may be NULL). */
@@ -114,6 +130,9 @@ typedef struct am_motion {
     double *root_quat;      /* [T][4] (w,x,y,z) */
     double *euler;          /* [T][B][3] local Euler XYZ radians; root entry 0 */
     double *quat;           /* [T][B][4] local quaternions, or NULL (derived from euler on write) */
+    double *loc;            /* [T][B][3] local translations in each bone's rest frame (SPEC 2.3,
+                               Blender's pose-bone location), or NULL = all zero; the root's
+                               entry is ignored (trans places the root) */
     double *joints;         /* [T][J][3] FK keypoints, or NULL */
     char *extra_json;       /* other keys (reproj_px, sync, contacts...) as JSON object text */
 } am_motion;
@@ -126,9 +145,20 @@ AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, d
 AM_NODISCARD am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig, am_error *err);
 
 void am_motion_free(am_motion *mo);
+/* The rig bones a motion read without a rig (file order: am_motion_load(path, NULL, ...))
+ * does not animate: missing[b] = 1 for those ([B] of the rig); returns their count. Binding
+ * such a motion holds them at rest. */
+size_t am_motion_uncovered(const am_motion *unbound, const am_rig *rig, uint8_t *missing);
+/* Multiply the root translations, local translations (loc) and joints of a motion by s > 0
+ * (with am_rig_scale). */
+void am_motion_scale(am_motion *mo, double s);
 
-/* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order). */
+/* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order).
+ * Rotations come from euler (else quat, else rest), translations from loc when present. */
 void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);
+/* World matrices pose [B][16] of one frame (frame < frame_count) of a motion bound to rig,
+ * with the rotations and loc of am_rig_fk_clip. No allocation. */
+void am_motion_pose(const am_rig *rig, const am_motion *mo, size_t frame, double *pose);
 
 /* ---- skinning (SPEC 4.4) ---- */
 /* SPEC 4.4 reconstruction of N points over the motion's frames:

@@ -57,8 +57,8 @@ typedef struct am_synth_opts {
                                 negative = 0 */
     double hidden;           /* target share of hidden entries in [0, 0.9]; default 0.15;
                                 negative = 0 */
-    am_context ctx;          /* allocator, limits, progress (stage "synth");
-                                zero = inherited (core.h) */
+    am_context ctx;          /* allocator, limits, progress (stages "synth: pose frames",
+                                "synth: degrade"); zero = inherited (core.h) */
 } am_synth_opts;
 
 typedef struct am_synth_clip {
@@ -90,14 +90,17 @@ AM_NODISCARD am_status am_synth_degrade(am_tracks *tracks, double body, double n
 AM_NODISCARD am_status am_synth_write(const am_synth_clip *clip, const char *tracks_path,
                                       const char *truth_path, am_error *err);
 void am_synth_clip_free(am_synth_clip *clip);
+/* Multiply the tracks, clean points, joints and body size by s > 0 (units: --scale). The
+ * noise, a share of the body size, scales with them. */
+void am_synth_clip_scale(am_synth_clip *clip, double s);
 
 /* ---- bake: an animated glTF as tracks + truth (`anymove bake`) ---- */
 typedef struct am_bake_opts {
-    const char *clip;        /* animation name; NULL = the first animation */
+    const char *clip;        /* animation name or index (am_gltf_find_clip); NULL = the first */
     double fps;              /* sampling rate; default 30 */
     double noise, hidden;    /* optional degradation as in am_synth_degrade (0 = none) */
     uint32_t seed;           /* degradation seed */
-    am_context ctx;          /* allocator, limits, progress (stage "bake");
+    am_context ctx;          /* allocator, limits, progress (stage "bake: sample frames");
                                 zero = inherited (core.h) */
 } am_bake_opts;
 

@@ -120,11 +120,17 @@ void ami_cap_reproj(ami_cap *c, double *front, double *front_x, double *side);
 /* Plants from the current fit; `grow` is how far (m) from a plant's spot its neighbouring
  * low frames may be and still join it (AMI_GROW_FIT for the fits, AMI_GROW_LOCK for the lock). */
 am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err);
-/* Pin every plant; returns mean and max drift per plant (m) and the plant count.
- * AM_E_NOMEM / AM_E_CANCELLED. */
 #define AMI_GROW_FIT 0.02
 #define AMI_GROW_LOCK 0.03
-am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants,
-                            am_error *err);
+/* What the foot lock found and did, in metres: the drift per plant of the fit before the lock
+ * and after it, and how far it moved each contact joint over its plant frames. */
+typedef struct ami_lock_stats {
+    size_t plants;
+    double fit_mean, fit_max;     /* drift per plant before the lock */
+    double mean, max;             /* after it */
+    double *moved_mean, *moved_max; /* [C], caller-owned; 0 where nothing was pinned */
+} ami_lock_stats;
+/* Pin every plant when lock (else only measure). AM_E_NOMEM / AM_E_CANCELLED. */
+am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error *err);
 
 #endif

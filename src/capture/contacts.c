@@ -157,12 +157,27 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
     return AM_OK;
 }
 
-am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, size_t *plants,
-                            am_error *err)
+/* Drift of joint j over a plant: the farthest it gets from where it started, in the ground's frame. */
+static double ami_plant_drift(const ami_cap *c, size_t j, size_t s, size_t e)
+{
+    const double dt = 1.0 / c->fps;
+    double drift = 0.0;
+    const double *p0 = c->joints + (s * c->J + j) * 3;
+    for (size_t t = s; t <= e; t++) {
+        const double *p = c->joints + (t * c->J + j) * 3;
+        double d[3];
+        for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - c->vg[k] * dt * (double)(t - s);
+        double n = am_vec3_norm(d);
+        if (n > drift) drift = n;
+    }
+    return drift;
+}
+
+am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error *err)
 {
     const size_t T = c->T, J = c->J, C = c->C, P = c->P, B = c->B;
     const double dt = 1.0 / c->fps;
-    double sum = 0.0, mx = 0.0;
+    double sum = 0.0, mx = 0.0, fit_sum = 0.0, fit_mx = 0.0;
     size_t np = 0;
     double *pose = am_alloc_array(B * 16, sizeof(double)), *axes = am_alloc_array(B * 9, sizeof(double));
     double *jt = am_alloc_array(J * 3, sizeof(double)), *eul = am_alloc_array(B * 3, sizeof(double));
@@ -173,11 +188,12 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, si
     }
     ami_cap_fk_all(c, c->x, false);
     for (size_t ci = 0; ci < C; ci++) {
-        if (!ami_progress("capture foot lock", (double)ci / (double)C)) {
+        if (!ami_progress("solve: foot lock", (double)ci / (double)C)) {
             st = AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped at contact %zu", ci);
             goto done;
         }
-        size_t j = (size_t)c->cj[ci];
+        size_t j = (size_t)c->cj[ci], pinned = 0;
+        double moved_sum = 0.0, moved_max = 0.0;
         for (size_t s = 0; s < T;) {
             if (!c->plant[s * C + ci]) {
                 s++;
@@ -187,6 +203,9 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, si
             while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
             double spot[3];
             ami_plant_spot(c, j, s, e, spot);
+            double fit_drift = ami_plant_drift(c, j, s, e);
+            fit_sum += fit_drift;
+            if (fit_drift > fit_mx) fit_mx = fit_drift;
             if (lock) {
                 /* Pin inside the plant only. A ramp of partial pins either side (as before) pulled
                  * swing frames several cm toward the spot: 0.03% of body size on the mean
@@ -204,28 +223,29 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, double *mean, double *max, si
                         goto done;
                     }
                     memcpy(xt + AMI_CAP_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
+                    double d[3];
+                    for (int k = 0; k < 3; k++) d[k] = jt[j * 3 + (size_t)k] - c->joints[(t * J + j) * 3 + (size_t)k];
+                    double moved = am_vec3_norm(d);
+                    moved_sum += moved;
+                    if (moved > moved_max) moved_max = moved;
+                    pinned++;
                     memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
                 }
             }
-            /* Drift: the farthest the joint gets from where it started, in the ground's frame. */
-            double drift = 0.0;
-            const double *p0 = c->joints + (s * J + j) * 3;
-            for (size_t t = s; t <= e; t++) {
-                const double *p = c->joints + (t * J + j) * 3;
-                double d[3];
-                for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - c->vg[k] * dt * (double)(t - s);
-                double n = am_vec3_norm(d);
-                if (n > drift) drift = n;
-            }
+            double drift = ami_plant_drift(c, j, s, e);
             sum += drift;
             if (drift > mx) mx = drift;
             np++;
             s = e + 1;
         }
+        out->moved_mean[ci] = pinned ? moved_sum / (double)pinned : 0.0;
+        out->moved_max[ci] = moved_max;
     }
-    *mean = np ? sum / (double)np : 0.0;
-    *max = mx;
-    *plants = np;
+    out->plants = np;
+    out->fit_mean = np ? fit_sum / (double)np : 0.0;
+    out->fit_max = fit_mx;
+    out->mean = np ? sum / (double)np : 0.0;
+    out->max = mx;
 done:
     am_free(pose);
     am_free(axes);

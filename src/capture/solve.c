@@ -6,6 +6,7 @@
 
 #include "capture_internal.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static am_capture_opts ami_capture_opts_defaults(const am_capture_opts *in)
 {
@@ -39,6 +40,8 @@ void am_capture_result_free(am_capture_result *res)
     am_free(res->contact_joint);
     am_free(res->contact);
     am_warning_list_free(&res->warnings);
+    am_free(res->lock_moved_mean_mm);
+    am_free(res->lock_moved_max_mm);
     am_free(res);
 }
 
@@ -121,55 +124,38 @@ static am_status ami_cap_load_obs(ami_cap *c, const am_det *det, am_error *err)
     return AM_OK;
 }
 
-static void ami_json_num(am_buf *b, double v)
-{
-    if (isfinite(v)) am_buf_printf(b, "%.6g", v);
-    else am_buf_printf(b, "null");
-}
-
-static void ami_json_str(am_buf *b, const char *s)
-{
-    am_buf_append(b, "\"", 1);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') am_buf_append(b, "\\", 1);
-        if ((unsigned char)*s < 0x20) am_buf_printf(b, "\\u%04x", (unsigned)(unsigned char)*s);
-        else am_buf_append(b, s, 1);
-    }
-    am_buf_append(b, "\"", 1);
-}
-
-static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
+/* The motion.json keys of a solve (SPEC 4.3: reproj_px, sync, contacts, and ours), as JSON
+ * object text. Values a solve could not compute are null. */
+static am_status ami_cap_extra_json(const am_capture_result *r, size_t T, char **out, am_error *err)
 {
     const am_capture_sync *s = &r->sync;
-    am_buf_printf(b, "{\"reproj_px\": {\"front\": ");
-    ami_json_num(b, r->reproj_front);
-    am_buf_printf(b, ", \"front_x_only\": ");
-    ami_json_num(b, r->reproj_front_x);
-    am_buf_printf(b, ", \"side\": ");
-    ami_json_num(b, r->reproj_side);
-    am_buf_printf(b, "},\n \"sync\": {\"paw_agreement\": {");
-    for (size_t f = 0; f < s->foot_count; f++) {
-        ami_json_str(b, s->feet[f]);
-        am_buf_printf(b, ": ");
-        ami_json_num(b, s->paw_agreement[f]);
-        am_buf_printf(b, ", ");
-    }
-    am_buf_printf(b, "\"score\": ");
-    ami_json_num(b, s->paw_score);
-    am_buf_printf(b, "}, \"height_gap_px\": {\"mean\": ");
-    ami_json_num(b, s->gap_mean_px);
-    am_buf_printf(b, ", \"worst\": ");
-    ami_json_num(b, s->gap_worst_px);
-    am_buf_printf(b, "}, \"best_lag_frames\": %d, \"time_warped\": %s, \"front_height_scale\": ", s->best_lag,
-                  s->time_warped ? "true" : "false");
-    ami_json_num(b, s->front_height_scale);
-    am_buf_printf(b, ", \"height_rescaled\": %s, \"swaps_repaired\": %zu},\n \"contacts\": {",
-                  s->height_rescaled ? "true" : "false", s->swaps_repaired);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    ami_jw_record(&w, "reproj_px");
+    ami_jw_number_or_null(&w, "front", r->reproj_front);
+    ami_jw_number_or_null(&w, "front_x_only", r->reproj_front_x);
+    ami_jw_number_or_null(&w, "side", r->reproj_side);
+    ami_jw_close(&w);
+    ami_jw_object(&w, "sync");
+    ami_jw_record(&w, "paw_agreement");
+    for (size_t f = 0; f < s->foot_count; f++) ami_jw_number_or_null(&w, s->feet[f], s->paw_agreement[f]);
+    ami_jw_number_or_null(&w, "score", s->paw_score);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "height_gap_px");
+    ami_jw_number_or_null(&w, "mean", s->gap_mean_px);
+    ami_jw_number_or_null(&w, "worst", s->gap_worst_px);
+    ami_jw_close(&w);
+    ami_jw_int(&w, "best_lag_frames", s->best_lag);
+    ami_jw_bool(&w, "time_warped", s->time_warped);
+    ami_jw_number_or_null(&w, "front_height_scale", s->front_height_scale);
+    ami_jw_bool(&w, "height_rescaled", s->height_rescaled);
+    ami_jw_int(&w, "swaps_repaired", (int64_t)s->swaps_repaired);
+    ami_jw_close(&w);
+    ami_jw_object(&w, "contacts");
     for (size_t c = 0; c < r->contact_count; c++) {
-        if (c) am_buf_printf(b, ", ");
-        ami_json_str(b, r->contact_names[c]);
-        am_buf_printf(b, ": [");
-        bool first = true;
+        ami_jw_array(&w, r->contact_names[c]);
         for (size_t t = 0; t < T;) {
             if (!r->contact[t * r->contact_count + c]) {
                 t++;
@@ -177,23 +163,27 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
             }
             size_t e = t;
             while (e + 1 < T && r->contact[(e + 1) * r->contact_count + c]) e++;
-            am_buf_printf(b, "%s[%zu, %zu]", first ? "" : ", ", t, e);
-            first = false;
+            ami_jw_row(&w, NULL);
+            ami_jw_int(&w, NULL, (int64_t)t);
+            ami_jw_int(&w, NULL, (int64_t)e);
+            ami_jw_close(&w);
             t = e + 1;
         }
-        am_buf_printf(b, "]");
+        ami_jw_close(&w);
     }
-    am_buf_printf(b, "},\n \"ground_velocity\": [");
-    for (int k = 0; k < 3; k++) {
-        if (k) am_buf_printf(b, ", ");
-        ami_json_num(b, r->ground_vel[k]);
-    }
-    am_buf_printf(b, "],\n \"foot_slide_mm\": {\"mean\": ");
-    ami_json_num(b, r->slide_mean_mm);
-    am_buf_printf(b, ", \"max\": ");
-    ami_json_num(b, r->slide_max_mm);
-    am_buf_printf(b, ", \"plants\": %zu}}", r->plant_count);
-    am_buf_append(b, "", 1);
+    ami_jw_close(&w);
+    ami_jw_row(&w, "ground_velocity");
+    for (int k = 0; k < 3; k++) ami_jw_number_or_null(&w, NULL, r->ground_vel[k]);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "foot_slide_mm");
+    ami_jw_number_or_null(&w, "mean", r->slide_mean_mm);
+    ami_jw_number_or_null(&w, "max", r->slide_max_mm);
+    ami_jw_number_or_null(&w, "before_lock_mean", r->fit_slide_mean_mm);
+    ami_jw_number_or_null(&w, "before_lock_max", r->fit_slide_max_mm);
+    ami_jw_int(&w, "plants", (int64_t)r->plant_count);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    return ami_jw_take_string(&w, out, err);
 }
 
 static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
@@ -303,7 +293,7 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     }
 
     /* 1. sync check, 2. swap repair, 3-4. triangulation and init. */
-    ami_stage stage = ami_stage_begin("capture sync and init");
+    ami_stage stage = ami_stage_begin("solve: sync and init");
     ami_sync_check(&c, cr, &res->sync);
     if (!(c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR)) res->sync.swaps_repaired += ami_swap_repair(&c, NULL);
     if ((st = ami_cap_init(&c, err)) < 0) goto done;
@@ -312,7 +302,7 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
 
     /* 5. the fit, annealing the Cauchy scale geometrically from start to end. */
     double t_fit = am_now();
-    stage = ami_stage_begin("capture fit");
+    stage = ami_stage_begin("solve: fit");
     const int stages = 4;
     for (int k = 0; k < stages; k++) {
         if (!ami_progress(stage.name, (double)k / (double)stages)) {
@@ -346,7 +336,7 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     ami_stage_end(&stage);
     /* 6. contacts, second fit holding plants, 7. foot lock. */
     if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
-        stage = ami_stage_begin("capture contacts");
+        stage = ami_stage_begin("solve: contacts");
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
         c.use_contacts = true;
         if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
@@ -357,14 +347,26 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
          * 2-3 cm off still belongs to the plant, and a frame left free slides). */
         if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
         ami_stage_end(&stage);
-        stage = ami_stage_begin("capture foot lock");
-        double mean, mx;
-        if ((st = ami_cap_foot_lock(&c, !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK), &mean, &mx,
-                                    &res->plant_count, err)) < 0)
+        stage = ami_stage_begin("solve: foot lock");
+        res->lock_moved_mean_mm = am_alloc_array(c.C, sizeof(double));
+        res->lock_moved_max_mm = am_alloc_array(c.C, sizeof(double));
+        if (!res->lock_moved_mean_mm || !res->lock_moved_max_mm) {
+            st = AM_FAIL(err, AM_E_NOMEM, "foot lock");
             goto done;
+        }
+        res->foot_locked = !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK);
+        ami_lock_stats ls = {.moved_mean = res->lock_moved_mean_mm, .moved_max = res->lock_moved_max_mm};
+        if ((st = ami_cap_foot_lock(&c, res->foot_locked, &ls, err)) < 0) goto done;
         ami_stage_end(&stage);
-        res->slide_mean_mm = 1000.0 * mean;
-        res->slide_max_mm = 1000.0 * mx;
+        res->plant_count = ls.plants;
+        res->fit_slide_mean_mm = 1000.0 * ls.fit_mean;
+        res->fit_slide_max_mm = 1000.0 * ls.fit_max;
+        res->slide_mean_mm = 1000.0 * ls.mean;
+        res->slide_max_mm = 1000.0 * ls.max;
+        for (size_t k = 0; k < c.C; k++) {
+            res->lock_moved_mean_mm[k] *= 1000.0;
+            res->lock_moved_max_mm[k] *= 1000.0;
+        }
     }
     res->seconds_fit = am_now() - t_fit;
     memcpy(res->ground_vel, c.vg, sizeof c.vg);
@@ -388,15 +390,10 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     }
     if ((st = am_motion_compute_joints(res->motion, rig, err)) < 0) goto done;
     {
-        am_buf b = {0};
-        ami_cap_extra_json(res, T, &b);
-        if (b.failed || !b.data) {
-            am_buf_free(&b);
-            st = AM_FAIL(err, AM_E_NOMEM, "motion extra keys");
-            goto done;
-        }
+        char *extra = NULL;
+        if ((st = ami_cap_extra_json(res, T, &extra, err)) < 0) goto done;
         am_free(res->motion->extra_json);
-        res->motion->extra_json = b.data;
+        res->motion->extra_json = extra;
     }
     res->seconds_total = am_now() - t_start;
 
@@ -452,8 +449,24 @@ void am_capture_report(const am_capture_result *r, am_buf *b)
     double worst = r->reproj_front > r->reproj_side ? r->reproj_front : r->reproj_side;
     am_buf_printf(b, "reprojection verdict: %s\n", !isfinite(worst) ? "n/a" : worst <= 8.0 ? "good (single-digit px in both views)" :
                                                   worst <= 15.0 ? "look at it" : "bad: check the reading or reroll");
-    am_buf_printf(b, "contacts: %zu plants, ground velocity (%.3f, %.3f) m/s, foot slide per plant: mean %.2f mm, max %.2f mm%s\n",
-                  r->plant_count, r->ground_vel[0], r->ground_vel[1], r->slide_mean_mm, r->slide_max_mm,
-                  r->plant_count == 0 ? "" : r->slide_max_mm < 2.0 ? " (locked)" : " (over 2 mm)");
+    am_buf_printf(b, "contacts: %zu plants found, ground velocity (%.3f, %.3f) m/s\n", r->plant_count, r->ground_vel[0],
+                  r->ground_vel[1]);
+    if (r->plant_count) {
+        /* The lock pins the plants it found, so the slide after it is near 0 by construction;
+         * the fit's own slide and the size of the correction say how good the motion was. */
+        am_buf_printf(b, "foot slide per plant found, fit before the foot lock: mean %.2f mm, max %.2f mm\n",
+                      r->fit_slide_mean_mm, r->fit_slide_max_mm);
+        if (r->foot_locked) {
+            am_buf_printf(b, "foot lock moved each contact over its plant frames:");
+            for (size_t k = 0; k < r->contact_count; k++)
+                am_buf_printf(b, "%s %s mean %.2f mm, max %.2f mm", k ? ";" : "", r->contact_names[k],
+                              r->lock_moved_mean_mm[k], r->lock_moved_max_mm[k]);
+            am_buf_printf(b, "\nfoot slide per plant found, after the lock: mean %.2f mm, max %.2f mm (pinned)\n",
+                          r->slide_mean_mm, r->slide_max_mm);
+        } else {
+            am_buf_printf(b, "foot lock: off (--no-foot-lock)\n");
+        }
+        am_buf_printf(b, "(slide over the plants this fit found; `anymove score solve` measures it over the true ones)\n");
+    }
     am_buf_printf(b, "fit: %u LM iterations, %.3f s (total %.3f s)\n", r->lm_iterations, r->seconds_fit, r->seconds_total);
 }

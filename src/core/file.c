@@ -50,13 +50,6 @@ am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *l
     return AM_OK;
 }
 
-void am_tmp_path(char *buf, size_t size, const char *path)
-{
-    /* pid and a per-call number: two threads (or two calls) writing one path never share a
-     * temporary file */
-    snprintf(buf, size, "%s.tmp.%ld.%llu", path, (long)getpid(), (unsigned long long)ami_unique_id());
-}
-
 am_status am_file_commit(const char *tmp, const char *path, am_error *err)
 {
     if (rename(tmp, path) != 0) {
@@ -79,10 +72,14 @@ am_status am_file_write(const char *path, const void *data, size_t len, am_error
     char eb[128];
     if (!f) return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", ami_errstr(errno, eb, sizeof eb));
     bool ok = len == 0 || fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
+    int e = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
     if (!ok) {
         remove(tmp);
-        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "write failed");
+        return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", e ? strerror(e) : "write failed");
     }
     return am_file_commit(tmp, path, err);
 }

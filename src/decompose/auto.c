@@ -3,14 +3,6 @@
 
 #include "decompose_internal.h"
 
-/* What one more bone costs, as a share of the remaining clustering error (log scale): a bone
- * must remove about 4% of what is left. The hard clustering never flattens (it keeps chopping
- * the blend regions at joints: 1-6% per bone between 8 and 16 bones on the clips measured), and
- * on the unit test's 4-bone chain that tail is 3.7% per bone: a cost of 0.03 picks 10 there.
- * Between 0.03 and 0.05 the mean final errors of 24 synthetic clips and 9 baked models barely
- * move (measurements in docs/track2rig.md). */
-#define AMI_AUTO_BONE_COST 0.04
-
 /* The count minimising
  *     ln E'(B) + AMI_AUTO_BONE_COST * (B - 1),   E'(B) = E(B) / sqrt(1 - 2B / N),
  * over B = 1..B_max, the candidates ending at the first count whose error is already at the

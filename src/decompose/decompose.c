@@ -141,6 +141,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     bool ours = o.method == AM_DECOMPOSE_OURS;
     size_t T = tr->frame_count, N = tr->point_count;
     double t0 = am_now();
+    ami_stage stage = ami_stage_begin("rig: initialise bones");
 
     ami_dec d = {0};
     d.T = T;
@@ -313,7 +314,6 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     for (size_t n = 0; n < N; n++) d.cn[n] = 1.0;
 
     size_t B = 0;
-    ami_stage stage = ami_stage_begin("decompose clustering");
     if ((st = ami_dec_init(&d, o.bones, o.max_bones, res->noise_floor, o.bones ? NULL : &res->auto_err,
                            &res->auto_count, &B, err)) < 0)
         goto fail;
@@ -334,7 +334,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     double t1 = am_now();
     res->time_init = t1 - t0;
     ami_stage_end(&stage);
-    stage = ami_stage_begin("decompose solve");
+    stage = ami_stage_begin("rig: fit bones");
 
     d.robust = ours;
     d.em = ours;
@@ -359,6 +359,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     double t2 = am_now();
     res->time_solve = t2 - t1;
     ami_stage_end(&stage);
+    stage = ami_stage_begin("rig: skeleton");
 
     res->frame_count = T;
     res->point_count = N;
@@ -369,9 +370,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         /* every sweep lowers the articulated objective (ami_dec_pass_articulated); 3 rounds of 4
          * sweeps get most of the gain (synthetic quadruped walk 0.61 -> 0.35%) for ~8% of the
          * command: the weight re-solve between rounds is what costs at large N */
-        stage = ami_stage_begin("decompose skeleton");
         if ((st = ami_dec_skeleton(&d, 3, res, err)) < 0) goto fail;
-        ami_stage_end(&stage);
     } else {
         res->rest = am_alloc_array(N * 3, sizeof(float));
         res->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
@@ -393,6 +392,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         res->err_visible = res->err_visible_free;
     }
     res->time_skeleton = am_now() - t2;
+    ami_stage_end(&stage);
     ami_dec_release(&d);
     *out = res;
     return AM_OK;

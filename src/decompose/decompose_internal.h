@@ -11,6 +11,15 @@
 #define AMI_MAXC 24    /* candidate bones per point in the weight step */
 #define AMI_MAXT 8     /* worker threads */
 
+/* What one more bone costs in --bones auto (auto.c), as a share of the remaining clustering
+ * error (log scale): a bone must remove about 4% of what is left. The hard clustering never
+ * flattens (it keeps chopping the blend regions at joints: 1-6% per bone between 8 and 16
+ * bones on the clips measured), and on the unit test's 4-bone chain that tail is 3.7% per
+ * bone: a cost of 0.03 picks 10 there. Between 0.03 and 0.05 the mean final errors of 24
+ * synthetic clips and 9 baked models barely move (measurements in docs/track2rig.md). The
+ * report of `anymove rig` states it (src/decompose/report.c). */
+#define AMI_AUTO_BONE_COST 0.04
+
 struct ami_work;
 
 typedef struct ami_dec {

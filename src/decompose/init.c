@@ -459,7 +459,7 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
     memcpy(snap, c.Gs, sizeof(double) * c.nf * c.bs * 12);
     size_t B = 1;
     while (B < target) {
-        if (!ami_progress("decompose clustering", (double)(B - 1) / (double)(target - 1))) {
+        if (!ami_progress("rig: initialise bones", (double)(B - 1) / (double)(target - 1))) {
             st = AM_FAIL(err, AM_E_CANCELLED, "clustering stopped at %zu bones", B);
             goto done;
         }

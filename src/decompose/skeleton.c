@@ -297,7 +297,7 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
     d->par = par;
     d->pivot = head;
     for (size_t round = 0; round < refit_rounds; round++) {
-        if (!ami_progress("decompose skeleton", (double)round / (double)refit_rounds)) {
+        if (!ami_progress("rig: skeleton", (double)round / (double)refit_rounds)) {
             d->order = d->par = NULL;
             d->pivot = NULL;
             return AM_FAIL(err, AM_E_CANCELLED, "articulated refit stopped at round %zu", round);

@@ -532,9 +532,9 @@ static am_status ami_ik_run(const am_ik_job *job, am_error *err)
     am_status st = ami_ws_init(&w, job, mask, err);
     if (st == AM_OK) {
         memcpy(w.prev_w, w.ref_w, w.B * 4 * sizeof(double));
-        ami_stage stage = ami_stage_begin("ik");
+        ami_stage stage = ami_stage_begin("ik: solve frames");
         for (size_t t = 0; t < job->frame_count; t++) {
-            if (t % 256 == 0 && !ami_progress(stage.name, (double)t / (double)job->frame_count)) {
+            if (t % 64 == 0 && !ami_progress(stage.name, (double)t / (double)job->frame_count)) {
                 st = AM_FAIL(err, AM_E_CANCELLED, "IK stopped at frame %zu", t);
                 break;
             }

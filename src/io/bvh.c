@@ -16,6 +16,7 @@
 #include "anymove/bvh.h"
 #include "anymove/math.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 #define AMI_BVH_MAX_JOINTS 100000u
 #define AMI_BVH_NAME_MAX 255u
@@ -418,7 +419,11 @@ am_status am_bvh_to_buf(const am_bvh *bvh, am_buf *o, am_error *err)
         am_buf_printf(o, "}\n");
     }
     am_free(depth);
-    am_buf_printf(o, "MOTION\nFrames: %zu\nFrame Time: %.9g\n", bvh->frame_count, bvh->frame_time);
+    /* The frame time exactly (1 / fps reads back as the same double): "%.9g" turned 30 fps
+     * into 30.00000003. */
+    char ft[40];
+    size_t ftn = ami_json_format_double(bvh->frame_time, ft, sizeof ft);
+    am_buf_printf(o, "MOTION\nFrames: %zu\nFrame Time: %.*s\n", bvh->frame_count, (int)ftn, ft);
     for (size_t t = 0; t < bvh->frame_count; t++) {
         const double *row = bvh->frames + t * bvh->channel_count;
         for (size_t c = 0; c < bvh->channel_count; c++)

@@ -37,28 +37,29 @@ static void ami_rest_positions(const am_bvh *bvh, double *p)
     }
 }
 
-am_bvh_axes am_bvh_detect_axes(const am_bvh *bvh)
+/* BVH is Y up unless the caller says otherwise: a guess from the rest pose's extent fails on
+ * every creature longer than it is tall (docs/decisions.md). */
+static am_bvh_axes ami_axes(const am_bvh_opts *opts)
 {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    double *p = am_alloc_array(bvh->joint_count ? bvh->joint_count : 1, 3 * sizeof(double));
-    if (!p) return AM_BVH_AXES_Y_UP;
-    ami_rest_positions(bvh, p);
-    for (size_t j = 0; j < bvh->joint_count; j++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], p[j * 3 + (size_t)k]);
-            hi[k] = fmax(hi[k], p[j * 3 + (size_t)k]);
-        }
-    am_free(p);
-    /* NOTE: a heuristic for upright bipeds; long quadrupeds in Z-up files need an explicit
-     * axes choice (CLI --up z). */
-    return (hi[2] - lo[2]) > (hi[1] - lo[1]) ? AM_BVH_AXES_Z_UP : AM_BVH_AXES_Y_UP;
+    return opts && opts->axes == AM_BVH_AXES_Z_UP ? AM_BVH_AXES_Z_UP : AM_BVH_AXES_Y_UP;
 }
 
-static am_bvh_axes ami_resolve_axes(const am_bvh *bvh, const am_bvh_opts *opts)
+/* slides[j] = 1 if a position channel of non-root joint j moves it off its OFFSET by more than
+ * 1e-6 of the skeleton size in some frame. */
+static void ami_sliding_joints(const am_bvh *bvh, uint8_t *slides)
 {
-    am_bvh_axes a = opts ? opts->axes : AM_BVH_AXES_AUTO;
-    if (a == AM_BVH_AXES_Y_UP || a == AM_BVH_AXES_Z_UP) return a;
-    return bvh ? am_bvh_detect_axes(bvh) : AM_BVH_AXES_Y_UP;
+    double tol = 1e-6 * am_bvh_rest_size(bvh);
+    for (size_t j = 0; j < bvh->joint_count; j++) {
+        const am_bvh_joint *jt = &bvh->joints[j];
+        slides[j] = 0;
+        if (jt->parent < 0) continue;
+        for (size_t t = 0; t < bvh->frame_count && !slides[j]; t++) {
+            const double *row = bvh->frames + t * bvh->channel_count + jt->channel_start;
+            for (uint32_t c = 0; c < jt->channel_count; c++)
+                if (jt->channels[c] <= AM_BVH_ZPOS && fabs(row[c] - jt->offset[jt->channels[c]]) > tol)
+                    slides[j] = 1;
+        }
+    }
 }
 
 static double ami_scale(const am_bvh_opts *opts)
@@ -88,7 +89,7 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
     if (bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
     size_t J = bvh->joint_count;
     double C[9], s = ami_scale(opts);
-    ami_axes_matrix(ami_resolve_axes(bvh, opts), C);
+    ami_axes_matrix(ami_axes(opts), C);
     double size = am_bvh_rest_size(bvh) * s;
     /* A child closer than this is "at the joint": its bone would be rejected as zero-length. */
     double eps = fmax(1e-6 * size, 1e-8);
@@ -100,13 +101,15 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
     const char **bhead = am_alloc_array(J, sizeof(char *));
     const char **btail = am_alloc_array(J, sizeof(char *));
     const char **bparent = am_alloc_array(J, sizeof(char *));
+    uint8_t *slides = am_alloc_array(J, 1);
     am_status st = AM_OK;
     size_t nj = J;
-    if (!pos || !jnames || !tail || !bhead || !btail || !bparent) {
+    if (!pos || !jnames || !tail || !bhead || !btail || !bparent || !slides) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
         goto done;
     }
     ami_rest_positions(bvh, pos);
+    ami_sliding_joints(bvh, slides);
     for (size_t j = 0; j < J; j++) {
         double w[3];
         am_mat3_mul_vec3(C, pos + j * 3, w);
@@ -116,17 +119,28 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
     for (size_t j = 0; j < J; j++) {
         const am_bvh_joint *jt = &bvh->joints[j];
         tail[j] = -1;
-        for (size_t c = j + 1; c < J && tail[j] < 0; c++)
-            if (bvh->joints[c].parent == (int32_t)j && am_vec3_dist(pos + c * 3, pos + j * 3) > eps)
-                tail[j] = (int32_t)c;
+        int32_t sliding = -1;
+        for (size_t c = j + 1; c < J && tail[j] < 0; c++) {
+            if (bvh->joints[c].parent != (int32_t)j || !(am_vec3_dist(pos + c * 3, pos + j * 3) > eps))
+                continue;
+            /* A child that slides (loc) keeps a head of its own: the tail stays put. */
+            if (slides[c]) {
+                if (sliding < 0) sliding = (int32_t)c;
+                continue;
+            }
+            tail[j] = (int32_t)c;
+        }
         if (tail[j] >= 0) continue;
         double d[3] = {0, 0, 0};
         const char *suffix = "_tail";
-        if (jt->has_end) {
+        if (sliding >= 0) am_vec3_sub(pos + (size_t)sliding * 3, pos + j * 3, d);
+        if (sliding < 0 && jt->has_end) {
             am_mat3_mul_vec3(C, jt->end_offset, d);
             am_vec3_scale(d, s, d);
         }
-        if (am_vec3_norm(d) > eps) {
+        if (sliding >= 0) {
+            /* at the sliding child's rest head, named like a synthetic tail */
+        } else if (am_vec3_norm(d) > eps) {
             suffix = "_end";
         } else {
             /* Synthetic tail: along the first descendant away from the joint, else along
@@ -179,6 +193,7 @@ done:
     am_free(bhead);
     am_free(btail);
     am_free(bparent);
+    am_free(slides);
     return st;
 }
 
@@ -188,19 +203,16 @@ static void ami_rest_rot_inv(const am_rig *rig, size_t b, double Rinv[9])
 }
 
 static am_status ami_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
-                                     const am_bvh_opts *opts, am_motion **out, size_t *dropped,
-                                     am_error *err)
+                                     const am_bvh_opts *opts, am_motion **out, am_error *err)
 {
     assert(bvh && rig && out);
     *out = NULL;
-    if (dropped) *dropped = 0;
     if (bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
     if (bvh->frame_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without frames");
     size_t J = bvh->joint_count, T = bvh->frame_count, B = rig->bone_count;
     double C[9], CT[9], s = ami_scale(opts);
-    ami_axes_matrix(ami_resolve_axes(bvh, opts), C);
+    ami_axes_matrix(ami_axes(opts), C);
     am_mat3_transpose(C, CT);
-    double size = am_bvh_rest_size(bvh);
     int32_t *map = am_alloc_array(J, sizeof *map);
     uint8_t *moved = am_alloc_array(J, 1);
     am_motion *mo = NULL;
@@ -231,6 +243,13 @@ static am_status ami_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
         }
         for (size_t i = 0; i < T * B; i++) mo->quat[i * 4] = 1.0;
     }
+    ami_sliding_joints(bvh, moved);
+    bool any_slides = false;
+    for (size_t j = 0; j < J; j++) any_slides = any_slides || moved[j];
+    if (any_slides && !(mo->loc = am_alloc_array(T * B, 3 * sizeof(double)))) {
+        st = AM_FAIL(err, AM_E_NOMEM, "motion translations");
+        goto fail;
+    }
     for (size_t t = 0; t < T; t++) {
         for (size_t j = 0; j < J; j++) {
             const am_bvh_joint *jt = &bvh->joints[j];
@@ -251,9 +270,17 @@ static am_status ami_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
                 am_quat_from_mat3(Rw, mo->root_quat + t * 4);
                 continue;
             }
-            if (!moved[j] && am_vec3_dist(tr, jt->offset) > 1e-6 * size) moved[j] = 1;
             double Rinv[9], L[9];
             ami_rest_rot_inv(rig, b, Rinv);
+            if (moved[j]) {
+                /* The head's offset from its rest place, in the bone's rest frame (SPEC 2.3):
+                 * loc = R_rest^-1 s C (tr - OFFSET). */
+                double d[3], w[3];
+                am_vec3_sub(tr, jt->offset, d);
+                am_mat3_mul_vec3(C, d, w);
+                am_vec3_scale(w, s, w);
+                am_mat3_mul_vec3(Rinv, w, mo->loc + (t * B + b) * 3);
+            }
             am_mat3_mul(Rinv, Rw, L);
             am_mat3_mul(L, rig->rest_rot + b * 9, L);
             double *e = mo->euler + (t * B + b) * 3;
@@ -262,8 +289,6 @@ static am_status ami_motion_from_bvh(const am_bvh *bvh, const am_rig *rig,
             am_quat_from_mat3(L, mo->quat + (t * B + b) * 4);
         }
     }
-    if (dropped)
-        for (size_t j = 0; j < J; j++) *dropped += moved[j];
     st = am_motion_compute_joints(mo, rig, err);
     if (st != AM_OK) goto fail;
     am_free(map);
@@ -326,9 +351,9 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
     if (mo->frame_count == 0) return AM_FAIL(err, AM_E_EMPTY, "motion without frames");
     if (!(mo->fps > 0)) return AM_FAIL(err, AM_E_VALUE, "fps %g", mo->fps);
     size_t B = rig->bone_count, T = mo->frame_count;
-    am_bvh_axes axes = opts && opts->axes == AM_BVH_AXES_Z_UP ? AM_BVH_AXES_Z_UP : AM_BVH_AXES_Y_UP;
+    /* Written Y up whatever opts->axes says: the convention every BVH reader assumes. */
     double C[9], CT[9], s = ami_scale(opts);
-    ami_axes_matrix(axes, C);
+    ami_axes_matrix(AM_BVH_AXES_Y_UP, C);
     am_mat3_transpose(C, CT);
     const am_bvh *like = opts ? opts->like : NULL;
 
@@ -337,8 +362,9 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
     size_t *stack = am_alloc_array(B + 1, sizeof *stack);
     int32_t *where = am_alloc_array(B, sizeof *where);   /* bone -> BVH joint */
     uint8_t *has_child = am_alloc_array(B, 1);
+    uint8_t *slides = am_alloc_array(B, 1);
     am_status st = AM_OK;
-    if (!b || !order || !stack || !where || !has_child) {
+    if (!b || !order || !stack || !where || !has_child || !slides) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH");
         goto fail;
     }
@@ -362,6 +388,10 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
         goto fail;
     }
     for (size_t bb = 1; bb < B; bb++) has_child[rig->parent[bb]] = 1;
+    for (size_t i = 0; mo->loc && i < T * B; i++) {
+        const double *l = mo->loc + 3 * i;
+        if (l[0] != 0 || l[1] != 0 || l[2] != 0) slides[i % B] = rig->parent[i % B] >= 0;
+    }
     b->joint_count = B;
     for (size_t j = 0; j < B; j++) {
         size_t bone = order[j];
@@ -396,12 +426,12 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
                 if (lj->channels[c] >= AM_BVH_XROT) rots++, mask |= 1u << lj->channels[c];
                 else pos_mask |= 1u << lj->channels[c];
             }
-            if (rots != 3 || mask != 0x38u || (pb < 0 && pos_mask != 7u)) lj = NULL;
+            if (rots != 3 || mask != 0x38u || ((pb < 0 || slides[bone]) && pos_mask != 7u)) lj = NULL;
         }
         if (lj) {
             jt->channel_count = lj->channel_count;
             memcpy(jt->channels, lj->channels, sizeof jt->channels);
-        } else if (pb < 0) {
+        } else if (pb < 0 || slides[bone]) {
             static const uint8_t root_ch[6] = {AM_BVH_XPOS, AM_BVH_YPOS, AM_BVH_ZPOS,
                                                AM_BVH_ZROT, AM_BVH_YROT, AM_BVH_XROT};
             jt->channel_count = 6;
@@ -450,7 +480,14 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
                 am_mat3_mul_vec3(CT, mo->trans + t * 3, tr);
                 am_vec3_scale(tr, 1.0 / s, tr);
             } else {
+                /* OFFSET plus the loc of a sliding bone: C^T R_rest(b) loc / s. */
                 memcpy(tr, jt->offset, sizeof tr);
+                if (mo->loc) {
+                    double w[3], f[3];
+                    am_mat3_mul_vec3(rig->rest_rot + bone * 9, mo->loc + (t * B + bone) * 3, w);
+                    am_mat3_mul_vec3(CT, w, f);
+                    am_vec3_madd(tr, 1.0 / s, f, tr);
+                }
             }
             na = 0;
             for (uint32_t c = 0; c < jt->channel_count; c++) {
@@ -468,6 +505,7 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
     am_free(stack);
     am_free(where);
     am_free(has_child);
+    am_free(slides);
     *out = b;
     return AM_OK;
 fail:
@@ -475,6 +513,7 @@ fail:
     am_free(stack);
     am_free(where);
     am_free(has_child);
+    am_free(slides);
     am_bvh_free(b);
     return st;
 }
@@ -491,11 +530,11 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
 }
 
 am_status am_motion_from_bvh(const am_bvh *bvh, const am_rig *rig, const am_bvh_opts *opts,
-                             am_motion **out, size_t *dropped, am_error *err)
+                             am_motion **out, am_error *err)
 {
     am_scope sc;
     am_scope_enter(&sc, opts ? &opts->ctx : NULL);
-    am_status st = ami_motion_from_bvh(bvh, rig, opts, out, dropped, err);
+    am_status st = ami_motion_from_bvh(bvh, rig, opts, out, err);
     am_scope_leave(&sc, NULL);
     return st;
 }

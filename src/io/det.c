@@ -9,19 +9,12 @@
  */
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/npy_internal.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static void ami_shape_str(const am_array *a, char *buf, size_t size)
-{
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int k = 0; k < a->ndim && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
 
 static bool ami_shape_is(const am_array *a, int ndim, size_t d0, size_t d1, size_t d2)
 {
@@ -49,7 +42,7 @@ static am_status ami_det_float(const char *path, const am_array *a, const char *
 {
     if (!ami_shape_is(a, ndim, T, J, 2)) {
         char sh[128];
-        ami_shape_str(a, sh, sizeof sh);
+        ami_npy_shape_str(a, sh, sizeof sh);
         if (ndim == 3)
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                               "%s has shape %s, expected [%zu,%zu,2] to match front_uv", name, sh,
@@ -87,12 +80,12 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
     AMI_TRY(ami_need_float(path, z, "front_uv", &fuv, err));
     if (fuv->ndim != 3 || fuv->shape[2] != 2) {
-        ami_shape_str(fuv, sh, sizeof sh);
+        ami_npy_shape_str(fuv, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "front_uv has shape %s, expected [T,J,2]", sh);
     }
     size_t T = fuv->shape[0], J = fuv->shape[1];
     if (T == 0 || J == 0) {
-        ami_shape_str(fuv, sh, sizeof sh);
+        ami_npy_shape_str(fuv, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
@@ -111,7 +104,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     const am_array *fps = am_npz_find(z, "fps");
     if (!fps) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
     if (fps->dtype == AM_DTYPE_STR || fps->count != 1) {
-        ami_shape_str(fps, sh, sizeof sh);
+        ami_npy_shape_str(fps, sh, sizeof sh);
         return AM_FAIL_AT(err, fps->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
                           "fps has dtype %s and shape %s, expected a number",
                           am_dtype_name(fps->dtype), sh);
@@ -127,7 +120,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
                           am_dtype_name(names->dtype));
     if (!ami_shape_is(names, 1, J, 0, 0)) {
-        ami_shape_str(names, sh, sizeof sh);
+        ami_npy_shape_str(names, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "names has shape %s, expected [%zu] to match front_uv", sh, J);
     }
@@ -145,7 +138,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
                               "calib has dtype %s, expected float32 or float64",
                               am_dtype_name(calib->dtype));
         if (!ami_shape_is(calib, 2, 2, 3, 0)) {
-            ami_shape_str(calib, sh, sizeof sh);
+            ami_npy_shape_str(calib, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "calib has shape %s, expected [2,3]", sh);
         }
         AMI_TRY(am_array_to_f64(calib, det->calib, err));

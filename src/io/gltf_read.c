@@ -18,6 +18,7 @@
 
 #include "anymove/gltf.h"
 #include "anymove/math.h"
+#include "io/gltf_internal.h"
 #include "io/json_internal.h"
 #include "core/internal.h"
 
@@ -70,6 +71,7 @@ typedef struct ami_gctx {
     ami_gbuffer *buffers;
     ami_gview *views;
     am_gltf *doc;
+    struct am_gltf_source *keep; /* with AM_GLTF_KEEP_SOURCE, else NULL */
     am_error *err;
 } ami_gctx;
 
@@ -287,6 +289,92 @@ static am_status ami_load_external(ami_gctx *c, const char *uri, const char *pat
     return AM_OK;
 }
 
+/* ---- kept source (AM_GLTF_KEEP_SOURCE) ----------------------------------------------------- */
+
+void ami_gltf_source_free(struct am_gltf_source *src)
+{
+    if (!src) return;
+    am_free(src->json);
+    for (size_t i = 0; i < src->buffer_count && src->buffers; i++) am_free(src->buffers[i]);
+    am_free(src->buffers);
+    am_free(src->buffer_len);
+    for (size_t i = 0; i < src->image_count && src->images; i++) am_free(src->images[i]);
+    am_free(src->images);
+    am_free(src->image_len);
+    am_free((void *)src->image_mime);
+    am_free(src);
+}
+
+/* Every buffer's bytes: decoded ones are handed over, the GLB BIN chunk (borrowed from the
+ * caller's memory) is copied. */
+static am_status ami_keep_buffers(ami_gctx *c)
+{
+    struct am_gltf_source *k = c->keep;
+    if (!k || c->buffer_count == 0) return AM_OK;
+    am_status s = AM_OK;
+    k->buffers = ami_calloc(c, c->buffer_count, sizeof *k->buffers, &s);
+    if (s < 0) return s;
+    k->buffer_len = ami_calloc(c, c->buffer_count, sizeof *k->buffer_len, &s);
+    if (s < 0) return s;
+    k->buffer_count = c->buffer_count;
+    for (size_t i = 0; i < c->buffer_count; i++) {
+        ami_gbuffer *b = &c->buffers[i];
+        if (b->owned) {
+            k->buffers[i] = b->owned;
+            b->owned = NULL; /* b->data stays valid: the document owns it now */
+        } else if (b->len) {
+            k->buffers[i] = am_alloc(b->len);
+            AMI_CHECK(c->err, k->buffers[i], AM_E_NOMEM, "buffers[%zu]: %zu bytes", i, b->len);
+            memcpy(k->buffers[i], b->data, b->len);
+        }
+        k->buffer_len[i] = b->len;
+    }
+    return AM_OK;
+}
+
+/* The media type of encoded image bytes, from their signature. */
+static const char *ami_image_mime(const uint8_t *d, size_t n)
+{
+    if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) return "image/png";
+    if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return "image/jpeg";
+    if (n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0) return "image/webp";
+    if (n >= 12 && memcmp(d, "\xABKTX 20\xBB\r\n\x1a\n", 12) == 0) return "image/ktx2";
+    return NULL;
+}
+
+/* Images given by a file uri are read now: the model's folder is known only while loading. */
+static am_status ami_keep_images(ami_gctx *c, json_t *root)
+{
+    struct am_gltf_source *k = c->keep;
+    json_t *arr;
+    size_t n;
+    am_status s = AM_OK;
+    if (!k) return AM_OK;
+    AMI_TRY(ami_get_array(c, root, "", "images", false, &arr, &n));
+    if (n == 0) return AM_OK;
+    k->images = ami_calloc(c, n, sizeof *k->images, &s);
+    if (s < 0) return s;
+    k->image_len = ami_calloc(c, n, sizeof *k->image_len, &s);
+    if (s < 0) return s;
+    k->image_mime = ami_calloc(c, n, sizeof *k->image_mime, &s);
+    if (s < 0) return s;
+    k->image_count = n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o;
+        ami_jpath p;
+        AMI_TRY(ami_item(c, arr, "images", i, &o, &p));
+        const char *uri = NULL;
+        AMI_TRY(ami_json_get_string(o, p.s, "uri", false, &uri, c->err));
+        if (!uri || strncmp(uri, "data:", 5) == 0) continue;
+        ami_jpath pu = ami_json_path_key(p.s, "uri");
+        AMI_TRY(ami_load_external(c, uri, pu.s, &k->images[i], &k->image_len[i]));
+        k->image_mime[i] = ami_image_mime(k->images[i], k->image_len[i]);
+        AMI_CHECK(c->err, k->image_mime[i], AM_E_UNSUPPORTED,
+                  "%s: '%.64s' is no PNG, JPEG, WebP or KTX2 image", pu.s, uri);
+    }
+    return AM_OK;
+}
+
 static am_status ami_read_buffers(ami_gctx *c, json_t *root)
 {
     json_t *arr;
@@ -338,7 +426,7 @@ static am_status ami_read_buffers(ami_gctx *c, json_t *root)
                            p.s, len, (unsigned long long)blen);
         b->len = (size_t)blen;
     }
-    return AM_OK;
+    return ami_keep_buffers(c);
 }
 
 static am_status ami_read_views(ami_gctx *c, json_t *root)
@@ -649,9 +737,8 @@ static am_status ami_check_accessor(ami_gctx *c, int32_t a, size_t comps, const 
 
 /* ---- nodes ------------------------------------------------------------------------------- */
 
-/* Row-major T * R * S from translation, (w,x,y,z) rotation (normalized here) and scale. */
-static void ami_trs_matrix(const double t[3], const double q_in[4], const double s[3],
-                           double M[16])
+void ami_gltf_trs_matrix(const double t[3], const double q_in[4], const double s[3],
+                         double M[16])
 {
     double q[4], R[9];
     double n = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] +
@@ -671,9 +758,7 @@ static void ami_trs_matrix(const double t[3], const double q_in[4], const double
     M[15] = 1;
 }
 
-/* TRS of a local matrix (for nodes given as `matrix`): scale = column lengths (negative x when
- * the determinant is negative), rotation from the normalized columns. */
-static void ami_decompose(const double M[16], double t[3], double q[4], double s[3])
+void ami_gltf_decompose(const double M[16], double t[3], double q[4], double s[3])
 {
     double R[9];
     for (int col = 0; col < 3; col++) {
@@ -721,7 +806,7 @@ static am_status ami_read_nodes(ami_gctx *c, json_t *root)
             /* Column-major in the file. */
             for (int r = 0; r < 4; r++)
                 for (int col = 0; col < 4; col++) nd->matrix[r * 4 + col] = m[col * 4 + r];
-            ami_decompose(nd->matrix, nd->translation, nd->rotation, nd->scale);
+            ami_gltf_decompose(nd->matrix, nd->translation, nd->rotation, nd->scale);
         } else {
             memcpy(nd->translation, t, sizeof t);
             nd->rotation[0] = qf[3];
@@ -729,7 +814,7 @@ static am_status ami_read_nodes(ami_gctx *c, json_t *root)
             nd->rotation[2] = qf[1];
             nd->rotation[3] = qf[2];
             memcpy(nd->scale, sc, sizeof sc);
-            ami_trs_matrix(nd->translation, nd->rotation, nd->scale, nd->matrix);
+            ami_gltf_trs_matrix(nd->translation, nd->rotation, nd->scale, nd->matrix);
         }
         json_t *ch, *wv;
         size_t nc, nw;
@@ -1084,7 +1169,13 @@ static am_status ami_read_json(ami_gctx *c, const char *text, size_t len, uint64
     doc->mesh_count = cnt;
     if (s == AM_OK) s = ami_get_array(c, root, "", "skins", false, &tmp, &cnt);
     doc->skin_count = cnt;
+    if (s == AM_OK && c->keep) {
+        c->keep->json = am_strndup(text, len);
+        c->keep->json_len = len;
+        if (!c->keep->json) s = AM_FAIL(c->err, AM_E_NOMEM, "JSON of %zu bytes", len);
+    }
     if (s == AM_OK) s = ami_read_buffers(c, root);
+    if (s == AM_OK) s = ami_keep_images(c, root);
     if (s == AM_OK) s = ami_read_views(c, root);
     if (s == AM_OK) s = ami_read_accessors(c, root);
     if (s == AM_OK) s = ami_read_meshes(c, root);
@@ -1185,6 +1276,7 @@ void am_gltf_free(am_gltf *doc)
     am_free(doc->animations);
     am_free(doc->generator);
     am_warning_list_free(&doc->warnings);
+    ami_gltf_source_free(doc->source);
     am_free(doc);
 }
 
@@ -1213,6 +1305,15 @@ static am_status ami_gltf_read_mem(const void *buf, size_t len, const char *sour
         return s;
     }
     c.doc->scene = -1;
+    if (opts && (opts->flags & AM_GLTF_KEEP_SOURCE)) {
+        c.keep = c.doc->source = am_alloc(sizeof *c.doc->source);
+        if (!c.keep) {
+            am_gltf_free(c.doc);
+            s = AM_FAIL(err, AM_E_NOMEM, "document");
+            am_error_set_file(err, source);
+            return s;
+        }
+    }
     const uint8_t *b = buf;
     if (len == 0) s = AM_FAIL(err, AM_E_EMPTY, "empty file");
     else if (len >= 4 && ami_le32(b) == AMI_GLB_MAGIC) s = ami_read_glb(&c, b, len);
@@ -1391,7 +1492,7 @@ void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local)
         if (!isnan(slot[15])) continue;
         double tr[3] = {slot[0], slot[1], slot[2]}, q[4] = {slot[3], slot[4], slot[5], slot[6]},
                sc[3] = {slot[7], slot[8], slot[9]};
-        ami_trs_matrix(tr, q, sc, slot);
+        ami_gltf_trs_matrix(tr, q, sc, slot);
     }
 }
 

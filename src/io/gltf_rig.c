@@ -7,14 +7,14 @@
  *   product lands in the same space as the animated node matrices. With an identity mesh node
  *   (most files) it is plain inverse(IBM).
  * - Hierarchy: a joint's parent is its nearest ancestor node that is a joint of the skin.
- * - Root: our rigs translate only at the root (SPEC 2.3), so the root must be the joint that
- *   carries the body's translation. It is the joint, among those whose translation any animation
+ * - Root: the root's trans carries the body's translation (other bones move only through loc),
+ *   so the root must be the joint that carries it. It is the joint, among those whose translation any animation
  *   changes, with the most skin weight below it; without such joints, the top joint with the most
  *   weight below it. The tree is re-rooted there: the root's former ancestors hang below it in
- *   reverse order and any other top-level joints (IK targets...) become its children. Those
- *   bones keep their rest offsets, so where they translate on their own the motion
- *   approximates them (their rotation is right, their head follows their new parent).
- * - Tails: the head of the only child joint (connected), else the mean of the children's
+ *   reverse order and any other top-level joints (IK targets...) become its children; where
+ *   they translate on their own, loc carries it.
+ * - Tails: the head of the only child joint (connected; a separate joint there when an
+ *   animation moves the child, so its own keypoint follows it), else the mean of the children's
  *   heads; for leaves, the bind position of a non-joint child node (exporters' "<bone>_end"
  *   nodes), else along the node's Y axis at the parent bone's length. Bones shorter than 1 cm
  *   that way get 1 cm along the node's Y axis.
@@ -23,9 +23,9 @@
  *
  * Motion: per frame, W(b) = G(node_b, t) * bind(b)^-1 (converted to world axes and made a pure
  * rotation by a polar decomposition: scaling bones are approximated by their rotation), the
- * bone's world frame is W(b) * R_rest(b) at the node's world origin, and local rotations come
- * from FK parent-first so FK reproduces the pose: exactly for joints whose local translation is
- * their bind translation.
+ * bone's world frame is W(b) * R_rest(b) at the node's world origin, and local rotations and
+ * translations (loc) come from FK parent-first, so FK puts every head on its node's origin.
+ * Bones whose loc stays within float noise keep none.
  */
 #include <assert.h>
 #include <math.h>
@@ -36,6 +36,7 @@
 #include "anymove/math.h"
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/gltf_internal.h"
 
 #define AMI_MIN_BONE 0.01 /* metres: the zero-length guard */
 
@@ -51,6 +52,7 @@ typedef struct ami_gskel {
     int32_t *parent;      /* [J] parent after re-rooting */
     double *weight;       /* [J] own skin weight */
     double *sub_weight;   /* [J] own + all below (file tree) */
+    uint8_t *moved;       /* [J] an animation changes the joint's local translation */
     int32_t root;
     bool has_weights;
 } ami_gskel;
@@ -68,6 +70,7 @@ static void ami_gskel_free(ami_gskel *k)
     am_free(k->parent);
     am_free(k->weight);
     am_free(k->sub_weight);
+    am_free(k->moved);
     memset(k, 0, sizeof *k);
 }
 
@@ -281,8 +284,13 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
 
     /* The root (see the file comment). */
     uint8_t *moved = am_alloc(N ? N : 1);
-    AMI_CHECK(err, moved, AM_E_NOMEM, "%zu nodes", N);
+    k->moved = am_alloc(J ? J : 1);
+    if (!moved || !k->moved) {
+        am_free(moved);
+        return AM_FAIL(err, AM_E_NOMEM, "%zu nodes", N);
+    }
     ami_translation_animated(doc, moved);
+    for (size_t j = 0; j < J; j++) k->moved[j] = moved[sk->joints[j]];
     double best = -1;
     for (int pass = 0; pass < 2 && k->root < 0; pass++) {
         for (size_t j = 0; j < J; j++) {
@@ -368,8 +376,12 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
         tail[j] = -1;
         double tp[3];
         bool have = false;
-        if (nch == 1 && am_vec3_dist(h, k.head + 3 * (size_t)only) >= AMI_MIN_BONE) {
+        if (nch == 1 && !k.moved[only] && am_vec3_dist(h, k.head + 3 * (size_t)only) >= AMI_MIN_BONE) {
             tail[j] = only; /* connected */
+        } else if (nch == 1) {
+            /* A child that slides (loc) gets a head of its own: the tail stays put. */
+            memcpy(tp, k.head + 3 * (size_t)only, sizeof tp);
+            have = am_vec3_dist(h, tp) >= AMI_MIN_BONE;
         } else if (nch > 1) {
             am_vec3_scale(mean, 1.0 / (double)nch, tp);
             have = am_vec3_dist(h, tp) >= AMI_MIN_BONE;
@@ -463,6 +475,65 @@ done:
     return s;
 }
 
+/* Bones whose loc never leaves float noise (1e-7 of the rest skeleton's size: glTF stores
+ * floats) keep none, and a motion where no bone slides has no loc at all. */
+static void ami_drop_float_noise(const am_rig *rig, am_motion *mo)
+{
+    size_t B = rig->bone_count, T = mo->frame_count;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t j = 0; j < rig->joint_count; j++)
+        for (int i = 0; i < 3; i++) {
+            lo[i] = fmin(lo[i], rig->joint_rest[3 * j + (size_t)i]);
+            hi[i] = fmax(hi[i], rig->joint_rest[3 * j + (size_t)i]);
+        }
+    double tol = 1e-7 * hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+    bool any = false;
+    for (size_t b = 0; b < B; b++) {
+        bool slides = false;
+        for (size_t t = 0; t < T && !slides; t++)
+            slides = rig->parent[b] >= 0 && am_vec3_norm(mo->loc + (t * B + b) * 3) > tol;
+        if (!slides)
+            for (size_t t = 0; t < T; t++) memset(mo->loc + (t * B + b) * 3, 0, 3 * sizeof(double));
+        any = any || slides;
+    }
+    if (!any) {
+        am_free(mo->loc);
+        mo->loc = NULL;
+    }
+}
+
+/* joint_of[b]: the skin joint of rig bone b, by the names am_rig_from_gltf gives. */
+static am_status ami_match_bones(const ami_gskel *k, const am_rig *rig, int skin,
+                                 int32_t *joint_of, am_error *err)
+{
+    for (size_t b = 0; b < rig->bone_count; b++) {
+        joint_of[b] = -1;
+        for (size_t j = 0; j < k->J && joint_of[b] < 0; j++)
+            if (strcmp(k->names[j], rig->bone_names[b]) == 0) joint_of[b] = (int32_t)j;
+        AMI_CHECK(err, joint_of[b] >= 0, AM_E_NAME, "rig bone '%s' is not a joint of skin %d",
+                  rig->bone_names[b], skin < 0 ? 0 : skin);
+    }
+    return AM_OK;
+}
+
+am_status ami_gltf_skin_binding(const am_gltf *doc, int skin, const am_rig *rig,
+                                int32_t *bone_node, double *bind, am_error *err)
+{
+    ami_gskel k;
+    am_status s = ami_gskel_build(doc, skin, &k, err);
+    if (s == AM_OK && k.J != rig->bone_count)
+        s = AM_FAIL(err, AM_E_SHAPE, "skin %d has %zu joints, the rig %zu bones", skin < 0 ? 0 : skin,
+                    k.J, rig->bone_count);
+    if (s == AM_OK) s = ami_match_bones(&k, rig, skin, bone_node, err);
+    for (size_t b = 0; b < rig->bone_count && s == AM_OK; b++) {
+        size_t j = (size_t)bone_node[b];
+        memcpy(bind + 16 * b, k.bind + 16 * j, 16 * sizeof(double));
+        bone_node[b] = k.skin->joints[j];
+    }
+    ami_gskel_free(&k);
+    return s;
+}
+
 am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, int anim,
                               double fps, am_motion **out, am_error *err)
 {
@@ -491,17 +562,12 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
     am_motion *mo = NULL;
     if (s == AM_OK && (!joint_of || !local || !world || !pose))
         s = AM_FAIL(err, AM_E_NOMEM, "motion scratch");
-    for (size_t b = 0; b < B && s == AM_OK; b++) {
-        joint_of[b] = -1;
-        for (size_t j = 0; j < k.J && joint_of[b] < 0; j++)
-            if (strcmp(k.names[j], rig->bone_names[b]) == 0) joint_of[b] = (int32_t)j;
-        if (joint_of[b] < 0)
-            s = AM_FAIL(err, AM_E_NAME, "rig bone '%s' is not a joint of skin %d",
-                        rig->bone_names[b], skin < 0 ? 0 : skin);
-    }
+    if (s == AM_OK) s = ami_match_bones(&k, rig, skin, joint_of, err);
     if (s == AM_OK) s = am_motion_create(rig, T, fps, &mo, err);
     if (s == AM_OK && !(mo->quat = am_alloc_array(T, (B ? B : 1) * 4 * sizeof(double))))
         s = AM_FAIL(err, AM_E_NOMEM, "quaternions of %zu frames", T);
+    if (s == AM_OK && !(mo->loc = am_alloc_array(T, (B ? B : 1) * 3 * sizeof(double))))
+        s = AM_FAIL(err, AM_E_NOMEM, "translations of %zu frames", T);
     for (size_t t = 0; t < T && s == AM_OK; t++) {
         double time = t0 + (double)t / fps;
         if (time > t1) time = t1;
@@ -519,6 +585,7 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
             double *q = mo->quat + (t * B + b) * 4, *e = mo->euler + (t * B + b) * 3;
             if (rig->parent[b] < 0) {
                 double *rq = mo->root_quat + 4 * t, R[9];
+                memset(mo->loc + (t * B + b) * 3, 0, 3 * sizeof(double));
                 am_quat_from_mat3(Rw, rq);
                 memcpy(mo->trans + 3 * t, head, sizeof head);
                 am_quat_identity(q);
@@ -528,8 +595,10 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
                 am_mat4_from_rt(R, head, pose + 16 * b);
                 continue;
             }
-            /* P(b) = P(parent) O(b) [L | 0]: L = (P(parent) O(b))_rot^T P_target. */
-            double Q[16], Qr[9], L[9], Lm[9], P[16];
+            /* P(b) = P(parent) O(b) [L | loc]: L = (P(parent) O(b))_rot^T P_target, and loc
+             * puts the head on the node's origin. */
+            double Q[16], Qr[9], Qinv[9], L[9], Lm[9], P[16], d[3];
+            double *loc = mo->loc + (t * B + b) * 3;
             am_mat4_mul(pose + 16 * (size_t)rig->parent[b], rig->offset + 16 * b, Q);
             am_mat4_get_rot(Q, Qr);
             am_mat3_tmul(Qr, Pt, L);
@@ -537,10 +606,14 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
             am_quat_to_mat3(q, Lm);
             if (t == 0) am_mat3_to_euler_xyz(Lm, e);
             else am_mat3_to_euler_xyz_near(Lm, e - 3 * B, e);
-            am_mat4_from_rt(Lm, (const double[3]){0, 0, 0}, P);
+            d[0] = head[0] - Q[3], d[1] = head[1] - Q[7], d[2] = head[2] - Q[11];
+            if (!am_mat3_inverse(Qr, Qinv)) am_mat3_transpose(Qr, Qinv);
+            am_mat3_mul_vec3(Qinv, d, loc);
+            am_mat4_from_rt(Lm, loc, P);
             am_mat4_mul(Q, P, pose + 16 * b);
         }
     }
+    if (s == AM_OK) ami_drop_float_noise(rig, mo);
     if (s == AM_OK) s = am_motion_compute_joints(mo, rig, err);
     am_free(joint_of);
     am_free(local);

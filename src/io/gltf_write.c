@@ -1,6 +1,7 @@
-/* glTF 2.0 binary (.glb) writer for a rig, its clips and a skinned mesh (SPEC.md section 4.5).
+/* glTF 2.0 binary (.glb) writer for a rig, its clips and a skinned mesh (SPEC.md section 4.5),
+ * or for a source document ("keep the character") whose joints the clips drive.
  *
- * Layout of every file written:
+ * Layout of a file written from a rig:
  * - nodes 0..B-1 are the joints, node b is rig bone b, named after it, children as the rig's
  *   parents; node B is the skinned mesh node. Both node 0 and node B are scene roots, and the
  *   mesh node carries no transform: the validator warns about skinned meshes that are
@@ -13,15 +14,28 @@
  *   Locals are W(parent)^-1 W(b), computed so that the heads (node origins) are exact.
  * - Node default TRS is the rest pose; inverse bind matrices are the rigid inverses of the
  *   rest W(b), so the bind pose equals the node rest pose to rounding.
- * - One BIN chunk, one bufferView per accessor, every view 4-byte aligned.
+ * - Rotation keys for every joint; translation keys for the root and for bones the motion
+ *   moves with loc. A rigid bone's local translation is constant (orth() commutes with
+ *   rotations), so its rest value is exact.
+ *
+ * A file written from a source document is that document's JSON, member by member, with one
+ * GLB buffer holding the source buffers (each at an 8-aligned offset, so every view keeps its
+ * alignment), the images that were files, and the new keys; bufferViews are re-pointed into it
+ * and the animations are ours. Joint node j of bone b gets the world matrix
+ *     W_j(t) = C S_b(t) C^-1 Bind_j,   S_b(t) = P(b, t) M_rest(b)^-1,
+ * so the skinning matrix W_j(t) IBM_j is our skinning S_b(t) in glTF axes (Bind_j =
+ * G(mesh node) IBM_j^-1, the bind matrix the rig was made from), whatever the document's
+ * node frames, armature nodes and scales; its local TRS is world(parent)^-1 W_j(t).
  *
  * The output depends only on the input values: no time stamps, no pointer-dependent order,
- * numbers printed with %.17g (exact for doubles and for floats widened to double), padding
- * bytes fixed. Identical input gives identical bytes.
+ * numbers in the one JSON number format (shortest round-trip text, exact for floats widened
+ * to double), padding bytes fixed. Identical input gives identical bytes.
  */
 #include "anymove/gltf.h"
 #include "anymove/math.h"
 #include "core/internal.h"
+#include "io/gltf_internal.h"
+#include "io/json_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -36,83 +50,66 @@ enum {
     AMI_GL_ELEMENT_ARRAY_BUFFER = 34963,
 };
 
-/* Writer state: the BIN chunk and the JSON arrays that grow with it. */
+typedef struct ami_gview {
+    size_t offset, len;
+    int target; /* 0 = none */
+} ami_gview;
+
+typedef struct ami_gacc {
+    int32_t view;
+    int ctype;
+    size_t count, ncomp;
+    bool bounds;
+    double mn[16], mx[16];
+} ami_gacc;
+
+enum { AMI_PATH_T, AMI_PATH_R, AMI_PATH_S };
+
+typedef struct ami_gchan {
+    int32_t node, output; /* output accessor; the sampler's input is its animation's */
+    int path;             /* AMI_PATH_* */
+} ami_gchan;
+
+typedef struct ami_ganim {
+    const char *name;     /* borrowed from the export, or NULL: "clip<c>" */
+    int32_t input;
+    size_t chan_count;
+    ami_gchan *chans;
+} ami_ganim;
+
+/* Writer state: the BIN chunk and the views, accessors and animations that describe it. The
+ * JSON is written once everything is in the BIN, from these records. */
 typedef struct ami_gw {
     am_buf bin;
-    am_buf accessors, views;
-    size_t accessor_count, view_count;
+    ami_gview *views;
+    size_t view_count, view_cap;
+    ami_gacc *acc;
+    size_t acc_count, acc_cap;
+    ami_ganim *anims;
+    size_t anim_count;
+    bool oom;
 } ami_gw;
 
-/* Append a string literal (its length taken by sizeof, never counted by hand). */
-#define AMI_LIT(b, s) am_buf_append((b), (s), sizeof(s) - 1)
-
-/* ---- JSON text ------------------------------------------------------------------------ */
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. Names come from user
- * files; the GLB JSON chunk must be valid UTF-8 or the validator rejects the whole file. */
-static size_t ami_utf8_len(const unsigned char *s)
+static void ami_gw_free(ami_gw *g)
 {
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    size_t n;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; min = 0x10000; }
-    else return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
+    am_buf_free(&g->bin);
+    am_free(g->views);
+    am_free(g->acc);
+    for (size_t a = 0; a < g->anim_count; a++) am_free(g->anims[a].chans);
+    am_free(g->anims);
+    memset(g, 0, sizeof *g);
 }
 
-/* A JSON string literal of s followed by suffix (may be NULL); invalid UTF-8 bytes become
- * U+FFFD. */
-static void ami_json_str(am_buf *b, const char *s, const char *suffix)
+/* Room for one more element of size elem in *p (capacity *cap, count n). */
+static bool ami_grow(void **p, size_t *cap, size_t n, size_t elem)
 {
-    AMI_LIT(b, "\"");
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        if (*p == '"' || *p == '\\') {
-            char esc[2] = {'\\', (char)*p};
-            am_buf_append(b, esc, 2);
-            p++;
-        } else if (*p < 0x20) {
-            am_buf_printf(b, "\\u%04x", (unsigned)*p);
-            p++;
-        } else {
-            size_t n = ami_utf8_len(p);
-            if (n == 0) {
-                AMI_LIT(b, "\\ufffd");
-                p++;
-            } else {
-                am_buf_append(b, p, n);
-                p += n;
-            }
-        }
-    }
-    if (suffix) am_buf_append(b, suffix, strlen(suffix));
-    AMI_LIT(b, "\"");
-}
-
-/* %.17g round-trips every double, and a float widened to double prints its exact value, so
- * accessor bounds parse back equal to the stored floats (the validator compares exactly). */
-static void ami_json_num(am_buf *b, double v)
-{
-    if (v == 0.0) v = 0.0; /* no "-0": same bytes for +0 and -0 inputs */
-    am_buf_printf(b, "%.17g", v);
-}
-
-static void ami_json_nums(am_buf *b, const double *v, size_t n)
-{
-    AMI_LIT(b, "[");
-    for (size_t i = 0; i < n; i++) {
-        if (i) AMI_LIT(b, ",");
-        ami_json_num(b, v[i]);
-    }
-    AMI_LIT(b, "]");
+    if (n < *cap) return true;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *q = am_realloc_array(*p, c, elem);
+    if (!q) return false;
+    *p = q;
+    *cap = c;
+    return true;
 }
 
 /* ---- BIN chunk ------------------------------------------------------------------------ */
@@ -164,17 +161,6 @@ static void ami_bin_uint(am_buf *bin, const uint32_t *v, size_t n, size_t size)
     }
     if (k) am_buf_append(bin, tmp, k);
 }
-
-static int32_t ami_view(ami_gw *g, size_t offset, size_t len, int target)
-{
-    am_buf *j = &g->views;
-    if (g->view_count) AMI_LIT(j, ",");
-    am_buf_printf(j, "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", offset, len);
-    if (target) am_buf_printf(j, ",\"target\":%d", target);
-    AMI_LIT(j, "}");
-    return (int32_t)g->view_count++;
-}
-
 static const char *ami_type_name(size_t ncomp)
 {
     switch (ncomp) {
@@ -186,12 +172,24 @@ static const char *ami_type_name(size_t ncomp)
     }
 }
 
-static void ami_accessor_head(ami_gw *g, int32_t view, int ctype, size_t count, size_t ncomp)
+static int32_t ami_view(ami_gw *g, size_t offset, size_t len, int target)
 {
-    am_buf *j = &g->accessors;
-    if (g->accessor_count) AMI_LIT(j, ",");
-    am_buf_printf(j, "{\"bufferView\":%d,\"componentType\":%d,\"count\":%zu,\"type\":\"%s\"",
-                  (int)view, ctype, count, ami_type_name(ncomp));
+    if (!ami_grow((void **)&g->views, &g->view_cap, g->view_count, sizeof *g->views)) {
+        g->oom = true;
+        return -1;
+    }
+    g->views[g->view_count] = (ami_gview){offset, len, target};
+    return (int32_t)g->view_count++;
+}
+
+static int32_t ami_accessor(ami_gw *g, int32_t view, int ctype, size_t count, size_t ncomp)
+{
+    if (view < 0 || !ami_grow((void **)&g->acc, &g->acc_cap, g->acc_count, sizeof *g->acc)) {
+        g->oom = true;
+        return -1;
+    }
+    g->acc[g->acc_count] = (ami_gacc){.view = view, .ctype = ctype, .count = count, .ncomp = ncomp};
+    return (int32_t)g->acc_count++;
 }
 
 /* A float accessor of `count` elements of ncomp components in its own bufferView. With
@@ -202,24 +200,19 @@ static int32_t ami_put_f32(ami_gw *g, const float *v, size_t count, size_t ncomp
 {
     size_t offset = g->bin.len;
     ami_bin_f32(&g->bin, v, count * ncomp);
-    int32_t view = ami_view(g, offset, count * ncomp * 4, target);
-    ami_accessor_head(g, view, AMI_GL_FLOAT, count, ncomp);
-    if (bounds && count) {
-        double mn[16], mx[16];
-        for (size_t c = 0; c < ncomp; c++) mn[c] = mx[c] = v[c];
-        for (size_t i = 1; i < count; i++)
-            for (size_t c = 0; c < ncomp; c++) {
-                double x = v[i * ncomp + c];
-                if (x < mn[c]) mn[c] = x;
-                if (x > mx[c]) mx[c] = x;
-            }
-        AMI_LIT(&g->accessors, ",\"min\":");
-        ami_json_nums(&g->accessors, mn, ncomp);
-        AMI_LIT(&g->accessors, ",\"max\":");
-        ami_json_nums(&g->accessors, mx, ncomp);
-    }
-    AMI_LIT(&g->accessors, "}");
-    return (int32_t)g->accessor_count++;
+    int32_t a = ami_accessor(g, ami_view(g, offset, count * ncomp * 4, target), AMI_GL_FLOAT, count,
+                             ncomp);
+    if (a < 0 || !bounds || !count) return a;
+    ami_gacc *ac = &g->acc[a];
+    ac->bounds = true;
+    for (size_t c = 0; c < ncomp; c++) ac->mn[c] = ac->mx[c] = v[c];
+    for (size_t i = 1; i < count; i++)
+        for (size_t c = 0; c < ncomp; c++) {
+            double x = v[i * ncomp + c];
+            if (x < ac->mn[c]) ac->mn[c] = x;
+            if (x > ac->mx[c]) ac->mx[c] = x;
+        }
+    return a;
 }
 
 static int32_t ami_put_uint(ami_gw *g, const uint32_t *v, size_t count, size_t ncomp, int ctype,
@@ -230,11 +223,116 @@ static int32_t ami_put_uint(ami_gw *g, const uint32_t *v, size_t count, size_t n
     ami_bin_uint(&g->bin, v, count * ncomp, size);
     int32_t view = ami_view(g, offset, count * ncomp * size, target);
     ami_bin_pad4(&g->bin); /* the next view starts 4-aligned */
-    ami_accessor_head(g, view, ctype, count, ncomp);
-    AMI_LIT(&g->accessors, "}");
-    return (int32_t)g->accessor_count++;
+    return ami_accessor(g, view, ctype, count, ncomp);
 }
 
+/* Our bufferViews and accessors as JSON array elements; view_base and acc_base: how many the
+ * document has before ours. */
+static void ami_jw_views(ami_jw *w, const ami_gw *g)
+{
+    for (size_t i = 0; i < g->view_count; i++) {
+        const ami_gview *v = &g->views[i];
+        ami_jw_record(w, NULL);
+        ami_jw_int(w, "buffer", 0);
+        ami_jw_int(w, "byteOffset", (int64_t)v->offset);
+        ami_jw_int(w, "byteLength", (int64_t)v->len);
+        if (v->target) ami_jw_int(w, "target", v->target);
+        ami_jw_close(w);
+    }
+}
+
+static void ami_jw_accessors(ami_jw *w, const ami_gw *g, size_t view_base)
+{
+    for (size_t i = 0; i < g->acc_count; i++) {
+        const ami_gacc *a = &g->acc[i];
+        ami_jw_record(w, NULL);
+        ami_jw_int(w, "bufferView", (int64_t)(view_base + (size_t)a->view));
+        ami_jw_int(w, "componentType", a->ctype);
+        ami_jw_int(w, "count", (int64_t)a->count);
+        ami_jw_string(w, "type", ami_type_name(a->ncomp));
+        if (a->bounds) {
+            ami_jw_numbers(w, "min", a->mn, 1, &a->ncomp);
+            ami_jw_numbers(w, "max", a->mx, 1, &a->ncomp);
+        }
+        ami_jw_close(w);
+    }
+}
+
+/* Our animations: one LINEAR sampler per channel, all of an animation sharing its input. */
+static void ami_jw_animations(ami_jw *w, const ami_gw *g, size_t acc_base)
+{
+    static const char *const paths[3] = {"translation", "rotation", "scale"};
+    for (size_t c = 0; c < g->anim_count; c++) {
+        const ami_ganim *an = &g->anims[c];
+        ami_jw_object(w, NULL);
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "clip%zu", c);
+        ami_jw_string(w, "name", an->name ? an->name : fallback);
+        ami_jw_array(w, "channels");
+        for (size_t k = 0; k < an->chan_count; k++) {
+            ami_jw_record(w, NULL);
+            ami_jw_int(w, "sampler", (int64_t)k);
+            ami_jw_record(w, "target");
+            ami_jw_int(w, "node", an->chans[k].node);
+            ami_jw_string(w, "path", paths[an->chans[k].path]);
+            ami_jw_close(w);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+        ami_jw_array(w, "samplers");
+        for (size_t k = 0; k < an->chan_count; k++) {
+            ami_jw_record(w, NULL);
+            ami_jw_int(w, "input", (int64_t)(acc_base + (size_t)an->input));
+            ami_jw_int(w, "output", (int64_t)(acc_base + (size_t)an->chans[k].output));
+            ami_jw_string(w, "interpolation", "LINEAR");
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+        ami_jw_close(w);
+    }
+}
+
+/* A new animation record for clip c with room for `cap` channels. */
+static ami_ganim *ami_anim_add(ami_gw *g, const am_gltf_export *ex, size_t c, size_t cap)
+{
+    ami_ganim *an = &g->anims[g->anim_count];
+    an->name = ex->clip_names ? ex->clip_names[c] : NULL;
+    an->chans = am_alloc_array(cap ? cap : 1, sizeof *an->chans);
+    if (!an->chans) return NULL;
+    g->anim_count++;
+    return an;
+}
+
+static void ami_chan_add(ami_ganim *an, int32_t node, int path, int32_t output)
+{
+    an->chans[an->chan_count++] = (ami_gchan){node, output, path};
+}
+
+/* Keyframe times t / fps of a clip (float, strictly increasing: checked by ami_check_clip). */
+static int32_t ami_put_times(ami_gw *g, const am_motion *mo, float *times)
+{
+    for (size_t t = 0; t < mo->frame_count; t++) times[t] = (float)((double)t / mo->fps);
+    return ami_put_f32(g, times, mo->frame_count, 1, 0, true);
+}
+
+/* Consecutive keys in one hemisphere: LINEAR blends componentwise, and a sign flip between
+ * keys would swing the joint the long way round. */
+static void ami_quat_follow(double q[4], const double prev[4])
+{
+    if (q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0)
+        for (int k = 0; k < 4; k++) q[k] = -q[k];
+}
+
+/* Bone b of a clip slides: its loc is not zero in some frame. */
+static bool ami_bone_slides(const am_motion *mo, size_t b)
+{
+    if (!mo->loc) return false;
+    for (size_t t = 0; t < mo->frame_count; t++) {
+        const double *l = mo->loc + (t * mo->bone_count + b) * 3;
+        if (l[0] != 0 || l[1] != 0 || l[2] != 0) return true;
+    }
+    return false;
+}
 /* ---- transforms ------------------------------------------------------------------------ */
 
 /* A joint's world frame in glTF axes: rotation R (row-major, orthonormal) and origin h. */
@@ -298,30 +396,6 @@ static bool ami_finite(const double *v, size_t n)
     return true;
 }
 
-/* FK of frame t of a clip into pose [B][16]. Euler angles are the motion's primary rotation
- * data (always present once loaded); local quaternions are used if a caller built a motion
- * with quaternions only. */
-static void ami_clip_pose(const am_rig *rig, const am_motion *mo, size_t t, double *rot_scratch,
-                          double *pose)
-{
-    size_t B = rig->bone_count;
-    const double *trans = mo->trans + t * 3, *rq = mo->root_quat + t * 4;
-    if (mo->euler) {
-        am_rig_fk(rig, trans, rq, mo->euler + t * B * 3, pose);
-        return;
-    }
-    for (size_t b = 0; b < B; b++) {
-        if (mo->quat) {
-            double q[4];
-            am_quat_normalize(mo->quat + (t * B + b) * 4, q);
-            am_quat_to_mat3(q, rot_scratch + b * 9);
-        } else {
-            am_mat3_identity(rot_scratch + b * 9);
-        }
-    }
-    am_rig_fk_rot(rig, trans, rq, rot_scratch, pose);
-}
-
 /* ---- validation -------------------------------------------------------------------------- */
 
 static am_status ami_check_clip(const am_rig *rig, const am_motion *mo, size_t c, am_error *err)
@@ -346,6 +420,9 @@ static am_status ami_check_clip(const am_rig *rig, const am_motion *mo, size_t c
     else if (mo->quat)
         AMI_CHECK(err, ami_finite(mo->quat, T * rig->bone_count * 4), AM_E_NONFINITE,
                   "clip %zu: quat", c);
+    if (mo->loc)
+        AMI_CHECK(err, ami_finite(mo->loc, T * rig->bone_count * 3), AM_E_NONFINITE,
+                  "clip %zu: loc", c);
     /* Keyframe times must stay strictly increasing once rounded to float. */
     for (size_t t = 1; t < T; t++)
         AMI_CHECK(err, (float)((double)t / mo->fps) > (float)((double)(t - 1) / mo->fps), AM_E_VALUE,
@@ -520,13 +597,14 @@ static void ami_bone_mesh(const am_rig *rig, const ami_frame *rest, float *pos, 
     }
 }
 
-/* ---- the document ---------------------------------------------------------------------------- */
+
+/* ---- a document made from the rig ------------------------------------------------------------ */
 
 /* Nodes: joints 0..B-1, the mesh node B, then one "<bone>_end" node per leaf bone at
  * (0, length, 0) in its frame. The end nodes are not joints; they carry the leaf tails, which
  * no child head marks, so importers (ours, Blender's) recover every bone's length exactly.
  * scratch: [3][B] int32 (first child, next sibling, end node). */
-static void ami_write_nodes(am_buf *j, const am_rig *rig, const ami_frame *rest, int32_t *scratch)
+static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest, int32_t *scratch)
 {
     size_t B = rig->bone_count;
     int32_t *first = scratch, *next = scratch + B, *end = scratch + 2 * B;
@@ -541,40 +619,43 @@ static void ami_write_nodes(am_buf *j, const am_rig *rig, const ami_frame *rest,
     for (size_t b = 0; b < B; b++)
         if (first[b] < 0) end[b] = next_end++;
 
-    AMI_LIT(j, ",\"nodes\":[");
+    ami_jw_array(w, "nodes");
     for (size_t b = 0; b < B; b++) {
-        if (b) AMI_LIT(j, ",");
-        AMI_LIT(j, "{\"name\":");
-        ami_json_str(j, rig->bone_names[b], NULL);
-        AMI_LIT(j, ",\"children\":[");
-        if (end[b] >= 0) am_buf_printf(j, "%d", (int)end[b]);
-        for (int32_t c = first[b]; c >= 0; c = next[c]) am_buf_printf(j, c == first[b] ? "%d" : ",%d", (int)c);
-        AMI_LIT(j, "]");
+        ami_jw_record(w, NULL);
+        ami_jw_string(w, "name", rig->bone_names[b]);
+        ami_jw_row(w, "children");
+        if (end[b] >= 0) ami_jw_int(w, NULL, end[b]);
+        for (int32_t c = first[b]; c >= 0; c = next[c]) ami_jw_int(w, NULL, c);
+        ami_jw_close(w);
         double q[4], t[3];
         ami_local(rig, rest, b, q, t);
         double xyzw[4] = {q[1], q[2], q[3], q[0]};
-        AMI_LIT(j, ",\"translation\":");
-        ami_json_nums(j, t, 3);
-        AMI_LIT(j, ",\"rotation\":");
-        ami_json_nums(j, xyzw, 4);
-        AMI_LIT(j, "}");
+        static const size_t n3 = 3, n4 = 4;
+        ami_jw_numbers(w, "translation", t, 1, &n3);
+        ami_jw_numbers(w, "rotation", xyzw, 1, &n4);
+        ami_jw_close(w);
     }
-    AMI_LIT(j, ",{\"name\":");
-    ami_json_str(j, rig->name ? rig->name : "skeleton", NULL);
-    AMI_LIT(j, ",\"mesh\":0,\"skin\":0}");
+    ami_jw_record(w, NULL);
+    ami_jw_string(w, "name", rig->name ? rig->name : "skeleton");
+    ami_jw_int(w, "mesh", 0);
+    ami_jw_int(w, "skin", 0);
+    ami_jw_close(w);
+    am_buf name = {0};
     for (size_t b = 0; b < B; b++) {
         if (end[b] < 0) continue;
-        AMI_LIT(j, ",{\"name\":");
-        ami_json_str(j, rig->bone_names[b], "_end");
+        name.len = 0;
+        am_buf_printf(&name, "%s_end", rig->bone_names[b]);
+        ami_jw_record(w, NULL);
+        if (name.failed) w->out->failed = true;
+        else ami_jw_string_n(w, "name", name.data, name.len);
         double t[3] = {0, rig->length[b], 0};
-        AMI_LIT(j, ",\"translation\":");
-        ami_json_nums(j, t, 3);
-        AMI_LIT(j, "}");
+        static const size_t n3 = 3;
+        ami_jw_numbers(w, "translation", t, 1, &n3);
+        ami_jw_close(w);
     }
-    AMI_LIT(j, "]");
+    am_buf_free(&name);
+    ami_jw_close(w);
 }
-
-/* Everything the JSON needs besides the accessor/bufferView arrays. */
 typedef struct ami_doc {
     int32_t ibm;
     int32_t position, normal, joints0, weights0, indices; /* -1 if absent */
@@ -677,28 +758,31 @@ static am_status ami_write_ibm(ami_gw *g, const am_rig *rig, const ami_frame *re
     return AM_OK;
 }
 
-/* One animation per clip: sampler 2b = translation of node b, 2b+1 = its rotation. */
-static am_status ami_write_clip(ami_gw *g, am_buf *j, const am_gltf_export *ex, size_t c,
-                                am_error *err)
+
+/* One animation per clip: rotation keys of every joint node, translation keys of the root and
+ * of the bones that slide. */
+static am_status ami_write_clip(ami_gw *g, const am_gltf_export *ex, size_t c, am_error *err)
 {
     const am_rig *rig = ex->rig;
     const am_motion *mo = ex->clips[c];
     size_t B = rig->bone_count, T = mo->frame_count;
     double *pose = am_alloc_array(B * 16, sizeof *pose);
-    double *scratch = am_alloc_array(B * 9, sizeof *scratch);
     ami_frame *fr = am_alloc_array(B, sizeof *fr);
     double *prevq = am_alloc_array(B * 4, sizeof *prevq);
     float *times = am_alloc_array(T, sizeof *times);
     float *tr = am_alloc_array(B * T * 3, sizeof *tr);
     float *rot = am_alloc_array(B * T * 4, sizeof *rot);
+    uint8_t *moves = am_alloc_array(B, 1);
     am_status st = AM_OK;
-    if (!pose || !scratch || !fr || !prevq || !times || !tr || !rot) {
+    ami_ganim *an = NULL;
+    if (!pose || !fr || !prevq || !times || !tr || !rot || !moves ||
+        !(an = ami_anim_add(g, ex, c, 2 * B))) {
         st = AM_FAIL(err, AM_E_NOMEM, "clip %zu: %zu frames x %zu bones", c, T, B);
         goto done;
     }
+    for (size_t b = 0; b < B; b++) moves[b] = rig->parent[b] < 0 || ami_bone_slides(mo, b);
     for (size_t t = 0; t < T; t++) {
-        times[t] = (float)((double)t / mo->fps);
-        ami_clip_pose(rig, mo, t, scratch, pose);
+        am_motion_pose(rig, mo, t, pose);
         if (!ami_finite(pose, B * 16)) {
             st = AM_FAIL(err, AM_E_NONFINITE, "clip %zu frame %zu: FK is not finite", c, t);
             goto done;
@@ -707,11 +791,7 @@ static am_status ami_write_clip(ami_gw *g, am_buf *j, const am_gltf_export *ex, 
         for (size_t b = 0; b < B; b++) {
             double q[4], tl[3];
             ami_local(rig, fr, b, q, tl);
-            /* Keep consecutive keys in one hemisphere: LINEAR blends componentwise, and a sign
-             * flip between keys would swing the joint the long way round. */
-            if (t > 0 && q[0] * prevq[b * 4] + q[1] * prevq[b * 4 + 1] + q[2] * prevq[b * 4 + 2] +
-                                 q[3] * prevq[b * 4 + 3] < 0)
-                for (int k = 0; k < 4; k++) q[k] = -q[k];
+            if (t > 0) ami_quat_follow(q, prevq + b * 4);
             memcpy(prevq + b * 4, q, sizeof q);
             float *to = tr + (b * T + t) * 3, *ro = rot + (b * T + t) * 4;
             for (int k = 0; k < 3; k++) to[k] = (float)tl[k];
@@ -721,50 +801,42 @@ static am_status ami_write_clip(ami_gw *g, am_buf *j, const am_gltf_export *ex, 
             ro[3] = (float)q[0];
         }
     }
-    int32_t input = ami_put_f32(g, times, T, 1, 0, true);
-    if (c) AMI_LIT(j, ",");
-    AMI_LIT(j, "{\"name\":");
-    if (ex->clip_names && ex->clip_names[c]) {
-        ami_json_str(j, ex->clip_names[c], NULL);
-    } else {
-        am_buf_printf(j, "\"clip%zu\"", c);
-    }
-    AMI_LIT(j, ",\"channels\":[");
-    for (size_t b = 0; b < B; b++)
-        am_buf_printf(j, "%s{\"sampler\":%zu,\"target\":{\"node\":%zu,\"path\":\"translation\"}},"
-                         "{\"sampler\":%zu,\"target\":{\"node\":%zu,\"path\":\"rotation\"}}",
-                      b ? "," : "", 2 * b, b, 2 * b + 1, b);
-    AMI_LIT(j, "],\"samplers\":[");
+    an->input = ami_put_times(g, mo, times);
     for (size_t b = 0; b < B; b++) {
-        int32_t ot = ami_put_f32(g, tr + b * T * 3, T, 3, 0, false);
-        int32_t orr = ami_put_f32(g, rot + b * T * 4, T, 4, 0, false);
-        am_buf_printf(j, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"},"
-                         "{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
-                      b ? "," : "", (int)input, (int)ot, (int)input, (int)orr);
+        if (moves[b]) ami_chan_add(an, (int32_t)b, AMI_PATH_T, ami_put_f32(g, tr + b * T * 3, T, 3, 0, false));
+        ami_chan_add(an, (int32_t)b, AMI_PATH_R, ami_put_f32(g, rot + b * T * 4, T, 4, 0, false));
     }
-    AMI_LIT(j, "]}");
 done:
     am_free(pose);
-    am_free(scratch);
     am_free(fr);
     am_free(prevq);
     am_free(times);
     am_free(tr);
     am_free(rot);
+    am_free(moves);
     return st;
 }
 
-static am_status ami_write(const am_gltf_export *ex, ami_gw *g, am_buf *json, am_buf *anims,
-                           am_error *err)
+static void ami_jw_buffer(ami_jw *w, const ami_gw *g)
+{
+    ami_jw_array(w, "buffers");
+    ami_jw_record(w, NULL);
+    ami_jw_int(w, "byteLength", (int64_t)g->bin.len);
+    ami_jw_close(w);
+    ami_jw_close(w);
+}
+
+static void ami_jw_asset(ami_jw *w, const am_gltf_export *ex)
+{
+    ami_jw_string(w, "version", "2.0");
+    ami_jw_string(w, "generator", ex->generator ? ex->generator : "anymove " AM_VERSION_STRING);
+}
+
+static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *w, am_error *err)
 {
     const am_rig *rig = ex->rig;
     size_t B = rig->bone_count;
-    AMI_CHECK(err, B > 0, AM_E_EMPTY, "rig has no bones");
-    AMI_CHECK(err, B <= 65536, AM_E_LIMIT, "%zu bones (glTF joint indices are 16-bit)", B);
-    assert(ex->clip_count == 0 || ex->clips);
-    for (size_t c = 0; c < ex->clip_count; c++) AMI_TRY(ami_check_clip(rig, ex->clips[c], c, err));
     if (ex->mesh) AMI_TRY(ami_check_mesh(rig, ex->mesh, err));
-
     ami_doc d = {0};
     ami_frame *rest = am_alloc_array(B, sizeof *rest);
     double *pose = am_alloc_array(B * 16, sizeof *pose);
@@ -784,35 +856,63 @@ static am_status ami_write(const am_gltf_export *ex, ami_gw *g, am_buf *json, am
             st = AM_FAIL(err, AM_E_CANCELLED, "glTF writing stopped at clip %zu", c);
             goto done;
         }
-        if ((st = ami_write_clip(g, anims, ex, c, err)) != AM_OK) goto done;
+        if ((st = ami_write_clip(g, ex, c, err)) != AM_OK) goto done;
     }
 
-    const char *gen = ex->generator ? ex->generator : "anymove " AM_VERSION_STRING;
-    AMI_LIT(json, "{\"asset\":{\"version\":\"2.0\",\"generator\":");
-    ami_json_str(json, gen, NULL);
-    am_buf_printf(json, "},\"scene\":0,\"scenes\":[{\"nodes\":[0,%zu]}]", B);
-    ami_write_nodes(json, rig, rest, tree);
-    AMI_LIT(json, ",\"skins\":[{\"name\":");
-    ami_json_str(json, rig->name ? rig->name : "rig", NULL);
-    am_buf_printf(json, ",\"inverseBindMatrices\":%d,\"skeleton\":0,\"joints\":[", (int)d.ibm);
-    for (size_t b = 0; b < B; b++) am_buf_printf(json, b ? ",%zu" : "%zu", b);
-    AMI_LIT(json, "]}],\"meshes\":[{\"name\":");
-    ami_json_str(json, ex->mesh ? "mesh" : "bones", NULL);
-    am_buf_printf(json, ",\"primitives\":[{\"attributes\":{\"POSITION\":%d", (int)d.position);
-    if (d.normal >= 0) am_buf_printf(json, ",\"NORMAL\":%d", (int)d.normal);
-    am_buf_printf(json, ",\"JOINTS_0\":%d,\"WEIGHTS_0\":%d}", (int)d.joints0, (int)d.weights0);
-    if (d.indices >= 0) am_buf_printf(json, ",\"indices\":%d", (int)d.indices);
-    am_buf_printf(json, ",\"mode\":%d}]}]", d.mode);
-    if (ex->clip_count) {
-        AMI_LIT(json, ",\"animations\":[");
-        am_buf_append(json, anims->data, anims->len);
-        AMI_LIT(json, "]");
+    ami_jw_object(w, NULL);
+    ami_jw_record(w, "asset");
+    ami_jw_asset(w, ex);
+    ami_jw_close(w);
+    ami_jw_int(w, "scene", 0);
+    ami_jw_array(w, "scenes");
+    ami_jw_record(w, NULL);
+    ami_jw_row(w, "nodes");
+    ami_jw_int(w, NULL, 0);
+    ami_jw_int(w, NULL, (int64_t)B);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_write_nodes(w, rig, rest, tree);
+    ami_jw_array(w, "skins");
+    ami_jw_record(w, NULL);
+    ami_jw_string(w, "name", rig->name ? rig->name : "rig");
+    ami_jw_int(w, "inverseBindMatrices", d.ibm);
+    ami_jw_int(w, "skeleton", 0);
+    ami_jw_row(w, "joints");
+    for (size_t b = 0; b < B; b++) ami_jw_int(w, NULL, (int64_t)b);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_jw_array(w, "meshes");
+    ami_jw_object(w, NULL);
+    ami_jw_string(w, "name", ex->mesh ? "mesh" : "bones");
+    ami_jw_array(w, "primitives");
+    ami_jw_record(w, NULL);
+    ami_jw_record(w, "attributes");
+    ami_jw_int(w, "POSITION", d.position);
+    if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
+    ami_jw_int(w, "JOINTS_0", d.joints0);
+    ami_jw_int(w, "WEIGHTS_0", d.weights0);
+    ami_jw_close(w);
+    if (d.indices >= 0) ami_jw_int(w, "indices", d.indices);
+    ami_jw_int(w, "mode", d.mode);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    ami_jw_close(w);
+    if (g->anim_count) {
+        ami_jw_array(w, "animations");
+        ami_jw_animations(w, g, 0);
+        ami_jw_close(w);
     }
-    AMI_LIT(json, ",\"accessors\":[");
-    am_buf_append(json, g->accessors.data, g->accessors.len);
-    AMI_LIT(json, "],\"bufferViews\":[");
-    am_buf_append(json, g->views.data, g->views.len);
-    am_buf_printf(json, "],\"buffers\":[{\"byteLength\":%zu}]}", g->bin.len);
+    ami_jw_array(w, "accessors");
+    ami_jw_accessors(w, g, 0);
+    ami_jw_close(w);
+    ami_jw_array(w, "bufferViews");
+    ami_jw_views(w, g);
+    ami_jw_close(w);
+    ami_jw_buffer(w, g);
+    ami_jw_close(w);
 done:
     am_free(rest);
     am_free(pose);
@@ -820,16 +920,509 @@ done:
     return st;
 }
 
+/* ---- a source document with our clips ("keep the character") -------------------------------- */
+
+/* Source state: the bone -> joint node map, bind matrices and the rig's scale over them. */
+typedef struct ami_src {
+    const am_gltf *doc;
+    int32_t *bone_node;    /* [B] */
+    double *bind;          /* [B][16] glTF axes */
+    int32_t *node_bone;    /* [nodes] bone of a joint node, else -1 */
+    double scale;          /* rig metres per document unit */
+    size_t buffer_count;
+    size_t *buffer_base;   /* [buffers] offset of each source buffer in our BIN */
+    int32_t *image_view;   /* [images] our view of a file image, else -1 */
+    uint8_t *to_root;      /* [nodes] a skinned mesh node moved to the scene roots */
+} ami_src;
+
+static void ami_src_free(ami_src *s)
+{
+    am_free(s->bone_node);
+    am_free(s->bind);
+    am_free(s->node_bone);
+    am_free(s->buffer_base);
+    am_free(s->image_view);
+    am_free(s->to_root);
+}
+
+/* The rig must be the skin's skeleton, at most uniformly scaled (convert --scale): find the
+ * scale from the spread of the heads about their centroid and check every head. */
+static am_status ami_src_scale(const am_rig *rig, ami_src *s, am_error *err)
+{
+    size_t B = rig->bone_count;
+    double hc[3] = {0, 0, 0}, gc[3] = {0, 0, 0}, hh = 0, gg = 0, size = 0;
+    double *g = am_alloc_array(B, 3 * sizeof *g);
+    AMI_CHECK(err, g, AM_E_NOMEM, "%zu bind positions", B);
+    for (size_t b = 0; b < B; b++) {
+        const double *B16 = s->bind + 16 * b;
+        double o[3] = {B16[3], B16[7], B16[11]};
+        am_gltf_to_world(o, g + 3 * b);
+        am_vec3_add(hc, rig->joint_rest + 3 * (size_t)rig->head_joint[b], hc);
+        am_vec3_add(gc, g + 3 * b, gc);
+    }
+    am_vec3_scale(hc, 1.0 / (double)B, hc);
+    am_vec3_scale(gc, 1.0 / (double)B, gc);
+    for (size_t b = 0; b < B; b++) {
+        double dh[3], dg[3];
+        am_vec3_sub(rig->joint_rest + 3 * (size_t)rig->head_joint[b], hc, dh);
+        am_vec3_sub(g + 3 * b, gc, dg);
+        hh += am_vec3_dot(dh, dh);
+        gg += am_vec3_dot(dg, dg);
+        size = fmax(size, am_vec3_norm(dh));
+    }
+    s->scale = gg > 0 && hh > 0 ? sqrt(hh / gg) : 1.0;
+    /* An unscaled rig keeps exactly the document's units. */
+    if (fabs(s->scale - 1.0) < 1e-9) s->scale = 1.0;
+    am_status st = AM_OK;
+    for (size_t b = 0; b < B && st == AM_OK; b++) {
+        double want[3];
+        am_vec3_scale(g + 3 * b, s->scale, want);
+        double d = am_vec3_dist(want, rig->joint_rest + 3 * (size_t)rig->head_joint[b]);
+        if (!(d <= 1e-6 * size + 1e-12))
+            st = AM_FAIL(err, AM_E_VALUE,
+                         "bone '%s' is %.3g m from its joint node: the rig is not the skeleton of "
+                         "the source model (make it from that model)",
+                         rig->bone_names[b], d);
+    }
+    am_free(g);
+    return st;
+}
+
+/* The world matrix of joint node bone_node[b] (glTF axes) for the rig pose P: C S C^-1 Bind
+ * with S = P(b) M_rest(b)^-1 in document units. */
+static void ami_src_joint_world(const am_rig *rig, const ami_src *s, const double *pose, size_t b,
+                                double W[16])
+{
+    double S[16], Sg[16];
+    am_mat4_mul(pose + 16 * b, rig->rest_inv + 16 * b, S);
+    S[3] /= s->scale, S[7] /= s->scale, S[11] /= s->scale;
+    /* C = (x, y, z) -> (x, z, -y): conjugate the rotation and convert the translation. */
+    static const double C[9] = {1, 0, 0, 0, 0, 1, 0, -1, 0};
+    double R[9], RC[9], Rg[9], Ct[9], t[3], tg[3];
+    am_mat4_get_rot(S, R);
+    am_mat3_transpose(C, Ct);
+    am_mat3_mul(C, R, RC);
+    am_mat3_mul(RC, Ct, Rg);
+    am_mat4_get_trans(S, t);
+    am_gltf_from_world(t, tg);
+    am_mat4_from_rt(Rg, tg, Sg);
+    am_mat4_mul(Sg, s->bind + 16 * b, W);
+}
+
+/* One animation per clip over the document's joint nodes: rotation keys for each, translation
+ * and scale keys where they leave the node's rest value. */
+static am_status ami_write_source_clip(ami_gw *g, const am_gltf_export *ex, const ami_src *s,
+                                       size_t c, am_error *err)
+{
+    const am_rig *rig = ex->rig;
+    const am_gltf *doc = s->doc;
+    const am_motion *mo = ex->clips[c];
+    size_t B = rig->bone_count, T = mo->frame_count, N = doc->node_count;
+    double *pose = am_alloc_array(B * 16, sizeof *pose);
+    double *world = am_alloc_array(N, 16 * sizeof *world);
+    double *prevq = am_alloc_array(B * 4, sizeof *prevq);
+    float *times = am_alloc_array(T, sizeof *times);
+    float *trs = am_alloc_array(B * T, 10 * sizeof *trs); /* [B][T] t3, r4 (xyzw), s3 */
+    uint8_t *keys = am_alloc_array(B, 1);                  /* bit 1: translation, 2: scale */
+    am_status st = AM_OK;
+    ami_ganim *an = NULL;
+    if (!pose || !world || !prevq || !times || !trs || !keys ||
+        !(an = ami_anim_add(g, ex, c, 3 * B))) {
+        st = AM_FAIL(err, AM_E_NOMEM, "clip %zu: %zu frames x %zu joints", c, T, B);
+        goto done;
+    }
+    /* Translation keys matter beyond a millionth of the largest joint offset. */
+    double span = 0;
+    for (size_t b = 0; b < B; b++) span = fmax(span, am_vec3_norm(doc->nodes[s->bone_node[b]].translation));
+    double tol_t = 1e-6 * span + 1e-30;
+    for (size_t t = 0; t < T; t++) {
+        am_motion_pose(rig, mo, t, pose);
+        for (size_t q = 0; q < N; q++) {
+            int32_t n = doc->node_order ? doc->node_order[q] : (int32_t)q;
+            const am_gltf_node *nd = &doc->nodes[n];
+            double *Wn = world + 16 * (size_t)n, L[16], Pinv[16];
+            int32_t b = s->node_bone[n];
+            if (b < 0) {
+                if (nd->parent < 0) memcpy(Wn, nd->matrix, sizeof L);
+                else am_mat4_mul(world + 16 * (size_t)nd->parent, nd->matrix, Wn);
+                continue;
+            }
+            ami_src_joint_world(rig, s, pose, (size_t)b, Wn);
+            if (nd->parent < 0) memcpy(L, Wn, sizeof L);
+            else if (am_mat4_inverse(world + 16 * (size_t)nd->parent, Pinv)) am_mat4_mul(Pinv, Wn, L);
+            else {
+                st = AM_FAIL(err, AM_E_DEGENERATE, "node %d: singular parent transform", n);
+                goto done;
+            }
+            double tl[3], q4[4], sc[3];
+            ami_gltf_decompose(L, tl, q4, sc);
+            if (!ami_finite(tl, 3) || !ami_finite(q4, 4) || !ami_finite(sc, 3)) {
+                st = AM_FAIL(err, AM_E_NONFINITE, "clip %zu frame %zu: FK is not finite", c, t);
+                goto done;
+            }
+            am_quat_normalize(q4, q4);
+            if (t > 0) ami_quat_follow(q4, prevq + 4 * (size_t)b);
+            memcpy(prevq + 4 * (size_t)b, q4, sizeof q4);
+            float *o = trs + ((size_t)b * T + t) * 10;
+            for (int k = 0; k < 3; k++) {
+                o[k] = (float)tl[k];
+                o[7 + k] = (float)sc[k];
+                if (fabs(tl[k] - nd->translation[k]) > tol_t) keys[b] |= 1;
+                if (fabs(sc[k] - nd->scale[k]) > 1e-6 * fabs(nd->scale[k]) + 1e-12) keys[b] |= 2;
+            }
+            o[3] = (float)q4[1], o[4] = (float)q4[2], o[5] = (float)q4[3], o[6] = (float)q4[0];
+        }
+    }
+    an->input = ami_put_times(g, mo, times);
+    float *row = am_alloc_array(T, 4 * sizeof *row);
+    if (!row) {
+        st = AM_FAIL(err, AM_E_NOMEM, "clip %zu keys", c);
+        goto done;
+    }
+    for (size_t b = 0; b < B; b++) {
+        static const size_t first[3] = {0, 3, 7}, width[3] = {3, 4, 3};
+        for (int path = AMI_PATH_T; path <= AMI_PATH_S; path++) {
+            if ((path == AMI_PATH_T && !(keys[b] & 1)) || (path == AMI_PATH_S && !(keys[b] & 2))) continue;
+            for (size_t t = 0; t < T; t++)
+                memcpy(row + t * width[path], trs + (b * T + t) * 10 + first[path],
+                       width[path] * sizeof *row);
+            ami_chan_add(an, s->bone_node[b], path, ami_put_f32(g, row, T, width[path], 0, false));
+        }
+    }
+    am_free(row);
+done:
+    am_free(pose);
+    am_free(world);
+    am_free(prevq);
+    am_free(times);
+    am_free(trs);
+    am_free(keys);
+    return st;
+}
+
+/* Source buffers into our BIN (8-aligned starts keep every view's alignment), then the images
+ * that were files. */
+static am_status ami_src_bin(ami_gw *g, ami_src *s, am_error *err)
+{
+    const struct am_gltf_source *k = s->doc->source;
+    s->buffer_count = k->buffer_count;
+    s->buffer_base = am_alloc_array(k->buffer_count ? k->buffer_count : 1, sizeof *s->buffer_base);
+    s->image_view = am_alloc_array(k->image_count ? k->image_count : 1, sizeof *s->image_view);
+    AMI_CHECK(err, s->buffer_base && s->image_view, AM_E_NOMEM, "source buffers");
+    static const char zeros[8] = {0};
+    for (size_t i = 0; i < k->buffer_count; i++) {
+        if (g->bin.len & 7u) am_buf_append(&g->bin, zeros, 8 - (g->bin.len & 7u));
+        s->buffer_base[i] = g->bin.len;
+        am_buf_append(&g->bin, k->buffers[i], k->buffer_len[i]);
+    }
+    for (size_t i = 0; i < k->image_count; i++) {
+        s->image_view[i] = -1;
+        if (!k->images[i]) continue;
+        ami_bin_pad4(&g->bin);
+        size_t offset = g->bin.len;
+        am_buf_append(&g->bin, k->images[i], k->image_len[i]);
+        s->image_view[i] = ami_view(g, offset, k->image_len[i], 0);
+    }
+    ami_bin_pad4(&g->bin);
+    AMI_CHECK(err, !g->bin.failed && !g->oom, AM_E_NOMEM, "%zu bytes of buffers", g->bin.len);
+    return AM_OK;
+}
+
+/* Members of object o but those in skip (NULL-terminated). */
+static void ami_jw_members(ami_jw *w, const json_t *o, const char *const *skip)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        bool skipped = false;
+        for (size_t i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(skip[i], key) == 0;
+        if (!skipped) ami_jw_value(w, key, v);
+    }
+}
+
+static int32_t ami_top_node(const am_gltf *doc, int32_t n)
+{
+    while (doc->nodes[n].parent >= 0) n = doc->nodes[n].parent;
+    return n;
+}
+
+static bool ami_skeleton_is_root(const am_gltf *doc, const am_gltf_skin *sk)
+{
+    if (sk->skeleton < 0) return true;
+    for (size_t j = 0; j < sk->joint_count; j++) {
+        int32_t n = sk->joints[j];
+        while (n >= 0 && n != sk->skeleton) n = doc->nodes[n].parent;
+        if (n < 0) return false;
+    }
+    return true;
+}
+
+/* A node's TRS as the file gave it, or from its matrix for a node we animate (an animated node
+ * must not have a matrix, glTF 2.0 5.25). */
+static void ami_jw_src_trs(ami_jw *w, const json_t *o, const am_gltf_node *nd, bool animated)
+{
+    static const size_t n3 = 3, n4 = 4;
+    if (!nd->has_matrix) {
+        static const char *const keys[] = {"translation", "rotation", "scale"};
+        for (size_t k = 0; k < 3; k++) {
+            json_t *v = json_object_get(o, keys[k]);
+            if (v) ami_jw_value(w, keys[k], v);
+        }
+        return;
+    }
+    if (!animated) {
+        ami_jw_value(w, "matrix", json_object_get(o, "matrix"));
+        return;
+    }
+    double xyzw[4] = {nd->rotation[1], nd->rotation[2], nd->rotation[3], nd->rotation[0]};
+    ami_jw_numbers(w, "translation", nd->translation, 1, &n3);
+    ami_jw_numbers(w, "rotation", xyzw, 1, &n4);
+    ami_jw_numbers(w, "scale", nd->scale, 1, &n3);
+}
+
+/* The document's JSON with our buffer, views, accessors, images and animations. */
+static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, const ami_src *s,
+                          const json_t *root)
+{
+    const am_gltf *doc = s->doc;
+    json_t *views = json_object_get(root, "bufferViews"), *accs = json_object_get(root, "accessors");
+    size_t view_base = json_array_size(views), acc_base = json_array_size(accs);
+    static const char *const ours[] = {"asset", "buffers", "bufferViews", "accessors", "images",
+                                       "animations", "nodes", "scenes", "skins", NULL};
+    ami_jw_object(w, NULL);
+    ami_jw_object(w, "asset");
+    ami_jw_asset(w, ex);
+    json_t *asset = json_object_get(root, "asset");
+    static const char *const asset_ours[] = {"version", "generator", NULL};
+    if (json_is_object(asset)) ami_jw_members(w, asset, asset_ours);
+    ami_jw_close(w);
+    ami_jw_members(w, root, ours);
+
+    ami_jw_array(w, "nodes");
+    json_t *nodes = json_object_get(root, "nodes");
+    static const char *const trs[] = {"matrix", "translation", "rotation", "scale", NULL};
+    static const char *const trs_children[] = {"matrix", "translation", "rotation", "scale",
+                                               "children", NULL};
+    for (size_t n = 0; n < json_array_size(nodes); n++) {
+        const json_t *o = json_array_get(nodes, n);
+        const am_gltf_node *nd = &doc->nodes[n];
+        bool loses_child = false;
+        for (size_t k = 0; k < nd->child_count; k++) loses_child |= s->to_root[nd->children[k]] != 0;
+        if (s->to_root[n]) {
+            /* Skinning ignores a skinned mesh node's transform (glTF 2.0 3.7.3.3). */
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs);
+            ami_jw_close(w);
+        } else if (loses_child) {
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs_children);
+            bool any = false;
+            for (size_t k = 0; k < nd->child_count; k++) any |= !s->to_root[nd->children[k]];
+            if (any) {
+                ami_jw_row(w, "children");
+                for (size_t k = 0; k < nd->child_count; k++)
+                    if (!s->to_root[nd->children[k]]) ami_jw_int(w, NULL, nd->children[k]);
+                ami_jw_close(w);
+            }
+            ami_jw_src_trs(w, o, nd, s->node_bone[n] >= 0);
+            ami_jw_close(w);
+        } else if (s->node_bone[n] >= 0 && nd->has_matrix) {
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, trs);
+            ami_jw_src_trs(w, o, nd, true);
+            ami_jw_close(w);
+        } else {
+            ami_jw_value(w, NULL, o);
+        }
+    }
+    ami_jw_close(w);
+
+    /* Moved skinned meshes join the scenes of their former top node. */
+    json_t *scenes = json_object_get(root, "scenes");
+    if (scenes) {
+        ami_jw_array(w, "scenes");
+        for (size_t i = 0; i < json_array_size(scenes); i++) {
+            const json_t *o = json_array_get(scenes, i), *list = json_object_get(o, "nodes");
+            static const char *const sn[] = {"nodes", NULL};
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, sn);
+            if (list) {
+                ami_jw_row(w, "nodes");
+                for (size_t k = 0; k < json_array_size(list); k++) {
+                    int32_t top = (int32_t)json_number_value(json_array_get(list, k));
+                    ami_jw_int(w, NULL, top);
+                    for (size_t n = 0; n < doc->node_count; n++)
+                        if (s->to_root[n] && ami_top_node(doc, (int32_t)n) == top && (int32_t)n != top)
+                            ami_jw_int(w, NULL, (int64_t)n);
+                }
+                ami_jw_close(w);
+            }
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    /* A skeleton that is not a common root of its joints is an invalid hint: dropped. */
+    json_t *skins = json_object_get(root, "skins");
+    if (skins) {
+        ami_jw_array(w, "skins");
+        for (size_t i = 0; i < json_array_size(skins); i++) {
+            const json_t *o = json_array_get(skins, i);
+            static const char *const sk[] = {"skeleton", NULL};
+            if (i < doc->skin_count && !ami_skeleton_is_root(doc, &doc->skins[i])) {
+                ami_jw_object(w, NULL);
+                ami_jw_members(w, o, sk);
+                ami_jw_close(w);
+            } else {
+                ami_jw_value(w, NULL, o);
+            }
+        }
+        ami_jw_close(w);
+    }
+
+    json_t *images = json_object_get(root, "images");
+    if (json_array_size(images)) {
+        ami_jw_array(w, "images");
+        for (size_t i = 0; i < json_array_size(images); i++) {
+            const json_t *o = json_array_get(images, i);
+            if (s->image_view[i] < 0) {
+                ami_jw_value(w, NULL, o);
+                continue;
+            }
+            static const char *const file[] = {"uri", "mimeType", "bufferView", NULL};
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, file);
+            ami_jw_int(w, "bufferView", (int64_t)(view_base + (size_t)s->image_view[i]));
+            ami_jw_string(w, "mimeType", doc->source->image_mime[i]);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    if (g->anim_count) {
+        ami_jw_array(w, "animations");
+        ami_jw_animations(w, g, acc_base);
+        ami_jw_close(w);
+    }
+    ami_jw_array(w, "accessors");
+    for (size_t i = 0; i < acc_base; i++) ami_jw_value(w, NULL, json_array_get(accs, i));
+    ami_jw_accessors(w, g, view_base);
+    ami_jw_close(w);
+    ami_jw_array(w, "bufferViews");
+    for (size_t i = 0; i < view_base; i++) {
+        const json_t *o = json_array_get(views, i);
+        size_t buf = (size_t)json_number_value(json_object_get(o, "buffer"));
+        json_t *off = json_object_get(o, "byteOffset");
+        double base = (double)s->buffer_base[buf] + (off ? json_number_value(off) : 0.0);
+        static const char *const where[] = {"buffer", "byteOffset", NULL};
+        ami_jw_object(w, NULL);
+        ami_jw_int(w, "buffer", 0);
+        ami_jw_int(w, "byteOffset", (int64_t)base);
+        ami_jw_members(w, o, where);
+        ami_jw_close(w);
+    }
+    ami_jw_views(w, g);
+    ami_jw_close(w);
+    ami_jw_buffer(w, g);
+    ami_jw_close(w);
+}
+
+static am_status ami_write_source_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *w, am_error *err)
+{
+    const am_gltf *doc = ex->source;
+    const am_rig *rig = ex->rig;
+    size_t B = rig->bone_count, N = doc->node_count;
+    AMI_CHECK(err, doc->source, AM_E_ARG,
+              "the source document was loaded without AM_GLTF_KEEP_SOURCE");
+    AMI_CHECK(err, !ex->mesh, AM_E_ARG, "a source document brings its own meshes: mesh must be NULL");
+    int skin = ex->source_skin < 0 ? 0 : ex->source_skin;
+    AMI_CHECK(err, (size_t)skin < doc->skin_count, AM_E_ARG, "skin %d: the source has %zu skins", skin,
+              doc->skin_count);
+    ami_src s = {.doc = doc};
+    json_t *root = NULL;
+    am_status st = AM_OK;
+    s.bone_node = am_alloc_array(B, sizeof *s.bone_node);
+    s.bind = am_alloc_array(B, 16 * sizeof *s.bind);
+    s.node_bone = am_alloc_array(N ? N : 1, sizeof *s.node_bone);
+    if (!s.bone_node || !s.bind || !s.node_bone) {
+        st = AM_FAIL(err, AM_E_NOMEM, "source skeleton of %zu bones", B);
+        goto done;
+    }
+    if ((st = ami_gltf_skin_binding(doc, skin, rig, s.bone_node, s.bind, err)) != AM_OK) goto done;
+    if ((st = ami_src_scale(rig, &s, err)) != AM_OK) goto done;
+    s.to_root = am_alloc_array(N ? N : 1, 1);
+    if (!s.to_root) {
+        st = AM_FAIL(err, AM_E_NOMEM, "%zu nodes", N);
+        goto done;
+    }
+    for (size_t n = 0; n < N; n++) {
+        /* The validator warns about a skinned mesh node that has a parent or a transform,
+         * which skinning ignores; one without children is moved to the scene roots, which
+         * shows the same (three.js binds skins with an identity matrix too). */
+        const am_gltf_node *nd = &doc->nodes[n];
+        double I[16];
+        am_mat4_identity(I);
+        s.to_root[n] = nd->skin >= 0 && nd->mesh >= 0 && nd->child_count == 0 &&
+                       (nd->parent >= 0 || memcmp(nd->matrix, I, sizeof I) != 0);
+    }
+    for (size_t n = 0; n < N; n++) s.node_bone[n] = -1;
+    for (size_t b = 0; b < B; b++) s.node_bone[s.bone_node[b]] = (int32_t)b;
+    if ((st = ami_json_parse(doc->source->json, doc->source->json_len, "source", &root, err)) != AM_OK)
+        goto done;
+    /* Views into several buffers become views into one; an extension that names buffers
+     * itself (EXT_meshopt_compression) would keep pointing at the old ones. */
+    json_t *views = json_object_get(root, "bufferViews");
+    for (size_t i = 0; i < json_array_size(views); i++) {
+        const json_t *o = json_array_get(views, i);
+        /* The reader checked the index; it may be written as an integral real. */
+        double buf = json_number_value(json_object_get(o, "buffer"));
+        if (json_object_get(o, "extensions") || !(buf >= 0 && buf < (double)doc->source->buffer_count)) {
+            st = AM_FAIL(err, AM_E_UNSUPPORTED, "bufferViews[%zu] has extensions (or buffer %g)", i, buf);
+            goto done;
+        }
+    }
+    if ((st = ami_src_bin(g, &s, err)) != AM_OK) goto done;
+    for (size_t c = 0; c < ex->clip_count; c++) {
+        if (!ami_progress("glTF write", (double)c / (double)ex->clip_count)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "glTF writing stopped at clip %zu", c);
+            goto done;
+        }
+        if ((st = ami_write_source_clip(g, ex, &s, c, err)) != AM_OK) goto done;
+    }
+    ami_jw_source(w, ex, g, &s, root);
+done:
+    json_decref(root);
+    ami_src_free(&s);
+    return st;
+}
+
+/* ---- the file -------------------------------------------------------------------------------- */
+
+static am_status ami_write(const am_gltf_export *ex, ami_gw *g, ami_jw *w, am_error *err)
+{
+    const am_rig *rig = ex->rig;
+    size_t B = rig->bone_count;
+    AMI_CHECK(err, B > 0, AM_E_EMPTY, "rig has no bones");
+    AMI_CHECK(err, B <= 65536, AM_E_LIMIT, "%zu bones (glTF joint indices are 16-bit)", B);
+    assert(ex->clip_count == 0 || ex->clips);
+    for (size_t c = 0; c < ex->clip_count; c++) AMI_TRY(ami_check_clip(rig, ex->clips[c], c, err));
+    g->anims = am_alloc_array(ex->clip_count ? ex->clip_count : 1, sizeof *g->anims);
+    AMI_CHECK(err, g->anims, AM_E_NOMEM, "%zu clips", ex->clip_count);
+    AMI_TRY(ex->source ? ami_write_source_doc(ex, g, w, err) : ami_write_rig_doc(ex, g, w, err));
+    AMI_CHECK(err, !g->oom && !g->bin.failed, AM_E_NOMEM, "glTF document");
+    return ami_jw_finish(w, err);
+}
+
 static am_status ami_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_error *err)
 {
     ami_gw g = {0};
-    am_buf json = {0}, anims = {0};
-    am_status st = ami_write(ex, &g, &json, &anims, err);
+    am_buf json = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &json, AMI_JSON_COMPACT);
+    am_status st = ami_write(ex, &g, &w, err);
     if (st == AM_OK) {
         ami_bin_pad4(&g.bin);
         /* JSON chunk padded with spaces, BIN with zeros (GLB 2.0 chunk rules). */
         if (json.len & 3u) am_buf_append(&json, "   ", 4 - (json.len & 3u));
-        if (g.bin.failed || g.accessors.failed || g.views.failed || json.failed || anims.failed) {
+        if (g.bin.failed || json.failed) {
             st = AM_FAIL(err, AM_E_NOMEM, "glTF document");
         } else {
             uint64_t total = 12 + 8 + (uint64_t)json.len + 8 + (uint64_t)g.bin.len;
@@ -858,11 +1451,8 @@ static am_status ami_gltf_write_mem(const am_gltf_export *ex, am_buf *out, am_er
             }
         }
     }
-    am_buf_free(&g.bin);
-    am_buf_free(&g.accessors);
-    am_buf_free(&g.views);
+    ami_gw_free(&g);
     am_buf_free(&json);
-    am_buf_free(&anims);
     return st;
 }
 

@@ -3,6 +3,7 @@
 #include "io/json_internal.h"
 #include "core/internal.h"
 
+#include <assert.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -328,134 +329,28 @@ am_status ami_json_extra_collect(const json_t *obj, const char *const *known, ch
     return s;
 }
 
-/* ---- building ---- */
+/* ---- writing: one escaper, one number format, one layout ---- */
 
-am_status ami_json_put(json_t *obj, const char *key, json_t *v, am_error *err)
+static size_t ami_utf8_seq_len(const unsigned char *s, size_t n)
 {
-    AMI_CHECK(err, v, AM_E_NOMEM, "building '%s'", key);
-    if (json_object_set_new(obj, key, v) != 0)
-        return AM_FAIL(err, AM_E_NOMEM, "building '%s'", key);
-    return AM_OK;
-}
-
-am_status ami_json_put_number(json_t *obj, const char *key, double v, am_error *err)
-{
-    AMI_CHECK(err, isfinite(v), AM_E_NONFINITE, "%s: %g", key, v);
-    return ami_json_put(obj, key, json_real(v), err);
-}
-
-/* json_string returns NULL both for invalid UTF-8 and for a failed allocation; a second,
- * trivially valid allocation tells the two apart so the error names the real cause. */
-static am_status ami_json_new_string(const char *s, const char *where, json_t **out,
-                                     am_error *err)
-{
-    *out = json_string(s);
-    if (*out) return AM_OK;
-    json_t *probe = json_string("");
-    bool oom = probe == NULL;
-    json_decref(probe);
-    if (oom) return AM_FAIL(err, AM_E_NOMEM, "building '%s'", where);
-    return AM_FAIL(err, AM_E_UTF8, "%s: not valid UTF-8", where);
-}
-
-am_status ami_json_put_string(json_t *obj, const char *key, const char *s, am_error *err)
-{
-    json_t *v = NULL;
-    if (s)
-        AMI_TRY(ami_json_new_string(s, key, &v, err));
-    else
-        v = json_null();
-    return ami_json_put(obj, key, v, err);
-}
-
-am_status ami_json_put_strings(json_t *obj, const char *key, const char *const *s, size_t count,
-                               am_error *err)
-{
-    json_t *arr = json_array();
-    AMI_CHECK(err, arr, AM_E_NOMEM, "building '%s'", key);
-    for (size_t i = 0; i < count; i++) {
-        json_t *str = NULL;
-        am_status st = ami_json_new_string(s[i] ? s[i] : "", ami_json_path_index(key, i).s,
-                                           &str, err);
-        if (st != AM_OK) {
-            json_decref(arr);
-            return st;
-        }
-        if (json_array_append_new(arr, str) != 0) {
-            json_decref(arr);
-            return AM_FAIL(err, AM_E_NOMEM, "building '%s'", key);
-        }
+    if (n == 0) return 0;
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    uint32_t cp, min;
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; min = 0x10000; }
+    else return 0;
+    if (len > n) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
     }
-    return ami_json_put(obj, key, arr, err);
+    /* Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 (RFC 3629). */
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
 }
-
-static json_t *ami_from_numbers_rec(const double **data, size_t ndim, const size_t *shape)
-{
-    json_t *arr = json_array();
-    if (!arr) return NULL;
-    for (size_t i = 0; i < shape[0]; i++) {
-        json_t *e = ndim == 1 ? json_real(*(*data)++) : ami_from_numbers_rec(data, ndim - 1, shape + 1);
-        if (!e || json_array_append_new(arr, e) != 0) {
-            json_decref(arr);
-            return NULL;
-        }
-    }
-    return arr;
-}
-
-json_t *ami_json_from_numbers(const double *data, size_t ndim, const size_t *shape)
-{
-    if (ndim < 1) return NULL;
-    return ami_from_numbers_rec(&data, ndim, shape);
-}
-
-am_status ami_json_put_numbers(json_t *obj, const char *key, const double *data, size_t ndim,
-                               const size_t *shape, am_error *err)
-{
-    AMI_CHECK(err, ndim >= 1 && ndim <= 8, AM_E_INTERNAL, "%s: %zu dimensions", key, ndim);
-    size_t count = 1;
-    for (size_t k = 0; k < ndim; k++) count *= shape[k];
-    for (size_t i = 0; i < count; i++) {
-        if (isfinite(data[i])) continue;
-        /* Name the element the way a reader of the file would: key[t][b][k]. */
-        char where[AMI_JSON_PATH_MAX];
-        size_t idx[8], rest = i;
-        for (size_t k = ndim; k-- > 0;) {
-            idx[k] = rest % shape[k];
-            rest /= shape[k];
-        }
-        int n = snprintf(where, sizeof where, "%s", key);
-        for (size_t k = 0; k < ndim && n >= 0 && (size_t)n < sizeof where; k++)
-            n += snprintf(where + n, sizeof where - (size_t)n, "[%zu]", idx[k]);
-        return AM_FAIL(err, AM_E_NONFINITE, "%s = %g", where, data[i]);
-    }
-    return ami_json_put(obj, key, ami_json_from_numbers(data, ndim, shape), err);
-}
-
-am_status ami_json_extra_merge(json_t *obj, const char *extra, am_error *err)
-{
-    if (!extra || !extra[0]) return AM_OK;
-    json_error_t je;
-    json_t *e = json_loads(extra, JSON_REJECT_DUPLICATES, &je);
-    if (!e || !json_is_object(e)) {
-        json_decref(e);
-        return AM_FAIL(err, AM_E_VALUE, "extra_json is not a JSON object: %s",
-                       e ? "not an object" : je.text);
-    }
-    const char *key;
-    json_t *val;
-    json_object_foreach(e, key, val) {
-        if (json_object_get(obj, key)) continue;
-        if (json_object_set(obj, key, val) != 0) {
-            json_decref(e);
-            return AM_FAIL(err, AM_E_NOMEM, "extra keys");
-        }
-    }
-    json_decref(e);
-    return AM_OK;
-}
-
-/* ---- dumping ---- */
 
 size_t ami_json_format_double(double v, char *buf, size_t size)
 {
@@ -486,7 +381,9 @@ size_t ami_json_format_double(double v, char *buf, size_t size)
     return strlen(buf);
 }
 
-static void ami_dump_string(am_buf *b, const char *s, size_t n)
+/* The one string escaper of every JSON file we write; s must be valid UTF-8 (checked by the
+ * callers, which name the value). */
+static void ami_json_escape(am_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     am_buf_append(b, "\"", 1);
@@ -516,119 +413,333 @@ static void ami_dump_string(am_buf *b, const char *s, size_t n)
     am_buf_append(b, "\"", 1);
 }
 
-static void ami_dump_indent(am_buf *b, unsigned flags, int depth)
+void ami_jw_begin(ami_jw *w, am_buf *out, unsigned flags)
 {
-    if (flags & AMI_JSON_COMPACT) return;
-    am_buf_append(b, "\n", 1);
-    for (int i = 0; i < depth; i++) am_buf_append(b, "  ", 2);
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->flags = flags;
+}
+
+/* The path of the value about to be written (key inside an object), for error messages. */
+static ami_jpath ami_jw_path(const ami_jw *w, const char *key)
+{
+    ami_jpath p = {{0}};
+    for (int d = 1; d < w->depth; d++) {
+        const ami_jw_level *parent = &w->stack[d - 1];
+        if (parent->is_object) p = ami_json_path_key(p.s, w->stack[d].key);
+        else p = ami_json_path_index(p.s, parent->count - 1);
+    }
+    /* Errors are raised before the value is counted: its index is the count so far. */
+    if (w->depth > 0 && !w->stack[w->depth - 1].is_object)
+        p = ami_json_path_index(p.s, w->stack[w->depth - 1].count);
+    else if (key)
+        p = ami_json_path_key(p.s, key);
+    return p;
+}
+
+static void ami_jw_fail(ami_jw *w, am_status code, const char *key, const char *what)
+{
+    if (w->status != AM_OK) return;
+    w->status = code;
+    snprintf(w->info, sizeof w->info, "%s: %s", ami_path_name(ami_jw_path(w, key).s), what);
+}
+
+static bool ami_jw_compact(const ami_jw *w) { return (w->flags & AMI_JSON_COMPACT) != 0; }
+
+static void ami_jw_newline(ami_jw *w, int depth)
+{
+    am_buf_append(w->out, "\n", 1);
+    for (int i = 0; i < depth; i++) am_buf_append(w->out, "  ", 2);
+}
+
+/* Separator, indentation and "key": before a value at the current level. */
+static void ami_jw_lead(ami_jw *w, const char *key)
+{
+    if (w->depth == 0) return;
+    ami_jw_level *l = &w->stack[w->depth - 1];
+    if (l->count) am_buf_append(w->out, ",", 1);
+    if (!ami_jw_compact(w)) {
+        if (!l->one_line) ami_jw_newline(w, w->depth);
+        else if (l->count) am_buf_append(w->out, " ", 1);
+    }
+    l->count++;
+    if (l->is_object) {
+        assert(key);
+        ami_json_escape(w->out, key, strlen(key));
+        am_buf_append(w->out, ami_jw_compact(w) ? ":" : ": ", ami_jw_compact(w) ? 1 : 2);
+    }
+}
+
+bool ami_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = ami_utf8_seq_len(p + i, n - i);
+        if (k == 0) return false;
+        i += k;
+    }
+    return true;
+}
+
+static void ami_jw_open(ami_jw *w, const char *key, bool is_object, bool one_line)
+{
+    if (w->status != AM_OK) return;
+    if (w->depth >= AMI_JW_MAX_DEPTH) {
+        ami_jw_fail(w, AM_E_LIMIT, key, "nested too deep to write");
+        return;
+    }
+    if (key && !ami_utf8_valid(key, strlen(key))) {
+        ami_jw_fail(w, AM_E_UTF8, NULL, "key not valid UTF-8");
+        return;
+    }
+    bool parent_line = w->depth > 0 && w->stack[w->depth - 1].one_line;
+    ami_jw_lead(w, key);
+    am_buf_append(w->out, is_object ? "{" : "[", 1);
+    w->stack[w->depth++] = (ami_jw_level){.key = key, .is_object = is_object,
+                                          .one_line = one_line || parent_line};
+}
+
+void ami_jw_object(ami_jw *w, const char *key) { ami_jw_open(w, key, true, false); }
+void ami_jw_array(ami_jw *w, const char *key) { ami_jw_open(w, key, false, false); }
+void ami_jw_record(ami_jw *w, const char *key) { ami_jw_open(w, key, true, true); }
+void ami_jw_row(ami_jw *w, const char *key) { ami_jw_open(w, key, false, true); }
+
+void ami_jw_close(ami_jw *w)
+{
+    if (w->status != AM_OK) return;
+    assert(w->depth > 0);
+    ami_jw_level *l = &w->stack[--w->depth];
+    if (!ami_jw_compact(w) && !l->one_line && l->count) ami_jw_newline(w, w->depth);
+    am_buf_append(w->out, l->is_object ? "}" : "]", 1);
+}
+
+/* A scalar's text after its lead; false when the writer already failed. */
+static bool ami_jw_scalar_lead(ami_jw *w, const char *key)
+{
+    if (w->status != AM_OK) return false;
+    if (key && w->depth > 0 && w->stack[w->depth - 1].is_object &&
+        !ami_utf8_valid(key, strlen(key))) {
+        ami_jw_fail(w, AM_E_UTF8, NULL, "key not valid UTF-8");
+        return false;
+    }
+    ami_jw_lead(w, key);
+    return true;
+}
+
+void ami_jw_number(ami_jw *w, const char *key, double v)
+{
+    if (w->status != AM_OK) return;
+    if (!isfinite(v)) {
+        char what[48];
+        snprintf(what, sizeof what, "%g is not a JSON number", v);
+        ami_jw_fail(w, AM_E_NONFINITE, key, what);
+        return;
+    }
+    if (!ami_jw_scalar_lead(w, key)) return;
+    char num[40];
+    size_t n = ami_json_format_double(v, num, sizeof num);
+    am_buf_append(w->out, num, n);
+}
+
+void ami_jw_number_or_null(ami_jw *w, const char *key, double v)
+{
+    if (isfinite(v)) ami_jw_number(w, key, v);
+    else ami_jw_null(w, key);
+}
+
+void ami_jw_int(ami_jw *w, const char *key, int64_t v)
+{
+    if (!ami_jw_scalar_lead(w, key)) return;
+    am_buf_printf(w->out, "%lld", (long long)v);
+}
+
+void ami_jw_bool(ami_jw *w, const char *key, bool v)
+{
+    if (!ami_jw_scalar_lead(w, key)) return;
+    am_buf_append(w->out, v ? "true" : "false", v ? 4 : 5);
+}
+
+void ami_jw_null(ami_jw *w, const char *key)
+{
+    if (!ami_jw_scalar_lead(w, key)) return;
+    am_buf_append(w->out, "null", 4);
+}
+
+void ami_jw_string(ami_jw *w, const char *key, const char *s)
+{
+    if (!s) {
+        ami_jw_null(w, key);
+        return;
+    }
+    ami_jw_string_n(w, key, s, strlen(s));
+}
+
+void ami_jw_string_n(ami_jw *w, const char *key, const char *s, size_t n)
+{
+    if (w->status != AM_OK) return;
+    if (!ami_utf8_valid(s, n)) {
+        ami_jw_fail(w, AM_E_UTF8, key, "not valid UTF-8");
+        return;
+    }
+    if (!ami_jw_scalar_lead(w, key)) return;
+    ami_json_escape(w->out, s, n);
+}
+
+void ami_jw_strings(ami_jw *w, const char *key, const char *const *s, size_t count)
+{
+    ami_jw_row(w, key);
+    for (size_t i = 0; i < count; i++) ami_jw_string(w, NULL, s[i] ? s[i] : "");
+    ami_jw_close(w);
 }
 
 /* The most scalars a table of rows may hold and still be written on one line. */
 #define AMI_JSON_INLINE_TABLE 6
 
+static void ami_jw_numbers_rec(ami_jw *w, const char *key, const double **data, size_t ndim,
+                               const size_t *shape, size_t level)
+{
+    if (level == ndim) {
+        ami_jw_number(w, key, *(*data)++);
+        return;
+    }
+    /* Rows of scalars stay on one line, and so does a tiny table (a 3x2 limit). */
+    size_t below = 1;
+    for (size_t k = level; k < ndim; k++) below *= shape[k];
+    bool one_line = level + 1 == ndim || (level + 2 == ndim && below <= AMI_JSON_INLINE_TABLE);
+    ami_jw_open(w, key, false, one_line);
+    for (size_t i = 0; i < shape[level] && w->status == AM_OK; i++)
+        ami_jw_numbers_rec(w, NULL, data, ndim, shape, level + 1);
+    ami_jw_close(w);
+}
+
+void ami_jw_numbers(ami_jw *w, const char *key, const double *data, size_t ndim,
+                    const size_t *shape)
+{
+    assert(ndim >= 1);
+    ami_jw_numbers_rec(w, key, &data, ndim, shape, 0);
+}
+
 static bool ami_is_container(const json_t *v) { return json_is_array(v) || json_is_object(v); }
 
-static void ami_dump_value(am_buf *b, const json_t *v, unsigned flags, int depth)
+/* The layout rule of trees, the same as ami_jw_numbers': a container of scalars is one line,
+ * and so is an array of at most AMI_JSON_INLINE_TABLE scalars in rows. */
+static bool ami_tree_one_line(const json_t *v)
 {
-    bool compact = (flags & AMI_JSON_COMPACT) != 0;
-    char num[40];
+    size_t scalars = 0;
+    bool nested = false;
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *e;
+        json_object_foreach((json_t *)v, k, e)
+            if (ami_is_container(e)) return false;
+        return true;
+    }
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *e = json_array_get(v, i);
+        if (json_is_object(e)) return false;
+        if (!json_is_array(e)) continue;
+        nested = true;
+        for (size_t k = 0; k < json_array_size(e); k++)
+            if (ami_is_container(json_array_get(e, k))) return false;
+        scalars += json_array_size(e);
+    }
+    return !nested || scalars <= AMI_JSON_INLINE_TABLE;
+}
+
+static void ami_jw_tree(ami_jw *w, const char *key, const json_t *v)
+{
+    if (w->status != AM_OK) return;
     switch (json_typeof(v)) {
-    case JSON_NULL: am_buf_append(b, "null", 4); break;
-    case JSON_TRUE: am_buf_append(b, "true", 4); break;
-    case JSON_FALSE: am_buf_append(b, "false", 5); break;
-    case JSON_INTEGER:
-        am_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        break;
-    case JSON_REAL: {
-        size_t n = ami_json_format_double(json_real_value(v), num, sizeof num);
-        am_buf_append(b, num, n);
-        break;
-    }
-    case JSON_STRING: ami_dump_string(b, json_string_value(v), json_string_length(v)); break;
-    case JSON_ARRAY: {
-        size_t n = json_array_size(v);
-        /* A row of scalars (a vector, a quaternion, a list of names) stays on one line, and
-         * so does a tiny table such as a 3x2 limit or a pair of contact ranges. */
-        bool flat = compact;
-        if (!flat) {
-            flat = true;
-            size_t scalars = 0;
-            bool nested = false;
-            for (size_t i = 0; i < n; i++) {
-                const json_t *e = json_array_get(v, i);
-                if (json_is_object(e)) flat = false;
-                if (!json_is_array(e)) continue;
-                nested = true;
-                for (size_t k = 0; k < json_array_size(e); k++)
-                    if (ami_is_container(json_array_get(e, k))) flat = false;
-                scalars += json_array_size(e);
-            }
-            if (nested && scalars > AMI_JSON_INLINE_TABLE) flat = false;
-        }
-        am_buf_append(b, "[", 1);
-        for (size_t i = 0; i < n; i++) {
-            if (i) am_buf_append(b, ",", 1);
-            if (!flat) ami_dump_indent(b, flags, depth + 1);
-            else if (i && !compact) am_buf_append(b, " ", 1);
-            ami_dump_value(b, json_array_get(v, i), flags, depth + 1);
-        }
-        if (!flat && n) ami_dump_indent(b, flags, depth);
-        am_buf_append(b, "]", 1);
-        break;
-    }
+    case JSON_NULL: ami_jw_null(w, key); break;
+    case JSON_TRUE: ami_jw_bool(w, key, true); break;
+    case JSON_FALSE: ami_jw_bool(w, key, false); break;
+    case JSON_INTEGER: ami_jw_int(w, key, (int64_t)json_integer_value(v)); break;
+    case JSON_REAL: ami_jw_number(w, key, json_real_value(v)); break;
+    case JSON_STRING: ami_jw_string_n(w, key, json_string_value(v), json_string_length(v)); break;
+    case JSON_ARRAY:
     case JSON_OBJECT: {
-        const char *key;
-        json_t *val;
-        bool first = true;
-        am_buf_append(b, "{", 1);
-        json_t *o = (json_t *)v;
-        json_object_foreach(o, key, val) {
-            if (!first) am_buf_append(b, ",", 1);
-            first = false;
-            ami_dump_indent(b, flags, depth + 1);
-            ami_dump_string(b, key, strlen(key));
-            am_buf_append(b, compact ? ":" : ": ", compact ? 1 : 2);
-            ami_dump_value(b, val, flags, depth + 1);
+        ami_jw_open(w, key, json_is_object(v), ami_tree_one_line(v));
+        if (json_is_object(v)) {
+            const char *k;
+            json_t *e;
+            json_object_foreach((json_t *)v, k, e) ami_jw_tree(w, k, e);
+        } else {
+            for (size_t i = 0; i < json_array_size(v); i++)
+                ami_jw_tree(w, NULL, json_array_get(v, i));
         }
-        if (!first) ami_dump_indent(b, flags, depth);
-        am_buf_append(b, "}", 1);
+        ami_jw_close(w);
         break;
     }
     }
 }
 
-am_status ami_json_dump(const json_t *v, unsigned flags, am_buf *out, am_error *err)
+void ami_jw_value(ami_jw *w, const char *key, const json_t *v)
 {
-    AMI_CHECK(err, v, AM_E_INTERNAL, "nothing to dump");
-    ami_dump_value(out, v, flags, 0);
-    if (!(flags & AMI_JSON_COMPACT)) am_buf_append(out, "\n", 1);
-    AMI_CHECK(err, !out->failed, AM_E_NOMEM, "serializing JSON");
+    assert(v);
+    ami_jw_tree(w, key, v);
+}
+
+void ami_jw_extra(ami_jw *w, const char *extra, const char *const *skip)
+{
+    if (w->status != AM_OK || !extra || !extra[0]) return;
+    assert(w->depth > 0 && w->stack[w->depth - 1].is_object);
+    json_error_t je;
+    json_t *e = json_loads(extra, JSON_REJECT_DUPLICATES, &je);
+    if (!e || !json_is_object(e)) {
+        json_decref(e);
+        ami_jw_fail(w, AM_E_VALUE, NULL, "extra_json is not a JSON object");
+        return;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(e, key, val) {
+        bool skipped = false;
+        for (size_t i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(skip[i], key) == 0;
+        if (!skipped) ami_jw_tree(w, key, val);
+    }
+    json_decref(e);
+}
+
+am_status ami_jw_finish(ami_jw *w, am_error *err)
+{
+    if (w->status != AM_OK) return AM_FAIL(err, w->status, "%s", w->info);
+    AMI_CHECK(err, w->depth == 0, AM_E_INTERNAL, "JSON writer: %d containers left open", w->depth);
+    if (!ami_jw_compact(w)) am_buf_append(w->out, "\n", 1);
+    AMI_CHECK(err, !w->out->failed, AM_E_NOMEM, "serializing JSON");
+    return AM_OK;
+}
+
+am_status ami_jw_write_file(ami_jw *w, const char *path, am_error *err)
+{
+    am_status s = ami_jw_finish(w, err);
+    if (s == AM_OK) s = am_file_write(path, w->out->data, w->out->len, err);
+    if (s != AM_OK) am_error_set_file(err, path);
+    return s;
+}
+
+am_status ami_jw_take_string(ami_jw *w, char **out, am_error *err)
+{
+    *out = NULL;
+    am_status s = ami_jw_finish(w, err);
+    if (s == AM_OK && !w->out->data) {
+        w->out->data = am_strdup("");
+        if (!w->out->data) s = AM_FAIL(err, AM_E_NOMEM, "serializing JSON");
+    }
+    if (s != AM_OK) {
+        am_buf_free(w->out);
+        return s;
+    }
+    *out = w->out->data;
+    *w->out = (am_buf){0};
     return AM_OK;
 }
 
 am_status ami_json_dump_string(const json_t *v, unsigned flags, char **out, am_error *err)
 {
-    *out = NULL;
+    AMI_CHECK(err, v, AM_E_INTERNAL, "nothing to dump");
     am_buf b = {0};
-    am_status s = ami_json_dump(v, flags, &b, err);
-    if (s == AM_OK && !b.data) {
-        /* An empty buffer never happens for valid JSON, but keep the NUL-terminated promise. */
-        b.data = am_strdup("");
-        if (!b.data) s = AM_FAIL(err, AM_E_NOMEM, "serializing JSON");
-    }
-    if (s != AM_OK) {
-        am_buf_free(&b);
-        return s;
-    }
-    *out = b.data;
-    return AM_OK;
-}
-
-am_status ami_json_write_file(const json_t *v, unsigned flags, const char *path, am_error *err)
-{
-    am_buf b = {0};
-    am_status s = ami_json_dump(v, flags, &b, err);
-    if (s == AM_OK) s = am_file_write(path, b.data, b.len, err);
-    am_buf_free(&b);
-    return s;
+    ami_jw w;
+    ami_jw_begin(&w, &b, flags);
+    ami_jw_value(&w, NULL, v);
+    return ami_jw_take_string(&w, out, err);
 }

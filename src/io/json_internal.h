@@ -24,20 +24,37 @@
  *     am_status s = ami_json_get_number(doc, "", "fps", false, &fps, err);
  *     json_decref(doc);
  *
- * Writing. Build a json_t tree with the ami_json_put_* helpers (they refuse non-finite values
- * with AM_E_NONFINITE naming the element), then ami_json_dump()/ami_json_dump_string()/
- * ami_json_write_file(). The dumper is our own, deterministic, and writes every double in the
- * shortest form that reads back bit-identical (at most 17 significant digits, the precision
- * jansson's JSON_REAL_PRECISION(17) gives, but "0.1" stays "0.1"). The default layout puts an
- * array of scalars (and a table of at most 6 scalars, e.g. a 3x2 limit) on one line and every
- * object member / other nested array on its own line, so a motion.json reads one row per line.
+ * Writing. One streaming writer (ami_jw) for every JSON file the project writes: rig.json,
+ * motion.json, reports, the glTF JSON chunk. It has one string escaper, which refuses invalid
+ * UTF-8 (AM_E_UTF8, naming the value by its path), and one number format: the shortest text
+ * that reads back bit-identical (at most 17 significant digits, "0.1" stays "0.1", always with
+ * a '.' or an exponent). Non-finite numbers are refused (AM_E_NONFINITE) unless written with
+ * ami_jw_number_or_null (a value a stage could not compute). Errors are sticky: calls after
+ * the first failure do nothing, and ami_jw_finish reports it.
+ *
+ *     am_buf b = {0};
+ *     ami_jw w;
+ *     ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+ *     ami_jw_object(&w, NULL);
+ *     ami_jw_number(&w, "fps", 30);
+ *     ami_jw_numbers(&w, "trans", trans, 2, (size_t[2]){T, 3});
+ *     ami_jw_close(&w);
+ *     am_status s = ami_jw_write_file(&w, "motion.json", err);   (or ami_jw_take_string)
+ *     am_buf_free(&b);
+ *
+ * Layout (pretty): objects and arrays opened with ami_jw_object/ami_jw_array put each member
+ * on its own line; ami_jw_record/ami_jw_row keep theirs on one line (and everything inside).
+ * Number tables and trees follow one rule: a container of scalars is one line, and so is an
+ * array of rows with at most 6 scalars in all (a 3x2 limit), so a motion.json reads one row
+ * per line.
  *
  * NOTE: jansson allocates with its own (malloc) functions: we don't install am_alloc globally,
  * since jansson's allocator is process-wide and the host program may use jansson itself.
  * Everything this module hands back to callers (strings, arrays) comes from am_alloc.
  *
  * Pairs: ami_json_parse/ami_json_load_file -> json_decref; ami_json_strings ->
- * ami_strings_free; ami_json_dump_string/ami_json_extra_collect -> am_free.
+ * ami_strings_free; ami_json_dump_string/ami_json_extra_collect/ami_jw_take_string -> am_free;
+ * the buffer given to ami_jw_begin -> am_buf_free.
  */
 #ifndef ANYMOVE_JSON_INTERNAL_H
 #define ANYMOVE_JSON_INTERNAL_H
@@ -117,45 +134,79 @@ AM_NODISCARD am_status ami_json_numbers_alloc(const json_t *v, const char *path,
 AM_NODISCARD am_status ami_json_extra_collect(const json_t *obj, const char *const *known,
                                               char **out, am_error *err);
 
-/* ---- building (all set obj[key]; obj must be an object) ---- */
-
-/* Set obj[key] = v, taking the reference; v == NULL (a failed jansson constructor) -> NOMEM. */
-AM_NODISCARD am_status ami_json_put(json_t *obj, const char *key, json_t *v, am_error *err);
-AM_NODISCARD am_status ami_json_put_number(json_t *obj, const char *key, double v,
-                                           am_error *err);
-/* s == NULL writes null. */
-AM_NODISCARD am_status ami_json_put_string(json_t *obj, const char *key, const char *s,
-                                           am_error *err);
-AM_NODISCARD am_status ami_json_put_strings(json_t *obj, const char *key,
-                                            const char *const *s, size_t count, am_error *err);
-/* data: [prod(shape)] row-major. A non-finite value is AM_E_NONFINITE naming key[i][j]. */
-AM_NODISCARD am_status ami_json_put_numbers(json_t *obj, const char *key, const double *data,
-                                            size_t ndim, const size_t *shape, am_error *err);
-/* A nested array value (for arrays inside arrays); NULL on OOM or a non-finite value. */
-json_t *ami_json_from_numbers(const double *data, size_t ndim, const size_t *shape);
-/* Add the members of extra (JSON object text from ami_json_extra_collect, may be NULL) to obj,
- * skipping keys obj already has (the stage's own values win). Bad text -> AM_E_VALUE. */
-AM_NODISCARD am_status ami_json_extra_merge(json_t *obj, const char *extra, am_error *err);
-
-/* ---- dumping ---- */
+/* ---- writing ---- */
 
 enum {
-    AMI_JSON_PRETTY = 0,  /* 2-space indent, scalar rows on one line, trailing newline */
+    AMI_JSON_PRETTY = 0,  /* 2-space indent, the layout rule above, trailing newline */
     AMI_JSON_COMPACT = 1  /* one line, no spaces, no trailing newline */
 };
+
+/* True if s[0..n) is valid UTF-8 (no overlong forms, surrogates or code points > U+10FFFF). */
+bool ami_utf8_valid(const char *s, size_t n);
 
 /* Shortest text that reads back as exactly v ("%.15g".."%.17g", always with a '.' or an
  * exponent so it stays a real, '.' whatever the locale). buf >= 32. Returns the length.
  * v must be finite. */
 size_t ami_json_format_double(double v, char *buf, size_t size);
-/* Append the serialization of v to out. */
-AM_NODISCARD am_status ami_json_dump(const json_t *v, unsigned flags, am_buf *out,
-                                     am_error *err);
-/* NUL-terminated, am_alloc'd. */
+
+/* Deeper than anything ami_json_parse accepts (jansson stops at 2048 levels), so every kept
+ * subtree can be written back. */
+#define AMI_JW_MAX_DEPTH 2100
+
+typedef struct ami_jw_level {
+    const char *key;   /* the container's member name in its parent object, else NULL */
+    size_t count;      /* values written into it so far */
+    bool is_object, one_line;
+} ami_jw_level;
+
+typedef struct ami_jw {
+    am_buf *out;
+    unsigned flags;
+    int depth;
+    ami_jw_level stack[AMI_JW_MAX_DEPTH];
+    am_status status;  /* the first failure, sticky */
+    char info[200];
+} ami_jw;
+
+/* Start writing into out (appended to). */
+void ami_jw_begin(ami_jw *w, am_buf *out, unsigned flags);
+/* Containers. key: the member name inside an object; NULL inside arrays and at the top. */
+void ami_jw_object(ami_jw *w, const char *key);
+void ami_jw_array(ami_jw *w, const char *key);
+void ami_jw_record(ami_jw *w, const char *key);  /* an object on one line */
+void ami_jw_row(ami_jw *w, const char *key);     /* an array on one line */
+void ami_jw_close(ami_jw *w);
+/* Scalars. */
+void ami_jw_number(ami_jw *w, const char *key, double v);
+void ami_jw_number_or_null(ami_jw *w, const char *key, double v);
+void ami_jw_int(ami_jw *w, const char *key, int64_t v);
+void ami_jw_bool(ami_jw *w, const char *key, bool v);
+void ami_jw_null(ami_jw *w, const char *key);
+/* s == NULL writes null. */
+void ami_jw_string(ami_jw *w, const char *key, const char *s);
+void ami_jw_string_n(ami_jw *w, const char *key, const char *s, size_t n);
+/* A row of strings (NULL entries write ""). */
+void ami_jw_strings(ami_jw *w, const char *key, const char *const *s, size_t count);
+/* Nested number arrays: data [prod(shape)] row-major, ndim >= 1. A non-finite value is
+ * AM_E_NONFINITE naming key[i][j]. */
+void ami_jw_numbers(ami_jw *w, const char *key, const double *data, size_t ndim,
+                    const size_t *shape);
+/* A jansson value (a kept extra key, a document subtree). */
+void ami_jw_value(ami_jw *w, const char *key, const json_t *v);
+/* Members of extra (JSON object text from ami_json_extra_collect, may be NULL) into the open
+ * object, except keys in skip (a NULL-terminated list: the keys the format writes itself).
+ * Bad text -> AM_E_VALUE. */
+void ami_jw_extra(ami_jw *w, const char *extra, const char *const *skip);
+/* The first failure (with its path), or AM_OK; pretty output gets its trailing newline. */
+AM_NODISCARD am_status ami_jw_finish(ami_jw *w, am_error *err);
+/* Finish and write the buffer atomically (am_file_write); errors carry the path. */
+AM_NODISCARD am_status ami_jw_write_file(ami_jw *w, const char *path, am_error *err);
+/* Finish and hand the buffer over as a NUL-terminated am_alloc'd string (the buffer is
+ * emptied; freed on failure). */
+AM_NODISCARD am_status ami_jw_take_string(ami_jw *w, char **out, am_error *err);
+
+/* A whole jansson value as text (NUL-terminated, am_alloc'd). */
 AM_NODISCARD am_status ami_json_dump_string(const json_t *v, unsigned flags, char **out,
                                             am_error *err);
-/* Atomic write (am_file_write). */
-AM_NODISCARD am_status ami_json_write_file(const json_t *v, unsigned flags, const char *path,
-                                           am_error *err);
 
 #endif

@@ -17,7 +17,7 @@
 #define AMI_QUAT_MIN_NORM 1e-6
 
 static const char *const ami_motion_known_keys[] = {
-    "fps", "bones", "joint_names", "trans", "root_quat", "quat", "euler", "joints", NULL};
+    "fps", "bones", "joint_names", "trans", "root_quat", "quat", "euler", "loc", "joints", NULL};
 
 /* Normalize every quaternion of a [count][4] array in place; a (near) zero one has no
  * rotation to recover and is refused, naming it as path[i] (or path[t][b] with inner > 0). */
@@ -62,7 +62,7 @@ typedef struct ami_motion_tmp {
     size_t file_bone_count;
     int32_t *map; /* [F] file bone -> motion bone */
     size_t map_count; /* F, the file's bone count */
-    double *euler, *quat;
+    double *euler, *quat, *loc;
     char **file_joints;
     size_t file_joint_count;
     double *joints;
@@ -74,6 +74,7 @@ static void ami_motion_tmp_free(ami_motion_tmp *t)
     am_free(t->map);
     am_free(t->euler);
     am_free(t->quat);
+    am_free(t->loc);
     ami_strings_free(t->file_joints, t->file_joint_count);
     am_free(t->joints);
 }
@@ -169,6 +170,28 @@ static am_status ami_motion_rotations(const json_t *doc, const am_rig *rig, am_m
     return AM_OK;
 }
 
+/* Optional loc [T][F][3] (SPEC 2.3, 4.3): bones the file does not list, and the root (trans
+ * places it), have none. */
+static am_status ami_motion_loc(const json_t *doc, const am_rig *rig, am_motion *mo,
+                                ami_motion_tmp *t, am_error *err)
+{
+    json_t *lv = NULL;
+    AMI_TRY(ami_json_member(doc, "", "loc", false, &lv, err));
+    if (!lv) return AM_OK;
+    size_t T = mo->frame_count, F = t->map_count, B = mo->bone_count;
+    size_t shape[3] = {T, F, 3};
+    AMI_TRY(ami_json_numbers_alloc(lv, "loc", 3, shape, &t->loc, err));
+    mo->loc = am_alloc_array(T, B * 3 * sizeof(double));
+    AMI_CHECK(err, mo->loc, AM_E_NOMEM, "loc of %zu frames x %zu bones", T, B);
+    for (size_t fr = 0; fr < T; fr++) {
+        for (size_t f = 0; f < F; f++)
+            memcpy(mo->loc + 3 * (fr * B + (size_t)t->map[f]), t->loc + 3 * (fr * F + f),
+                   3 * sizeof(double));
+        if (rig && B > 0) memset(mo->loc + 3 * fr * B, 0, 3 * sizeof(double));
+    }
+    return AM_OK;
+}
+
 static am_status ami_motion_joints(const json_t *doc, const am_rig *rig, am_motion *mo,
                                    ami_motion_tmp *t, am_error *err)
 {
@@ -237,6 +260,7 @@ static am_status ami_motion_fill(const json_t *doc, const am_rig *rig, am_motion
     AMI_TRY(ami_normalize_quats(mo->root_quat, T, 0, "root_quat", err));
 
     AMI_TRY(ami_motion_rotations(doc, rig, mo, t, err));
+    AMI_TRY(ami_motion_loc(doc, rig, mo, t, err));
     AMI_TRY(ami_motion_joints(doc, rig, mo, t, err));
     return ami_json_extra_collect(doc, ami_motion_known_keys, &mo->extra_json, err);
 }
@@ -280,71 +304,72 @@ am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out, a
     return s;
 }
 
-static am_status ami_motion_to_tree(const am_motion *mo, json_t **out, am_error *err)
+/* motion.json in SPEC 4.3's order, then the kept extra keys. quat [T][B][4] and euler
+ * [T][B][3] are both written (SPEC 4.3), one of them possibly derived by the caller. */
+static void ami_motion_to_jw(const am_motion *mo, const double *quat, const double *euler,
+                             ami_jw *w)
 {
-    *out = NULL;
     size_t T = mo->frame_count, B = mo->bone_count, J = mo->joint_count;
-    AMI_CHECK(err, T > 0, AM_E_EMPTY, "a motion needs at least one frame");
-    assert(mo->trans && mo->root_quat && (B == 0 || mo->euler || mo->quat));
-    /* Both forms are written (SPEC 4.3); derive whichever the motion lacks. */
-    double *quat = NULL, *euler = NULL;
-    if (B && !mo->quat) {
-        quat = am_alloc_array(T * B, 4 * sizeof(double));
-        AMI_CHECK(err, quat, AM_E_NOMEM, "quat");
-        for (size_t i = 0; i < T * B; i++) am_euler_xyz_to_quat(mo->euler + 3 * i, quat + 4 * i);
-    }
-    if (B && !mo->euler) {
-        euler = am_alloc_array(T * B, 3 * sizeof(double));
-        if (!euler) {
-            am_free(quat);
-            return AM_FAIL(err, AM_E_NOMEM, "euler");
-        }
-        for (size_t i = 0; i < T * B; i++) am_quat_to_euler_xyz(mo->quat + 4 * i, euler + 3 * i);
-    }
-    json_t *root = json_object();
-    am_status s = root ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "motion.json");
-    if (s == AM_OK) s = ami_json_put_number(root, "fps", mo->fps, err);
-    if (s == AM_OK)
-        s = ami_json_put_strings(root, "bones", (const char *const *)mo->bone_names, B, err);
-    if (s == AM_OK && mo->joints && J)
-        s = ami_json_put_strings(root, "joint_names", (const char *const *)mo->joint_names, J,
-                                 err);
     size_t s3[2] = {T, 3}, s4[2] = {T, 4}, sb4[3] = {T, B, 4}, sb3[3] = {T, B, 3},
            sj3[3] = {T, J, 3};
-    if (s == AM_OK) s = ami_json_put_numbers(root, "trans", mo->trans, 2, s3, err);
-    if (s == AM_OK) s = ami_json_put_numbers(root, "root_quat", mo->root_quat, 2, s4, err);
-    if (s == AM_OK && B)
-        s = ami_json_put_numbers(root, "quat", mo->quat ? mo->quat : quat, 3, sb4, err);
-    if (s == AM_OK && B)
-        s = ami_json_put_numbers(root, "euler", mo->euler ? mo->euler : euler, 3, sb3, err);
-    if (s == AM_OK && mo->joints && J)
-        s = ami_json_put_numbers(root, "joints", mo->joints, 3, sj3, err);
-    if (s == AM_OK) s = ami_json_extra_merge(root, mo->extra_json, err);
-    am_free(quat);
-    am_free(euler);
-    if (s != AM_OK) {
-        json_decref(root);
-        return s;
+    bool joints = mo->joints && J;
+    ami_jw_object(w, NULL);
+    ami_jw_number(w, "fps", mo->fps);
+    ami_jw_strings(w, "bones", (const char *const *)mo->bone_names, B);
+    if (joints) ami_jw_strings(w, "joint_names", (const char *const *)mo->joint_names, J);
+    ami_jw_numbers(w, "trans", mo->trans, 2, s3);
+    ami_jw_numbers(w, "root_quat", mo->root_quat, 2, s4);
+    if (B) {
+        ami_jw_numbers(w, "quat", quat, 3, sb4);
+        ami_jw_numbers(w, "euler", euler, 3, sb3);
+        if (mo->loc) ami_jw_numbers(w, "loc", mo->loc, 3, sb3);
     }
-    *out = root;
+    if (joints) ami_jw_numbers(w, "joints", mo->joints, 3, sj3);
+    ami_jw_extra(w, mo->extra_json, ami_motion_known_keys);
+    ami_jw_close(w);
+}
+
+/* Write mo into w; the derived rotation form lives only during the call. */
+static am_status ami_motion_write_jw(const am_motion *mo, ami_jw *w, am_error *err)
+{
+    size_t T = mo->frame_count, B = mo->bone_count;
+    AMI_CHECK(err, T > 0, AM_E_EMPTY, "a motion needs at least one frame");
+    assert(mo->trans && mo->root_quat && (B == 0 || mo->euler || mo->quat));
+    double *derived = NULL;
+    if (B && (!mo->quat || !mo->euler)) {
+        derived = am_alloc_array(T * B, (mo->quat ? 3 : 4) * sizeof(double));
+        AMI_CHECK(err, derived, AM_E_NOMEM, "rotations of %zu frames x %zu bones", T, B);
+        for (size_t i = 0; i < T * B; i++) {
+            if (mo->quat) am_quat_to_euler_xyz(mo->quat + 4 * i, derived + 3 * i);
+            else am_euler_xyz_to_quat(mo->euler + 3 * i, derived + 4 * i);
+        }
+    }
+    ami_motion_to_jw(mo, mo->quat ? mo->quat : derived, mo->euler ? mo->euler : derived, w);
+    am_free(derived);
     return AM_OK;
 }
 
 am_status am_motion_to_json(const am_motion *mo, char **out, am_error *err)
 {
+    assert(mo && out);
     *out = NULL;
-    json_t *tree = NULL;
-    AMI_TRY(ami_motion_to_tree(mo, &tree, err));
-    am_status s = ami_json_dump_string(tree, AMI_JSON_PRETTY, out, err);
-    json_decref(tree);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+    am_status s = ami_motion_write_jw(mo, &w, err);
+    if (s == AM_OK) return ami_jw_take_string(&w, out, err);
+    am_buf_free(&b);
     return s;
 }
 
 am_status am_motion_write(const am_motion *mo, const char *path, am_error *err)
 {
-    json_t *tree = NULL;
-    AMI_TRY(ami_motion_to_tree(mo, &tree, err));
-    am_status s = ami_json_write_file(tree, AMI_JSON_PRETTY, path, err);
-    json_decref(tree);
+    assert(mo && path);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+    am_status s = ami_motion_write_jw(mo, &w, err);
+    if (s == AM_OK) s = ami_jw_write_file(&w, path, err);
+    am_buf_free(&b);
     return s;
 }

@@ -122,6 +122,14 @@ am_array am_array_view(const char *name, am_dtype dtype, int ndim, const size_t 
     return a;
 }
 
+void ami_npy_shape_str(const am_array *a, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int k = 0; k < a->ndim && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
 /* ---- conversions ---------------------------------------------------------------------- */
 
 static double ami_elem_f64(const am_array *arr, size_t i)

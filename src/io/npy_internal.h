@@ -1,4 +1,5 @@
-/* Internal to src/io: npy parsing that takes over the caller's buffer (npz.c). */
+/* Internal to src/io: npy parsing that takes over the caller's buffer (npz.c), and what the
+ * shape-checked stage files (tracks, det, joints) share. */
 #ifndef AM_IO_NPY_INTERNAL_H
 #define AM_IO_NPY_INTERNAL_H
 
@@ -9,5 +10,8 @@
  * and *buf is set to NULL; otherwise the data is copied and *buf is left to the caller. */
 AM_NODISCARD am_status ami_npy_parse_adopt(unsigned char **buf, size_t len, const am_npz_opts *opts,
                                            am_array *arr, am_error *err);
+
+/* An array's shape as "[2,3,4]" for messages (truncated to size). */
+void ami_npy_shape_str(const am_array *a, char *buf, size_t size);
 
 #endif

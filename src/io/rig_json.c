@@ -5,13 +5,20 @@
 #include "io/json_internal.h"
 #include "core/internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
 /* rig.json is hand-authored and small; a larger file is almost certainly the wrong file. */
 #define AMI_RIG_MAX_BYTES ((size_t)64 << 20)
 
-static const char *const ami_rig_known_keys[] = {"joints", "bones", "limits_deg", NULL};
+static const char *const ami_rig_known_keys[] = {"joints", "bones", "limits_deg", "helpers", NULL};
+/* Keys the writer writes itself: an extra key of the same name is not written twice. */
+static const char *const ami_rig_written_keys[] = {"name", "model", "joints", "bones", "limits_deg",
+                                                   "helpers", NULL};
+/* The same when the rig has no model path: a "model" of another kind rides along. */
+static const char *const ami_rig_written_keys_no_model[] = {"name", "joints", "bones", "limits_deg",
+                                                            "helpers", NULL};
 
 typedef struct ami_rig_parse {
     const char **joint_names;
@@ -19,6 +26,8 @@ typedef struct ami_rig_parse {
     const char **bone_names, **bone_head, **bone_tail, **bone_parent;
     const char **limit_keys;
     double *limits;
+    char **helpers;
+    size_t helper_count;
     char *extra;
 } ami_rig_parse;
 
@@ -32,6 +41,7 @@ static void ami_rig_parse_free(ami_rig_parse *p)
     am_free((void *)p->bone_parent);
     am_free((void *)p->limit_keys);
     am_free(p->limits);
+    ami_strings_free(p->helpers, p->helper_count);
     am_free(p->extra);
 }
 
@@ -128,6 +138,18 @@ static am_status ami_rig_parse_limits(const json_t *doc, ami_rig_parse *p, am_ri
     return AM_OK;
 }
 
+static am_status ami_rig_parse_helpers(const json_t *doc, ami_rig_parse *p, am_rig_desc *d,
+                                       am_error *err)
+{
+    json_t *h = NULL;
+    AMI_TRY(ami_json_member(doc, "", "helpers", false, &h, err));
+    if (!h) return AM_OK;
+    AMI_TRY(ami_json_strings(h, "helpers", &p->helpers, &p->helper_count, err));
+    d->helper_count = p->helper_count;
+    d->helpers = (const char *const *)p->helpers;
+    return AM_OK;
+}
+
 static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig **out,
                                   am_error *err)
 {
@@ -135,11 +157,15 @@ static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig 
     ami_rig_parse p = {0};
     am_rig_desc d = {0};
     d.source = source;
-    const char *name = NULL;
+    const char *name = NULL, *model = NULL;
     am_status s = ami_rig_parse_joints(doc, &p, &d, err);
     if (s == AM_OK) s = ami_rig_parse_bones(doc, &p, &d, err);
     if (s == AM_OK) s = ami_rig_parse_limits(doc, &p, &d, err);
+    if (s == AM_OK) s = ami_rig_parse_helpers(doc, &p, &d, err);
     if (s == AM_OK) s = ami_json_get_string(doc, "", "name", false, &name, err);
+    /* "model" is ours only when it is a path: another tool's "model" object rides along */
+    const json_t *jm = json_object_get(doc, "model");
+    if (json_is_string(jm)) model = json_string_value(jm);
     /* Every other key (name, skin, ...) rides along so rewriting the file keeps it. */
     if (s == AM_OK) s = ami_json_extra_collect(doc, ami_rig_known_keys, &p.extra, err);
     d.extra_json = p.extra;
@@ -149,6 +175,10 @@ static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig 
     if (s == AM_OK && !rig->name && name) {
         rig->name = am_strdup(name);
         if (!rig->name) s = AM_FAIL(err, AM_E_NOMEM, "rig name");
+    }
+    if (s == AM_OK && model) {
+        rig->model = am_strdup(model);
+        if (!rig->model) s = AM_FAIL(err, AM_E_NOMEM, "rig model");
     }
     if (s == AM_OK && !rig->extra_json && p.extra) {
         rig->extra_json = p.extra;
@@ -195,79 +225,73 @@ static double ami_deg_out(double rad)
     return fabs(snapped - deg) < 1e-9 ? snapped : deg;
 }
 
-static am_status ami_rig_to_tree(const am_rig *rig, json_t **out, am_error *err)
+/* rig.json: name, joints, bones (parents first), limits as resolved per bone, helpers, then
+ * the kept extra keys. */
+static void ami_rig_to_jw(const am_rig *rig, ami_jw *w)
 {
-    *out = NULL;
-    json_t *root = json_object();
-    AMI_CHECK(err, root, AM_E_NOMEM, "rig.json");
-    am_status s = AM_OK;
-    if (rig->name) s = ami_json_put_string(root, "name", rig->name, err);
-
-    json_t *joints = json_object();
-    if (s == AM_OK)
-        s = ami_json_put(root, "joints", joints, err);
-    else
-        json_decref(joints);
+    ami_jw_object(w, NULL);
+    if (rig->name) ami_jw_string(w, "name", rig->name);
+    if (rig->model) ami_jw_string(w, "model", rig->model);
+    ami_jw_object(w, "joints");
     static const size_t shape3[1] = {3};
-    for (size_t j = 0; s == AM_OK && j < rig->joint_count; j++)
-        s = ami_json_put_numbers(joints, rig->joint_names[j], rig->joint_rest + 3 * j, 1,
-                                 shape3, err);
-
-    json_t *bones = json_array();
-    if (s == AM_OK)
-        s = ami_json_put(root, "bones", bones, err);
-    else
-        json_decref(bones);
-    for (size_t b = 0; s == AM_OK && b < rig->bone_count; b++) {
-        json_t *e = json_array();
+    for (size_t j = 0; j < rig->joint_count; j++)
+        ami_jw_numbers(w, rig->joint_names[j], rig->joint_rest + 3 * j, 1, shape3);
+    ami_jw_close(w);
+    ami_jw_array(w, "bones");
+    for (size_t b = 0; b < rig->bone_count; b++) {
         int32_t par = rig->parent[b];
-        if (!e || json_array_append_new(bones, e) != 0 ||
-            json_array_append_new(e, json_string(rig->bone_names[b])) != 0 ||
-            json_array_append_new(e, json_string(rig->joint_names[rig->head_joint[b]])) != 0 ||
-            json_array_append_new(e, json_string(rig->joint_names[rig->tail_joint[b]])) != 0 ||
-            json_array_append_new(e, par < 0 ? json_null() : json_string(rig->bone_names[par])) !=
-                0)
-            s = AM_FAIL(err, AM_E_NOMEM, "bones[%zu]", b);
+        ami_jw_row(w, NULL);
+        ami_jw_string(w, NULL, rig->bone_names[b]);
+        ami_jw_string(w, NULL, rig->joint_names[rig->head_joint[b]]);
+        ami_jw_string(w, NULL, rig->joint_names[rig->tail_joint[b]]);
+        ami_jw_string(w, NULL, par < 0 ? NULL : rig->bone_names[par]);
+        ami_jw_close(w);
     }
-
-    bool any_limit = false;
-    for (size_t b = 0; b < rig->bone_count; b++)
+    ami_jw_close(w);
+    bool any_limit = false, any_helper = false;
+    for (size_t b = 0; b < rig->bone_count; b++) {
         if (rig->has_limit && rig->has_limit[b]) any_limit = true;
-    if (s == AM_OK && any_limit) {
-        json_t *lim = json_object();
-        s = ami_json_put(root, "limits_deg", lim, err);
+        if (rig->is_helper && rig->is_helper[b]) any_helper = true;
+    }
+    if (any_limit) {
+        ami_jw_object(w, "limits_deg");
         static const size_t shape32[2] = {3, 2};
-        for (size_t b = 0; s == AM_OK && b < rig->bone_count; b++) {
+        for (size_t b = 0; b < rig->bone_count; b++) {
             if (!rig->has_limit[b]) continue;
             double deg[6];
             for (size_t k = 0; k < 6; k++) deg[k] = ami_deg_out(rig->limits[6 * b + k]);
-            s = ami_json_put_numbers(lim, rig->bone_names[b], deg, 2, shape32, err);
+            ami_jw_numbers(w, rig->bone_names[b], deg, 2, shape32);
         }
+        ami_jw_close(w);
     }
-    if (s == AM_OK) s = ami_json_extra_merge(root, rig->extra_json, err);
-    if (s != AM_OK) {
-        json_decref(root);
-        return s;
+    if (any_helper) {
+        ami_jw_row(w, "helpers");
+        for (size_t b = 0; b < rig->bone_count; b++)
+            if (rig->is_helper[b]) ami_jw_string(w, NULL, rig->bone_names[b]);
+        ami_jw_close(w);
     }
-    *out = root;
-    return AM_OK;
+    ami_jw_extra(w, rig->extra_json, rig->model ? ami_rig_written_keys : ami_rig_written_keys_no_model);
+    ami_jw_close(w);
 }
 
 am_status am_rig_to_json(const am_rig *rig, char **out, am_error *err)
 {
-    *out = NULL;
-    json_t *tree = NULL;
-    AMI_TRY(ami_rig_to_tree(rig, &tree, err));
-    am_status s = ami_json_dump_string(tree, AMI_JSON_PRETTY, out, err);
-    json_decref(tree);
-    return s;
+    assert(rig && out);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+    ami_rig_to_jw(rig, &w);
+    return ami_jw_take_string(&w, out, err);
 }
 
 am_status am_rig_write(const am_rig *rig, const char *path, am_error *err)
 {
-    json_t *tree = NULL;
-    AMI_TRY(ami_rig_to_tree(rig, &tree, err));
-    am_status s = ami_json_write_file(tree, AMI_JSON_PRETTY, path, err);
-    json_decref(tree);
+    assert(rig && path);
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+    ami_rig_to_jw(rig, &w);
+    am_status s = ami_jw_write_file(&w, path, err);
+    am_buf_free(&b);
     return s;
 }

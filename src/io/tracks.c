@@ -9,20 +9,13 @@
  */
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/npy_internal.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static void ami_shape_str(const am_array *a, char *buf, size_t size)
-{
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int k = 0; k < a->ndim && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
 
 static bool ami_is_float(const am_array *a)
 {
@@ -40,12 +33,12 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
                           "points has dtype %s, expected float32 or float64",
                           am_dtype_name(pts->dtype));
     if (pts->ndim != 3 || pts->shape[2] != 3) {
-        ami_shape_str(pts, sh, sizeof sh);
+        ami_npy_shape_str(pts, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "points has shape %s, expected [T,N,3]", sh);
     }
     size_t T = pts->shape[0], N = pts->shape[1];
     if (T == 0 || N == 0) {
-        ami_shape_str(pts, sh, sizeof sh);
+        ami_npy_shape_str(pts, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "points has shape %s: no %s", sh,
                           T == 0 ? "frames" : "points");
     }
@@ -69,7 +62,7 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
                               "visible has dtype %s, expected bool or uint8",
                               am_dtype_name(vis->dtype));
         if (vis->ndim != 2 || vis->shape[0] != T || vis->shape[1] != N) {
-            ami_shape_str(vis, sh, sizeof sh);
+            ami_npy_shape_str(vis, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                               "visible has shape %s, expected [%zu,%zu] to match points", sh, T, N);
         }
@@ -102,7 +95,7 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
     const am_array *fps = am_npz_find(z, "fps");
     if (fps) {
         if (fps->dtype == AM_DTYPE_STR || fps->count != 1) {
-            ami_shape_str(fps, sh, sizeof sh);
+            ami_npy_shape_str(fps, sh, sizeof sh);
             return AM_FAIL_AT(err, fps->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
                               "fps has dtype %s and shape %s, expected a number",
                               am_dtype_name(fps->dtype), sh);
@@ -120,7 +113,7 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
                               "faces has dtype %s, expected int32 or int64",
                               am_dtype_name(faces->dtype));
         if (faces->ndim != 2 || faces->shape[1] != 3) {
-            ami_shape_str(faces, sh, sizeof sh);
+            ami_npy_shape_str(faces, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "faces has shape %s, expected [F,3]", sh);
         }
         size_t F = faces->shape[0];
@@ -191,4 +184,10 @@ void am_tracks_free(am_tracks *tr)
     am_free(tr->visible);
     am_free(tr->faces);
     am_free(tr);
+}
+
+void am_tracks_scale(am_tracks *tr, double s)
+{
+    assert(tr && s > 0.0);
+    for (size_t i = 0; i < tr->frame_count * tr->point_count * 3; i++) tr->points[i] = (float)(tr->points[i] * s);
 }

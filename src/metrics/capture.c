@@ -10,6 +10,7 @@
 #include "anymove/capture.h"
 #include "anymove/math.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static int ami_cmp_dbl(const void *a, const void *b)
 {
@@ -170,36 +171,44 @@ am_status am_capture_score_motion(const am_capture_truth *tr, const am_motion *m
     return AM_OK;
 }
 
-static void ami_num(am_buf *b, const char *key, double v, bool comma)
-{
-    if (isfinite(v)) am_buf_printf(b, "\"%s\": %.4g%s", key, v, comma ? ", " : "");
-    else am_buf_printf(b, "\"%s\": null%s", key, comma ? ", " : "");
-}
-
 void am_capture_score_json(const am_capture_score *s, am_buf *b)
 {
-    am_buf_printf(b, "{\"frames\": %zu, \"joints\": %zu, ", s->frames, s->joints);
-    ami_num(b, "body_size_m", s->body_size, true);
-    am_buf_printf(b, "\"joint_error_cm\": {");
-    ami_num(b, "mean", s->joint_mean_cm, true);
-    ami_num(b, "median", s->joint_median_cm, true);
-    ami_num(b, "p95", s->joint_p95_cm, false);
-    am_buf_printf(b, "}, \"joint_error_pct_body\": {");
-    ami_num(b, "mean", s->joint_mean_pct, true);
-    ami_num(b, "p95", s->joint_p95_pct, false);
-    am_buf_printf(b, "}, ");
-    ami_num(b, "geodesic_deg", s->geodesic_deg, true);
-    am_buf_printf(b, "\"reproj_px\": {");
-    ami_num(b, "front", s->reproj_front, true);
-    ami_num(b, "front_x_only", s->reproj_front_x, true);
-    ami_num(b, "side", s->reproj_side, false);
-    am_buf_printf(b, "}, \"lag\": {\"true\": %d, \"found\": %d, \"recovered\": %s}, ", s->lag_true, s->lag_found,
-                  s->lag_recovered ? "true" : "false");
-    am_buf_printf(b, "\"contacts\": {");
-    ami_num(b, "precision", s->contact_precision, true);
-    ami_num(b, "recall", s->contact_recall, false);
-    am_buf_printf(b, "}, \"foot_slide_mm\": {\"plants\": %zu, ", s->plants);
-    ami_num(b, "mean", s->slide_mean_mm, true);
-    ami_num(b, "max", s->slide_max_mm, false);
-    am_buf_printf(b, "}}\n");
+    ami_jw w;
+    ami_jw_begin(&w, b, AMI_JSON_PRETTY);
+    ami_jw_object(&w, NULL);
+    ami_jw_int(&w, "frames", (int64_t)s->frames);
+    ami_jw_int(&w, "joints", (int64_t)s->joints);
+    ami_jw_number_or_null(&w, "body_size_m", s->body_size);
+    ami_jw_record(&w, "joint_error_cm");
+    ami_jw_number_or_null(&w, "mean", s->joint_mean_cm);
+    ami_jw_number_or_null(&w, "median", s->joint_median_cm);
+    ami_jw_number_or_null(&w, "p95", s->joint_p95_cm);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "joint_error_pct_body");
+    ami_jw_number_or_null(&w, "mean", s->joint_mean_pct);
+    ami_jw_number_or_null(&w, "p95", s->joint_p95_pct);
+    ami_jw_close(&w);
+    ami_jw_number_or_null(&w, "geodesic_deg", s->geodesic_deg);
+    ami_jw_record(&w, "reproj_px");
+    ami_jw_number_or_null(&w, "front", s->reproj_front);
+    ami_jw_number_or_null(&w, "front_x_only", s->reproj_front_x);
+    ami_jw_number_or_null(&w, "side", s->reproj_side);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "lag");
+    ami_jw_int(&w, "true", s->lag_true);
+    ami_jw_int(&w, "found", s->lag_found);
+    ami_jw_bool(&w, "recovered", s->lag_recovered);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "contacts");
+    ami_jw_number_or_null(&w, "precision", s->contact_precision);
+    ami_jw_number_or_null(&w, "recall", s->contact_recall);
+    ami_jw_close(&w);
+    ami_jw_record(&w, "foot_slide_mm");
+    ami_jw_int(&w, "plants", (int64_t)s->plants);
+    ami_jw_number_or_null(&w, "mean", s->slide_mean_mm);
+    ami_jw_number_or_null(&w, "max", s->slide_max_mm);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    /* Only an allocation can fail here (no strings, no non-finite numbers): the buffer says so. */
+    if (ami_jw_finish(&w, NULL) != AM_OK) b->failed = true;
 }

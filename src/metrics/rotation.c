@@ -136,3 +136,17 @@ am_status am_joint_position_error(const double *pred, const double *truth, size_
     am_free(d);
     return st;
 }
+
+double am_units_hint(double body_size)
+{
+    if (!(body_size > 0.0) || !isfinite(body_size)) return 1.0;
+    if (body_size >= AM_UNITS_MIN_BODY && body_size <= AM_UNITS_MAX_BODY) return 1.0;
+    /* Files are in centimetres or millimetres far more often than in anything else. */
+    static const double down[] = {0.01, 0.001}, up[] = {100.0, 1000.0};
+    const double *cand = body_size > AM_UNITS_MAX_BODY ? down : up;
+    for (size_t i = 0; i < 2; i++) {
+        double s = body_size * cand[i];
+        if (s >= AM_UNITS_MIN_BODY && s <= AM_UNITS_MAX_BODY) return cand[i];
+    }
+    return cand[1];
+}

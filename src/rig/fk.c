@@ -10,6 +10,15 @@
  * bones are rebuilt from their nearest cached ancestor, so any bone count works. */
 #define AMI_FK_CACHE 128
 
+/* out = A * [R | t] for a rigid A (t NULL = 0): am_mat4_mul_rot plus a sliding bone's loc
+ * carried through A. out must not alias A. */
+static void ami_mul_rt(const double A[16], const double R[9], const double *t, double out[16])
+{
+    am_mat4_mul_rot(A, R, out);
+    if (t)
+        for (int i = 0; i < 3; i++) out[i * 4 + 3] += A[i * 4] * t[0] + A[i * 4 + 1] * t[1] + A[i * 4 + 2] * t[2];
+}
+
 static void ami_root_pose(const am_rig *rig, const double trans[3], const double root_quat[4],
                           double P[16])
 {
@@ -19,22 +28,41 @@ static void ami_root_pose(const am_rig *rig, const double trans[3], const double
     am_mat4_from_rt(R, trans, P);
 }
 
-/* P(b) = P(parent) * O(b) * [R(e) | 0]. */
+/* P(b) = P(parent) * O(b) * [R(e) | loc] (loc NULL = 0). */
 static void ami_child_pose(const am_rig *rig, size_t b, const double Pparent[16],
-                           const double Rloc[9], double P[16])
+                           const double Rloc[9], const double *loc, double P[16])
 {
     double T[16];
     am_mat4_mul(Pparent, rig->offset + 16 * b, T);
-    am_mat4_mul_rot(T, Rloc, P);
+    ami_mul_rt(T, Rloc, loc, P);
 }
 
-void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_quat[4],
-                   const double *local_rot, double *pose)
+void am_rig_fk_rot_loc(const am_rig *rig, const double trans[3], const double root_quat[4],
+                       const double *local_rot, const double *loc, double *pose)
 {
     assert(rig && trans && root_quat && local_rot && pose);
     ami_root_pose(rig, trans, root_quat, pose);
     for (size_t b = 1; b < rig->bone_count; b++) {
         ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], local_rot + 9 * b,
+                       loc ? loc + 3 * b : NULL, pose + 16 * b);
+    }
+}
+
+void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_quat[4],
+                   const double *local_rot, double *pose)
+{
+    am_rig_fk_rot_loc(rig, trans, root_quat, local_rot, NULL, pose);
+}
+
+void am_rig_fk_loc(const am_rig *rig, const double trans[3], const double root_quat[4],
+                   const double *euler, const double *loc, double *pose)
+{
+    assert(rig && trans && root_quat && euler && pose);
+    ami_root_pose(rig, trans, root_quat, pose);
+    for (size_t b = 1; b < rig->bone_count; b++) {
+        double R[9];
+        am_euler_xyz_to_mat3(euler + 3 * b, R);
+        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, loc ? loc + 3 * b : NULL,
                        pose + 16 * b);
     }
 }
@@ -42,12 +70,37 @@ void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_q
 void am_rig_fk(const am_rig *rig, const double trans[3], const double root_quat[4],
                const double *euler, double *pose)
 {
-    assert(rig && trans && root_quat && euler && pose);
-    ami_root_pose(rig, trans, root_quat, pose);
-    for (size_t b = 1; b < rig->bone_count; b++) {
+    am_rig_fk_loc(rig, trans, root_quat, euler, NULL, pose);
+}
+
+/* Local rotation of bone b at frame t: Euler angles are a motion's primary rotation data
+ * (always present once loaded); quaternions serve motions built with quaternions only. */
+static void ami_motion_rot(const am_motion *mo, size_t t, size_t b, double R[9])
+{
+    size_t i = t * mo->bone_count + b;
+    if (mo->euler) {
+        am_euler_xyz_to_mat3(mo->euler + 3 * i, R);
+    } else if (mo->quat) {
+        double q[4];
+        am_quat_normalize(mo->quat + 4 * i, q);
+        am_quat_to_mat3(q, R);
+    } else {
+        am_mat3_identity(R);
+    }
+}
+
+void am_motion_pose(const am_rig *rig, const am_motion *mo, size_t frame, double *pose)
+{
+    assert(rig && mo && pose && frame < mo->frame_count);
+    assert(mo->bone_count == rig->bone_count);
+    size_t B = rig->bone_count;
+    ami_root_pose(rig, mo->trans + 3 * frame, mo->root_quat + 4 * frame, pose);
+    const double *loc = mo->loc ? mo->loc + 3 * frame * B : NULL;
+    for (size_t b = 1; b < B; b++) {
         double R[9];
-        am_euler_xyz_to_mat3(euler + 3 * b, R);
-        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, pose + 16 * b);
+        ami_motion_rot(mo, frame, b, R);
+        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, loc ? loc + 3 * b : NULL,
+                       pose + 16 * b);
     }
 }
 
@@ -85,19 +138,21 @@ void am_rig_rest_pose(const am_rig *rig, double *pose)
     memcpy(pose, rig->rest_mat, rig->bone_count * 16 * sizeof *pose);
 }
 
-/* World pose of bone b (>= AMI_FK_CACHE) from the cached poses of bones < AMI_FK_CACHE.
- * The product of local transforms is accumulated from b upwards (matrix products associate),
- * so no list of ancestors is needed: O(depth) per bone and no allocation for any depth. */
-static void ami_uncached_pose(const am_rig *rig, size_t b, const double *euler,
+/* World pose of bone b (>= AMI_FK_CACHE) of frame t from the cached poses of bones
+ * < AMI_FK_CACHE. The product of local transforms is accumulated from b upwards (matrix
+ * products associate), so no list of ancestors is needed: O(depth) per bone and no allocation
+ * for any depth. */
+static void ami_uncached_pose(const am_rig *rig, const am_motion *mo, size_t t, size_t b,
                               const double *cache, double P[16])
 {
+    const double *loc = mo->loc ? mo->loc + 3 * t * rig->bone_count : NULL;
     double T[16], L[16], R[9];
-    am_euler_xyz_to_mat3(euler + 3 * b, R);
-    am_mat4_mul_rot(rig->offset + 16 * b, R, T);
+    ami_motion_rot(mo, t, b, R);
+    ami_mul_rt(rig->offset + 16 * b, R, loc ? loc + 3 * b : NULL, T);
     size_t p = (size_t)rig->parent[b];
     while (p >= AMI_FK_CACHE) {
-        am_euler_xyz_to_mat3(euler + 3 * p, R);
-        am_mat4_mul_rot(rig->offset + 16 * p, R, L);
+        ami_motion_rot(mo, t, p, R);
+        ami_mul_rt(rig->offset + 16 * p, R, loc ? loc + 3 * p : NULL, L);
         am_mat4_mul(L, T, T);
         p = (size_t)rig->parent[p];
     }
@@ -112,12 +167,13 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
     size_t nc = B < AMI_FK_CACHE ? B : AMI_FK_CACHE;
     double cache[AMI_FK_CACHE * 16];
     for (size_t t = 0; t < mo->frame_count; t++) {
-        const double *euler = mo->euler + t * B * 3;
+        const double *loc = mo->loc ? mo->loc + t * B * 3 : NULL;
         ami_root_pose(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, cache);
         for (size_t b = 1; b < nc; b++) {
             double R[9];
-            am_euler_xyz_to_mat3(euler + 3 * b, R);
-            ami_child_pose(rig, b, cache + 16 * (size_t)rig->parent[b], R, cache + 16 * b);
+            ami_motion_rot(mo, t, b, R);
+            ami_child_pose(rig, b, cache + 16 * (size_t)rig->parent[b], R,
+                           loc ? loc + 3 * b : NULL, cache + 16 * b);
         }
         double *out = joints + t * J * 3;
         for (size_t j = 0; j < J; j++) {
@@ -126,7 +182,7 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
                 ami_keypoint(rig, j, cache + 16 * b, out + 3 * j);
             } else {
                 double P[16];
-                ami_uncached_pose(rig, b, euler, cache, P);
+                ami_uncached_pose(rig, mo, t, b, cache, P);
                 ami_keypoint(rig, j, P, out + 3 * j);
             }
         }

@@ -18,6 +18,7 @@ void am_motion_free(am_motion *mo)
     am_free(mo->root_quat);
     am_free(mo->euler);
     am_free(mo->quat);
+    am_free(mo->loc);
     am_free(mo->joints);
     am_free(mo->extra_json);
     am_free(mo);
@@ -96,4 +97,29 @@ am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig, am_error *e
     mo->joint_count = J;
     am_rig_fk_clip(rig, mo, mo->joints);
     return AM_OK;
+}
+
+void am_motion_scale(am_motion *mo, double s)
+{
+    assert(mo && s > 0.0);
+    for (size_t i = 0; i < mo->frame_count * 3; i++) mo->trans[i] *= s;
+    if (mo->loc)
+        for (size_t i = 0; i < mo->frame_count * mo->bone_count * 3; i++) mo->loc[i] *= s;
+    if (mo->joints)
+        for (size_t i = 0; i < mo->frame_count * mo->joint_count * 3; i++) mo->joints[i] *= s;
+}
+
+size_t am_motion_uncovered(const am_motion *unbound, const am_rig *rig, uint8_t *missing)
+{
+    assert(unbound && rig && missing);
+    memset(missing, 1, rig->bone_count);
+    size_t n = rig->bone_count;
+    for (size_t k = 0; k < unbound->bone_count; k++) {
+        int b = am_rig_find_bone(rig, unbound->bone_names[k]);
+        if (b >= 0 && missing[b]) {
+            missing[b] = 0;
+            n--;
+        }
+    }
+    return n;
 }

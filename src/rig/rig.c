@@ -76,6 +76,7 @@ void am_rig_free(am_rig *rig)
     am_free(rig->limits);
     am_free(rig->is_helper);
     am_free(rig->name);
+    am_free(rig->model);
     am_free(rig->extra_json);
     am_free(rig);
 }
@@ -357,6 +358,12 @@ static am_status ami_rig_fill(const am_rig_desc *d, const ami_rig_scratch *s, am
         }
         assert(r->kp_bone[j] >= 0); /* ami_check_geometry rejected unused joints */
     }
+    for (size_t h = 0; h < d->helper_count; h++) {
+        int b = am_rig_find_bone(r, d->helpers[h]);
+        AMI_CHECK(err, b >= 0, AM_E_NAME, "helper '%s' is not a bone", d->helpers[h]);
+        AMI_CHECK(err, !r->is_helper[b], AM_E_DUPLICATE, "helper '%s' is listed twice", d->helpers[h]);
+        r->is_helper[b] = 1;
+    }
     return AM_OK;
 }
 
@@ -366,6 +373,7 @@ static am_status ami_rig_build(const am_rig_desc *d, am_rig **out, am_error *err
     AMI_CHECK(err, B > 0 && J > 0, AM_E_EMPTY, "rig has %zu joints and %zu bones", J, B);
     assert(d->joint_names && d->joint_pos && d->bone_names && d->bone_head && d->bone_tail);
     assert(d->limit_count == 0 || (d->limit_keys && d->limits_deg));
+    assert(d->helper_count == 0 || d->helpers);
     AMI_TRY(ami_check_names(d, err));
 
     ami_rig_scratch s = {0};
@@ -404,4 +412,20 @@ am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_error *err)
     am_status st = ami_rig_build(desc, out, err);
     if (st != AM_OK) am_error_set_file(err, desc->source);
     return st;
+}
+
+void am_rig_scale(am_rig *rig, double s)
+{
+    assert(rig && s > 0.0);
+    for (size_t j = 0; j < rig->joint_count * 3; j++) rig->joint_rest[j] *= s;
+    for (size_t b = 0; b < rig->bone_count; b++) {
+        rig->length[b] *= s;
+        /* rigid transforms: only their translations carry lengths, and every one is linear in
+         * the joint positions (M_rest^-1 = [R^T | -R^T h], O = M_rest(p)^-1 M_rest(b)) */
+        for (int r = 0; r < 3; r++) {
+            rig->rest_mat[b * 16 + (size_t)r * 4 + 3] *= s;
+            rig->rest_inv[b * 16 + (size_t)r * 4 + 3] *= s;
+            rig->offset[b * 16 + (size_t)r * 4 + 3] *= s;
+        }
+    }
 }

@@ -12,22 +12,10 @@ am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n, 
         AMI_CHECK(err, weight[i] == 0.0f || (bone_index[i] >= 0 && (size_t)bone_index[i] < B), AM_E_VALUE,
                   "point %zu: bone index %d out of range (%zu bones)", i / 4, (int)bone_index[i], B);
     double *pose = am_alloc_array(B * 16 * 2, sizeof(double));
-    double *rot = am_alloc_array(B * 9, sizeof(double));
-    if (!pose || !rot) {
-        am_free(pose);
-        am_free(rot);
-        return AM_FAIL(err, AM_E_NOMEM, "pose scratch of %zu bones", B);
-    }
+    AMI_CHECK(err, pose, AM_E_NOMEM, "pose scratch of %zu bones", B);
     double *skin = pose + B * 16;
     for (size_t t = 0; t < T; t++) {
-        for (size_t b = 0; b < B; b++) {
-            const double *q = mo->quat ? mo->quat + (t * B + b) * 4 : NULL;
-            if (q)
-                am_quat_to_mat3(q, rot + b * 9);
-            else
-                am_euler_xyz_to_mat3(mo->euler + (t * B + b) * 3, rot + b * 9);
-        }
-        am_rig_fk_rot(rig, mo->trans + t * 3, mo->root_quat + t * 4, rot, pose);
+        am_motion_pose(rig, mo, t, pose);
         for (size_t b = 0; b < B; b++) am_mat4_mul(pose + b * 16, rig->rest_inv + b * 16, skin + b * 16);
         for (size_t i = 0; i < n; i++) {
             double r[3] = {rest[i * 3], rest[i * 3 + 1], rest[i * 3 + 2]}, acc[3] = {0, 0, 0};
@@ -43,6 +31,5 @@ am_status am_skin_reconstruct(const am_rig *rig, const am_motion *mo, size_t n, 
         }
     }
     am_free(pose);
-    am_free(rot);
     return AM_OK;
 }

@@ -35,12 +35,7 @@ static am_status ami_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_
     if (!(o.fps > 0.0)) o.fps = 30.0;
     AMI_CHECK(err, doc->animation_count > 0, AM_E_VALUE, "the model has no animation to bake");
     int anim = 0;
-    if (o.clip) {
-        anim = -1;
-        for (size_t i = 0; i < doc->animation_count; i++)
-            if (doc->animations[i].name && strcmp(doc->animations[i].name, o.clip) == 0) anim = (int)i;
-        AMI_CHECK(err, anim >= 0, AM_E_NAME, "no animation named '%s'", o.clip);
-    }
+    if (o.clip) AMI_TRY(am_gltf_find_clip(doc, o.clip, &anim, err));
     const am_gltf_animation *an = &doc->animations[anim];
     double dur = an->t_max - an->t_min;
     if (!(dur >= 0.0)) dur = 0.0;
@@ -155,7 +150,7 @@ static am_status ami_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_
             }
     }
     tr->face_count = fi;
-    ami_stage stage = ami_stage_begin("bake");
+    ami_stage stage = ami_stage_begin("bake: sample frames");
     for (size_t t = 0; t < T; t++) {
         if (t % 16 == 0 && !ami_progress(stage.name, (double)t / (double)T)) {
             st = AM_FAIL(err, AM_E_CANCELLED, "baking stopped at frame %zu", t);

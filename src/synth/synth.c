@@ -576,7 +576,7 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         double ws = wk[0] + wk[1] + wk[2] + wk[3];
         for (int s2 = 0; s2 < 4; s2++) bi[n * 4 + s2] = ik[s2], bw[n * 4 + s2] = (float)(wk[s2] / ws);
     }
-    ami_stage stage = ami_stage_begin("synth");
+    ami_stage stage = ami_stage_begin("synth: pose frames");
     for (size_t t = 0; t < T; t++) {
         if (t % 16 == 0 && !ami_progress(stage.name, (double)t / (double)T)) {
             am_free(rest), am_free(bi), am_free(bw), am_free(M);
@@ -604,7 +604,9 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
     c->body_size = am_body_size_f32(c->truth, N, NULL);
     ami_stage_end(&stage);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
+    stage = ami_stage_begin("synth: degrade");
     am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
+    ami_stage_end(&stage);
     am_free(rest), am_free(bi), am_free(bw), am_free(M);
     if (st < 0) {
         am_synth_clip_free(c);
@@ -635,8 +637,10 @@ am_status am_synth_tracks(const am_synth_opts *opts, am_synth_clip **out, am_err
 am_status am_synth_write(const am_synth_clip *c, const char *tracks_path, const char *truth_path, am_error *err)
 {
     const am_tracks *tr = c->tracks;
+    ami_stage stage = ami_stage_begin("synth: write");
     if (tracks_path) AMI_TRY(am_tracks_write(tracks_path, tr, err));
     if (!truth_path) return AM_OK;
+    if (tracks_path) (void)ami_progress(stage.name, 0.5);
     size_t T = tr->frame_count, N = tr->point_count, J = c->joint_count;
     size_t sp[3] = {T, N, 3}, sj[3] = {T, J, 3}, spar[1] = {J};
     int32_t bones = (int32_t)c->bone_count;
@@ -650,5 +654,17 @@ am_status am_synth_write(const am_synth_clip *c, const char *tracks_path, const 
     arr[4] = am_array_view("fps", AM_DTYPE_F64, 0, NULL, &fps);
     arr[5] = am_array_view("body_size", AM_DTYPE_F64, 0, NULL, &body);
     arr[6] = am_array_view("visible", AM_DTYPE_BOOL, 2, svis, tr->visible);
-    return am_npz_write(truth_path, arr, tr->visible ? 7 : 6, true, err);
+    AMI_TRY(am_npz_write(truth_path, arr, tr->visible ? 7 : 6, true, err));
+    ami_stage_end(&stage);
+    return AM_OK;
+}
+
+void am_synth_clip_scale(am_synth_clip *c, double s)
+{
+    assert(c && s > 0.0);
+    am_tracks_scale(c->tracks, s);
+    size_t TN = c->tracks->frame_count * c->tracks->point_count, TJ = c->tracks->frame_count * c->joint_count;
+    for (size_t i = 0; c->truth && i < TN * 3; i++) c->truth[i] = (float)(c->truth[i] * s);
+    for (size_t i = 0; c->joints && i < TJ * 3; i++) c->joints[i] = (float)(c->joints[i] * s);
+    c->body_size *= s;
 }

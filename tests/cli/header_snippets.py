@@ -21,6 +21,9 @@ WRAPPERS = {
                     "(void)s;\n    am_rig_free(rig);\n    am_warning_list_free(&w);"),
     ("decompose.h", 0): ("const am_tracks *tracks = NULL;\n    am_error err = {0};", ""),
     ("gltf.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *mo = NULL;\n    am_error err = {0};", ""),
+    ("gltf.h", 1): ("am_gltf *doc = NULL;\n    am_rig *rig = NULL;\n    const am_motion *clips[2] = {NULL, NULL};\n"
+                    "    const char *names[2] = {\"walk\", \"run\"};\n    am_error err = {0};",
+                    "am_rig_free(rig);\n    am_gltf_free(doc);"),
     ("ik.h", 0): ("const am_rig *rig = NULL;\n    size_t T = 2;\n    double fps = 30.0;\n"
                   "    const double *pos = NULL;\n    am_error err = {0};", ""),
     ("metrics.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *pred = NULL, *truth = NULL;\n"

@@ -12,7 +12,7 @@ expect version 0 '^anymove [0-9]+\.[0-9]+' -- "$AM_BIN" --version
 expect help 0 'commands:' -- "$AM_BIN" --help
 expect no_command 2 'usage' -- "$AM_BIN"
 expect unknown_command 2 "unknown command 'frobnicate'" -- "$AM_BIN" frobnicate
-for verb in $("$AM_BIN" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1}'); do
+for verb in $("$AM_BIN" --help | awk '/^commands:/{on=1; next} on && /^$/{exit} on && /^  [a-z]/{print $1}'); do
   expect "help_$verb" 0 "usage: anymove $verb" -- "$AM_BIN" "$verb" --help
 done
 

@@ -8,21 +8,21 @@ am_need_tool node python3
 S="$TMP/snake"
 expect synth_tracks 0 'snake walk seed 3' -- "$AM_BIN" synth tracks --plan snake --motion walk --seed 3 \
   --points 500 --frames 40 -o "$S"
-expect rig_runs 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/out" --bones 10
+expect rig_runs 0 'rig: wrote' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/out" --bones 10
 for f in rig.json skin.npz motion.json rig.glb report.json; do
   if [ -s "$TMP/out/$f" ]; then am_pass "rig_writes_$f"; else am_fail "rig_writes_$f" "missing $TMP/out/$f"; fi
 done
 expect rig_report_bones 0 '"bones": 10' -- cat "$TMP/out/report.json"
 expect fk_accepts_rig 0 '"joints"' -- "$AM_BIN" fk "$TMP/out/rig.json" --motion "$TMP/out/motion.json"
 expect glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/out/rig.glb"
-out=$("$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/out" 2>&1)
+out=$("$AM_BIN" score rig --truth "$S/truth.npz" "$TMP/out" 2>&1)
 err=$(printf '%s' "$out" | sed -n 's/.*"recon_all_pct": \([0-9.]*\).*/\1/p')
 if [ -n "$err" ] && awk "BEGIN{exit !($err < 3.0)}"; then am_pass "score_rig_recon_small ($err%)"; else
   am_fail score_rig_recon_small "$out"; fi
 expect score_rig_fields 0 '"recon_hidden_pct": [0-9.]+, .*"joint_error_pct": [0-9.]+' -- \
-  "$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/out"
-expect rig_ssdr 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/ssdr" --bones 10 --method ssdr
-expect rig_auto 0 'rig: wrote' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/auto" --bones auto
+  "$AM_BIN" score rig --truth "$S/truth.npz" "$TMP/out"
+expect rig_ssdr 0 'rig: wrote' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/ssdr" --bones 10 --method ssdr
+expect rig_auto 0 'rig: wrote' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/auto" --bones auto
 expect rig_auto_reports_curve 0 '"clustering_error_pct"' -- cat "$TMP/auto/report.json"
 # the 10-bone snake: the criterion (docs/track2rig.md) picks 8 here; the old first-plateau rule
 # stopped at 5 with twice the reconstruction error. 6..12 leaves room for curve changes.
@@ -33,10 +33,10 @@ expect rig_auto_criterion 0 '"criterion": "bone count B minimising' -- cat "$TMP
 
 # usage and bad input: a clear message and exit 2, never a crash
 expect rig_no_input 2 'missing TRACKS' -- "$AM_BIN" rig -o "$TMP/x"
-expect rig_bad_method 2 'ours or ssdr' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/x" --method magic
+expect rig_bad_method 2 'ours or ssdr' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/x" --method magic
 expect rig_missing_file 2 'error' -- "$AM_BIN" rig "$TMP/nope.npz" -o "$TMP/x"
-expect rig_too_many_bones 2 '1..64' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/x" --bones 65
-expect score_missing_dir 2 'error' -- "$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/nowhere"
+expect rig_too_many_bones 2 '1..64' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/x" --bones 65
+expect score_missing_dir 2 'error' -- "$AM_BIN" score rig --truth "$S/truth.npz" "$TMP/nowhere"
 # mknpz OUT T N MODE: points [T,N,3] float32 (+ visible), MODE picks the defect
 mknpz() {
   python3 - "$@" <<'PY'
@@ -76,7 +76,18 @@ expect rig_fewer_points_than_bones 2 'bones need' -- "$AM_BIN" rig "$TMP/few.npz
 FOX="$AM_SHARED/data/gltf/khronos_fox/Fox.glb"
 expect bake_fox 0 '1728 vertices x [0-9]+ frames, 576 faces, 22 deforming joints' -- \
   "$AM_BIN" bake "$FOX" --fps 10 -o "$TMP/fox"
-expect bake_rig_fox 0 'rig: wrote' -- "$AM_BIN" rig "$TMP/fox.tracks.npz" -o "$TMP/foxrig" --bones 8
-expect bake_fox_score 0 '"true_joints": 22' -- "$AM_BIN" score rig --truth "$TMP/fox.truth.npz" "$TMP/foxrig"
-expect bake_bad_clip 2 'no animation named' -- "$AM_BIN" bake "$FOX" --clip Nope -o "$TMP/fox2"
+expect bake_rig_fox 0 'rig: wrote' -- "$AM_BIN" rig "$TMP/fox/tracks.npz" -o "$TMP/foxrig" --bones 8
+expect bake_fox_score 0 '"true_joints": 22' -- "$AM_BIN" score rig --truth "$TMP/fox/truth.npz" "$TMP/foxrig"
+expect bake_bad_clip 2 "Fox\.glb.*no clip 'Nope'; the clips are 0 'Survey', 1 'Walk', 2 'Run'" -- "$AM_BIN" bake "$FOX" --clip Nope -o "$TMP/fox2"
+# --clip is the one rule of convert (issue 9: bake refused what convert took)
+expect bake_clip_suffix 0 "clip 2 'Run'" -- "$AM_BIN" bake "$FOX" --clip un --fps 5 -o "$TMP/fox3"
+expect bake_clip_index 0 "clip 1 'Walk'" -- "$AM_BIN" bake "$FOX" --clip 1 --fps 5 -o "$TMP/fox4"
+expect bake_list_clips 0 '^0	Survey	' -- "$AM_BIN" bake "$FOX" --list-clips
+expect bake_scale 0 'body size 1\.83 m' -- "$AM_BIN" bake "$FOX" --clip Walk --fps 5 --scale 0.01 -o "$TMP/fox5"
+expect bake_units_warning 0 'warning: .*Fox\.glb.* is this centimetres\? --scale 0\.01' -- "$AM_BIN" bake "$FOX" --clip Walk --fps 5 -o "$TMP/fox6" -q
+# -o names a folder for bake (issue 9: bake -o x.npz wrote x.npz.tracks.npz)
+expect bake_o_file 2 '-o .*x\.npz: bake writes several files \(tracks\.npz, truth\.npz\), so -o names a folder' -- "$AM_BIN" bake "$FOX" -o "$TMP/x.npz"
+[ ! -e "$TMP/x.npz" ] && [ ! -e "$TMP/x.npz.tracks.npz" ] && am_pass bake_o_file_nothing || am_fail bake_o_file_nothing "wrote $(ls "$TMP" | grep x.npz)"
+FLAMINGO="$AM_SHARED/data/gltf/Flamingo.glb"
+expect bake_morph_only 0 'deforming joints' -- "$AM_BIN" bake "$FLAMINGO" --fps 5 -o "$TMP/flamingo"
 am_done

@@ -23,8 +23,30 @@ expect solve_motion_keys 0 '"paw_agreement"' -- grep -o '"reproj_px"\|"paw_agree
 expect solve_glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/s/animation.glb"
 expect score_solve 0 '"lag": \{"true": 2, "found": 2, "recovered": true\}' -- "$AM_BIN" score solve "$TMP/e/truth.npz" "$TMP/s/motion.json"
 expect solve_quiet 0 '' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/s2" --quiet
-quiet_out=$("$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" -o "$TMP/s3" --quiet 2>&1)
+quiet_out=$("$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/s3" --quiet 2>&1)
 if [ -z "$quiet_out" ]; then am_pass solve_quiet_silent; else am_fail solve_quiet_silent "output: $quiet_out"; fi
+# Which layout: named on stderr; the wolf default is a warning even with --quiet (issue 9: it
+# was used silently).
+expect solve_says_layout 0 'the layout of .*creature\.json: W_FRONT' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/s4"
+expect solve_warns_default_layout 0 'warning: no --creature: the wolf layout of SPEC 3' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" -o "$TMP/s5" --quiet
+# The report gives the fit's own slide before the lock and how far the lock moved each foot,
+# and those numbers agree with the fit: the lock can only have moved a foot as far as the
+# fit let it slide (issue 9: "foot slide 0.00 mm (locked)" while the truth said 3.9 mm).
+expect solve_report_fit_slide 0 'fit before the foot lock: mean [0-9.]+ mm, max [0-9.]+ mm' -- cat "$TMP/s/report.txt"
+expect solve_report_lock_moved 0 'foot lock moved each contact over its plant frames: fpaw_L mean [0-9.]+ mm, max [0-9.]+ mm; fpaw_R' -- cat "$TMP/s/report.txt"
+/usr/bin/python3 - "$TMP/s/report.txt" "$TMP/s/motion.json" <<'PY' && am_pass solve_report_numbers_agree || am_fail solve_report_numbers_agree "see above"
+import json, re, sys
+rep = open(sys.argv[1]).read()
+fit = re.search(r"fit before the foot lock: mean ([0-9.]+) mm, max ([0-9.]+) mm", rep)
+after = re.search(r"after the lock: mean ([0-9.]+) mm, max ([0-9.]+) mm", rep)
+moved = [float(m) for m in re.findall(r"max ([0-9.]+) mm", rep.split("foot lock moved")[1].split(chr(10))[0])]
+fs = json.load(open(sys.argv[2]))["foot_slide_mm"]
+assert float(fit.group(1)) > 0.5, "the fit of a noisy exam slides: %s" % fit.group(0)
+assert float(after.group(2)) < 1.0, after.group(0)
+assert max(moved) > 0.5 and max(moved) <= 2 * float(fit.group(2)) + 1e-6, (moved, fit.group(0))
+assert abs(fs["before_lock_mean"] - float(fit.group(1))) < 0.01, fs
+PY
+expect solve_no_lock_report 0 'foot lock: off' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" --no-foot-lock -o "$TMP/s6"
 
 # Bad det.npz files, written by hand (no numpy needed): npy v1.0 headers inside a zip.
 mkdir -p "$TMP/bad"

@@ -34,6 +34,22 @@ static const char *ami_test_join(const char *env, const char *fallback, const ch
     return b;
 }
 
+int am_test_bvh_z_up(const char *file_name)
+{
+    FILE *f = fopen(am_test_source("tests/data/shared_bvh_axes.tsv"), "r");
+    if (!f) return -1;
+    char line[512];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab) continue;
+        *tab = '\0';
+        if (strcmp(line, file_name) == 0) found = tab[1] == 'z' ? 1 : tab[1] == 'y' ? 0 : -1;
+    }
+    fclose(f);
+    return found;
+}
+
 const char *am_test_shared(const char *rel)
 {
     const char *path = ami_test_join("AM_SHARED", "../../shared", rel);
@@ -103,13 +119,18 @@ bool am_test_tmp_left(const char *path)
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    /* am_tmp_path's names: ".anymove-tmp.<pid>.<n>.<base>" */
+    static const char prefix[] = ".anymove-tmp.";
+    char suffix[1024];
+    snprintf(suffix, sizeof suffix, ".%s", base);
+    size_t pl = strlen(prefix), sl = strlen(suffix);
     DIR *d = opendir(dir);
     if (!d) return false;
     bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d));)
-        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        found = n > pl + sl && strncmp(e->d_name, prefix, pl) == 0 && strcmp(e->d_name + n - sl, suffix) == 0;
+    }
     closedir(d);
     return found;
 }

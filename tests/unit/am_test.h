@@ -31,10 +31,15 @@ size_t am_test_each_file(const char *dir, const char *ext,
                          void (*fn)(const char *path, const char *name, void *user), void *user);
 /* Path under the source tree ($AM_SOURCE). */
 const char *am_test_source(const char *rel);
+/* The up axis of a BVH file of shared/data/bvh, by file name, from tests/data/shared_bvh_axes.tsv:
+ * 1 Z up, 0 Y up, -1 unknown (a file added there must be looked at and listed). BVH is read Y up
+ * unless told otherwise. */
+int am_test_bvh_z_up(const char *file_name);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
 const char *am_test_tmpdir(void);
 
-/* True if a temporary file of an atomic write to path ("<path>.tmp.*") is left in its folder. */
+/* True if a temporary file of an atomic write to path (am_tmp_path's
+ * ".anymove-tmp.<pid>.<n>.<name>") is left in its folder. */
 bool am_test_tmp_left(const char *path);
 
 /* Run the test's next allocations in a scope whose allocation number max_allocs + 1 fails

@@ -548,7 +548,7 @@ static bool ami_on_progress(void *user, const am_progress *p)
         l->bad++;
     snprintf(l->last_stage, sizeof l->last_stage, "%s", p->stage);
     l->last_fraction = p->fraction >= 1.0 ? -1.0 : p->fraction;
-    l->saw_solve = l->saw_solve || strcmp(p->stage, "decompose solve") == 0;
+    l->saw_solve = l->saw_solve || strcmp(p->stage, "rig: fit bones") == 0;
     return l->stop_after == 0 || l->events < l->stop_after;
 }
 

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "am_test.h"
 #include "core/internal.h"
@@ -74,7 +75,10 @@ static void atomic_write_leaves_no_partial_file(void)
     char tmp2[600];
     am_tmp_path(tmp, sizeof tmp, path);
     am_tmp_path(tmp2, sizeof tmp2, path);
-    AM_CHECK(strncmp(tmp, path, strlen(path)) == 0 && strcmp(tmp, tmp2) != 0);
+    char want[600];
+    snprintf(want, sizeof want, "%s/.anymove-tmp.%ld.", am_test_tmpdir(), (long)getpid());
+    AM_CHECK_MSG(strncmp(tmp, want, strlen(want)) == 0, "got %s", tmp);
+    AM_CHECK(strcmp(tmp, tmp2) != 0);
     /* A directory that does not exist: failure, and nothing left behind. */
     AM_CHECK_STATUS(am_file_write("/nonexistent-dir/x.txt", "a", 1, &err), AM_E_WRITE);
     AM_CHECK(strstr(err.file, "/nonexistent-dir/x.txt") != NULL);

@@ -283,7 +283,82 @@ static void rig_json_keeps_extra_keys(void)
     am_rig_free(rig);
 }
 
+/* SPEC 2.3 with loc, against a hand computation. Bone a: (0,0,0) -> (0,0,1), roll-0 axes
+ * X = (1,0,0), Y = (0,0,1), Z = (0,-1,0). Bone b: (0,0,1) -> (1,0,1), axes X = (0,-1,0),
+ * Y = (1,0,0), Z = (0,0,1). loc_b = (0.1, 0.2, 0.3) in b's rest frame moves b's head by
+ * 0.1 X + 0.2 Y + 0.3 Z = (0.2, -0.1, 0.3): head (0.2, -0.1, 1.3), tail (1.2, -0.1, 1.3).
+ * Frame 1 also turns the root 90 degrees about world Z ((x, y) -> (-y, x)) and b 90 degrees
+ * about its own X: [R | loc] translates first, so b's head is Rz(90) (0.2, -0.1, 1.3) =
+ * (0.1, 0.2, 1.3), and its Y axis turns onto its Z axis (0,0,1): tail (0.1, 0.2, 2.3). */
+static void fk_loc_matches_hand_computation(void)
+{
+    static const char rig_text[] =
+        "{\"joints\": {\"o\": [0, 0, 0], \"p\": [0, 0, 1], \"q\": [1, 0, 1]},"
+        " \"bones\": [[\"a\", \"o\", \"p\", null], [\"b\", \"p\", \"q\", \"a\"]]}";
+    static const double want_head[2][3] = {{0.2, -0.1, 1.3}, {0.1, 0.2, 1.3}};
+    static const double want_tail[2][3] = {{1.2, -0.1, 1.3}, {0.1, 0.2, 2.3}};
+    am_error err = {0};
+    am_rig *rig = NULL;
+    am_motion *mo = NULL;
+    AM_CHECK_OK(am_rig_parse(rig_text, strlen(rig_text), "loc.json", &rig, &err), &err);
+    if (!rig) return;
+    AM_CHECK_OK(am_motion_create(rig, 2, 30, &mo, &err), &err);
+    if (!mo) goto done;
+    mo->loc = am_alloc_array(2 * 2 * 3, sizeof *mo->loc);
+    for (size_t t = 0; t < 2; t++) {
+        double *l = mo->loc + (t * 2 + 1) * 3;
+        l[0] = 0.1, l[1] = 0.2, l[2] = 0.3;
+        /* the root's loc is ignored: trans places it */
+        mo->loc[t * 6] = 5.0;
+    }
+    double h = sqrt(0.5);
+    double rq[4] = {h, 0, 0, h};
+    memcpy(mo->root_quat + 4, rq, sizeof rq);
+    mo->euler[(1 * 2 + 1) * 3 + 0] = AM_PI / 2;
+    double pose[2 * 16], pose2[2 * 16], heads[6], tails[6], joints[2 * 3 * 3];
+    am_test_diff d = {0};
+    am_rig_fk_clip(rig, mo, joints);
+    for (size_t t = 0; t < 2; t++) {
+        am_motion_pose(rig, mo, t, pose);
+        am_rig_bone_ends(rig, pose, heads, tails);
+        for (int k = 0; k < 3; k++) {
+            am_test_diff_add(&d, heads[3 + k], want_head[t][k]);
+            am_test_diff_add(&d, tails[3 + k], want_tail[t][k]);
+            /* the keypoint of joint q is b's tail; p is a's tail, which loc does not move */
+            am_test_diff_add(&d, joints[(t * 3 + 2) * 3 + (size_t)k], want_tail[t][k]);
+        }
+        AM_CHECK_NEAR(joints[(t * 3 + 1) * 3 + 2], 1.0, 1e-15);
+        /* The other entry points agree bit for bit. */
+        am_rig_fk_loc(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, mo->euler + 6 * t, mo->loc + 6 * t, pose2);
+        AM_CHECK(memcmp(pose, pose2, sizeof pose) == 0);
+        double rot[18];
+        for (size_t b = 0; b < 2; b++) am_euler_xyz_to_mat3(mo->euler + 6 * t + 3 * b, rot + 9 * b);
+        am_rig_fk_rot_loc(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, rot, mo->loc + 6 * t, pose2);
+        AM_CHECK(memcmp(pose, pose2, sizeof pose) == 0);
+        /* loc NULL is the plain FK: b's head back at (0, 0, 1) (turned by the root). */
+        am_rig_fk_loc(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, mo->euler + 6 * t, NULL, pose2);
+        am_rig_fk(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, mo->euler + 6 * t, pose);
+        AM_CHECK(memcmp(pose, pose2, sizeof pose) == 0);
+        AM_CHECK_NEAR(pose[16 + 11], 1.0, 1e-15);
+    }
+    report("FK with loc vs hand computation", &d, 1e-15);
+    /* Skinning follows loc: a point on b at rest (0.5, 0, 1) rides with b's frame. */
+    float rest[3] = {0.5f, 0.0f, 1.0f}, out[6], w[4] = {1, 0, 0, 0};
+    int32_t bi[4] = {1, 0, 0, 0};
+    AM_CHECK_OK(am_skin_reconstruct(rig, mo, 1, rest, bi, w, out, &err), &err);
+    AM_CHECK_NEAR(out[0], 0.7, 1e-6);
+    AM_CHECK_NEAR(out[1], -0.1, 1e-6);
+    AM_CHECK_NEAR(out[2], 1.3, 1e-6);
+    AM_CHECK_NEAR(out[3], 0.1, 1e-6); /* frame 1: along b's turned Y axis, world Z */
+    AM_CHECK_NEAR(out[4], 0.2, 1e-6);
+    AM_CHECK_NEAR(out[5], 1.8, 1e-6);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
 #define AM_TESTS(X) \
     X(fk_golden_rig_structure) X(fk_golden_frames) X(fk_golden_motion_json) \
-    X(rig_json_roundtrip_keeps_fk) X(rig_json_keeps_extra_keys)
+    X(rig_json_roundtrip_keeps_fk) X(rig_json_keeps_extra_keys) \
+    X(fk_loc_matches_hand_computation)
 AM_TEST_MAIN(AM_TESTS)

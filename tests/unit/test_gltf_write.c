@@ -8,6 +8,8 @@
 #include "anymove/math.h"
 #include "anymove/io.h"
 #include "math/math_internal.h"
+#include "io/gltf_internal.h"
+#include "io/json_internal.h"
 
 /* Keypoints must come back to this (SPEC 4.5: "must match motion.json joints"). */
 #define AMI_TOL_POS 1e-5
@@ -258,7 +260,7 @@ static void ami_check_readback(const am_gltf_export *ex, const char *path)
             double time = (double)(float)((double)t / mo->fps);
             am_gltf_sample_local(doc, (int)c, time, local);
             am_gltf_world_from_local(doc, local, world);
-            am_rig_fk(rig, mo->trans + t * 3, mo->root_quat + t * 4, mo->euler + t * B * 3, pose);
+            am_motion_pose(rig, mo, t, pose);
             am_rig_bone_ends(rig, pose, heads, tails);
             am_rig_keypoints(rig, pose, kp);
             /* Leaf tails through the "<bone>_end" nodes too. */
@@ -486,6 +488,45 @@ done:
     am_rig_free(rig);
 }
 
+/* Bones that slide (loc) get translation keys, the others only rotation keys; every head,
+ * tail and keypoint samples back onto FK with loc. */
+static void gltf_write_motion_with_loc(void)
+{
+    am_rig *rig = ami_random_rig(20);
+    am_motion *mo = rig ? ami_random_motion(rig, 12, 30.0) : NULL;
+    am_gltf *doc = NULL;
+    am_error err = {0};
+    if (!mo) goto done;
+    size_t B = rig->bone_count, T = mo->frame_count;
+    mo->loc = am_alloc_array(T * B * 3, sizeof *mo->loc);
+    for (size_t t = 0; t < T; t++)
+        for (size_t b = 3; b < B; b += 4)
+            am_vec3_set(mo->loc + (t * B + b) * 3, 0.02 * sin((double)(t + b)), 0.05 * (double)t / (double)T,
+                        -0.01 * cos((double)t));
+    const am_motion *clips[1] = {mo};
+    am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
+    const char *path = ami_tmp("loc.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_readback(&ex, path);
+    AM_CHECK_OK(am_gltf_load(path, NULL, &doc, &err), &err);
+    if (doc && doc->animation_count == 1) {
+        const am_gltf_animation *an = &doc->animations[0];
+        size_t translated = 0;
+        for (size_t c = 0; c < an->channel_count; c++) {
+            if (an->channels[c].path != AM_GLTF_PATH_TRANSLATION) continue;
+            size_t b = (size_t)an->channels[c].node;
+            AM_CHECK_MSG(b == 0 || b % 4 == 3, "bone %zu has translation keys without loc", b);
+            translated++;
+        }
+        AM_CHECK(translated == 1 + (B - 3 + 3) / 4);
+    }
+done:
+    am_gltf_free(doc);
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
 static void gltf_write_user_mesh_triangles_and_points(void)
 {
     am_rig *rig = ami_random_rig(12);
@@ -703,12 +744,296 @@ done:
     am_rig_free(rig);
 }
 
+
+/* ---- keep the character: a source document driven by clips -------------------------------- */
+
+/* Skinned positions (glTF skinning, glTF axes) of every vertex of every primitive skinned by
+ * skin 0, at time t of animation anim (-1: rest): sum_k w_k W(joint_k) IBM_k v. */
+static double *ami_skinned(const am_gltf *doc, int anim, double t, size_t *count)
+{
+    size_t N = doc->node_count, V = 0;
+    double *local = am_alloc_array(N * 16, sizeof *local), *world = am_alloc_array(N * 16, sizeof *world);
+    am_gltf_sample_local(doc, anim, t, local);
+    am_gltf_world_from_local(doc, local, world);
+    const am_gltf_skin *sk = &doc->skins[0];
+    for (size_t n = 0; n < N; n++) {
+        if (doc->nodes[n].skin != 0 || doc->nodes[n].mesh < 0) continue;
+        const am_gltf_mesh *m = &doc->meshes[doc->nodes[n].mesh];
+        for (size_t p = 0; p < m->primitive_count; p++) V += doc->accessors[m->primitives[p].position].count;
+    }
+    double *out = am_alloc_array(V * 3 + 1, sizeof *out);
+    size_t v = 0;
+    for (size_t n = 0; n < N; n++) {
+        if (doc->nodes[n].skin != 0 || doc->nodes[n].mesh < 0) continue;
+        const am_gltf_mesh *m = &doc->meshes[doc->nodes[n].mesh];
+        for (size_t p = 0; p < m->primitive_count; p++) {
+            const am_gltf_primitive *pr = &m->primitives[p];
+            const am_gltf_accessor *pa = &doc->accessors[pr->position], *ja = &doc->accessors[pr->joints0],
+                                   *wa = &doc->accessors[pr->weights0];
+            for (size_t i = 0; i < pa->count; i++, v++) {
+                double acc[3] = {0, 0, 0}, x[3] = {pa->data[3 * i], pa->data[3 * i + 1], pa->data[3 * i + 2]};
+                for (int k = 0; k < 4; k++) {
+                    double wk = wa->data[4 * i + (size_t)k], M[16], y[3];
+                    if (wk == 0) continue;
+                    uint32_t j = ja->ints[4 * i + (size_t)k];
+                    am_mat4_mul(world + 16 * (size_t)sk->joints[j], sk->inverse_bind + 16 * j, M);
+                    am_mat4_mul_point(M, x, y);
+                    for (int c = 0; c < 3; c++) acc[c] += wk * y[c];
+                }
+                memcpy(out + 3 * v, acc, sizeof acc);
+            }
+        }
+    }
+    am_free(local);
+    am_free(world);
+    *count = v;
+    return out;
+}
+
+static double ami_rig_size(const am_rig *rig)
+{
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (size_t j = 0; j < rig->joint_count; j++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], rig->joint_rest[3 * j + (size_t)k]);
+            hi[k] = fmax(hi[k], rig->joint_rest[3 * j + (size_t)k]);
+        }
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* The same rig and motions scaled by s (as convert --scale makes them). */
+static am_rig *ami_scaled_rig(const am_rig *rig, double s)
+{
+    size_t J = rig->joint_count, B = rig->bone_count;
+    double *pos = malloc(J * 3 * sizeof *pos);
+    const char **head = malloc(B * sizeof *head), **tail = malloc(B * sizeof *tail), **par = malloc(B * sizeof *par);
+    for (size_t i = 0; i < J * 3; i++) pos[i] = s * rig->joint_rest[i];
+    for (size_t b = 0; b < B; b++) {
+        head[b] = rig->joint_names[rig->head_joint[b]];
+        tail[b] = rig->joint_names[rig->tail_joint[b]];
+        par[b] = rig->parent[b] < 0 ? NULL : rig->bone_names[rig->parent[b]];
+    }
+    am_rig_desc d = {.joint_count = J, .joint_names = (const char *const *)rig->joint_names, .joint_pos = pos,
+                     .bone_count = B, .bone_names = (const char *const *)rig->bone_names, .bone_head = head,
+                     .bone_tail = tail, .bone_parent = par};
+    am_rig *out = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&d, &out, &err), &err);
+    free(pos), free(head), free(tail), free(par);
+    return out;
+}
+
+static void ami_scale_motion(am_motion *mo, double s)
+{
+    for (size_t i = 0; i < mo->frame_count * 3; i++) mo->trans[i] *= s;
+    for (size_t i = 0; mo->loc && i < mo->frame_count * mo->bone_count * 3; i++) mo->loc[i] *= s;
+}
+
+/* A model's own clips, sampled into motions and written onto the model: the skinned mesh moves
+ * as in the original file (every vertex, every frame), the joints sit on FK, the meshes,
+ * materials, textures and images are the source's, and the file is validator-clean. */
+static void ami_check_keeps_model(const char *model, size_t clips_wanted, double scale, bool validate)
+{
+    am_error err = {0};
+    am_gltf *doc = NULL, *out = NULL;
+    am_rig *rig = NULL, *srig = NULL;
+    am_motion *mo[3] = {0};
+    const char *names[3] = {0};
+    am_buf buf = {0};
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    AM_CHECK_OK(am_gltf_load(am_test_shared(model), &keep, &doc, &err), &err);
+    if (!doc) return;
+    AM_CHECK(doc->source != NULL);
+    AM_CHECK_OK(am_rig_from_gltf(doc, -1, &rig, &err), &err);
+    if (!rig) goto done;
+    size_t C = doc->animation_count < clips_wanted ? doc->animation_count : clips_wanted;
+    for (size_t c = 0; c < C; c++) {
+        AM_CHECK_OK(am_motion_from_gltf(doc, -1, rig, (int)c, 30.0, &mo[c], &err), &err);
+        if (!mo[c]) goto done;
+        names[c] = doc->animations[c].name;
+    }
+    const am_rig *wrig = rig;
+    if (scale != 1.0) {
+        srig = ami_scaled_rig(rig, scale);
+        for (size_t c = 0; c < C; c++) ami_scale_motion(mo[c], scale);
+        wrig = srig;
+    }
+    am_gltf_export ex = {.rig = wrig, .clip_count = C, .clips = (const am_motion *const *)mo,
+                         .clip_names = names, .source = doc, .source_skin = -1};
+    const char *path = ami_tmp(scale == 1.0 ? "keep.glb" : "keep_scaled.glb");
+    ami_write_file(&ex, path);
+    if (validate) ami_validate(path);
+    AM_CHECK_OK(am_gltf_load(path, &keep, &out, &err), &err);
+    if (!out) goto done;
+    /* The model: same meshes, accessors of the mesh data, skin, materials, textures, images. */
+    AM_CHECK(out->mesh_count == doc->mesh_count && out->skin_count == doc->skin_count);
+    AM_CHECK(out->animation_count == C);
+    for (size_t c = 0; c < C && c < out->animation_count; c++) {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "clip%zu", c);
+        AM_CHECK(out->animations[c].name &&
+                 strcmp(out->animations[c].name, names[c] ? names[c] : fallback) == 0);
+    }
+    for (size_t a = 0; a < doc->accessor_count && a < out->accessor_count; a++) {
+        const am_gltf_accessor *x = &doc->accessors[a], *y = &out->accessors[a];
+        AM_CHECK_MSG(x->count == y->count && x->components == y->components &&
+                         memcmp(x->data, y->data, x->count * x->components * sizeof(float)) == 0,
+                     "%s: accessor %zu changed", model, a);
+    }
+    AM_CHECK(memcmp(out->skins[0].inverse_bind, doc->skins[0].inverse_bind,
+                    doc->skins[0].joint_count * 16 * sizeof(double)) == 0);
+    json_t *a = NULL, *b = NULL;
+    AM_CHECK_OK(ami_json_parse(doc->source->json, doc->source->json_len, "a", &a, &err), &err);
+    AM_CHECK_OK(ami_json_parse(out->source->json, out->source->json_len, "b", &b, &err), &err);
+    static const char *const same[] = {"meshes", "materials", "textures", "samplers"};
+    for (size_t k = 0; a && b && k < 4; k++)
+        AM_CHECK_MSG(json_equal(json_object_get(a, same[k]), json_object_get(b, same[k])) ||
+                         (!json_object_get(a, same[k]) && !json_object_get(b, same[k])),
+                     "%s: %s changed", model, same[k]);
+    size_t images = json_array_size(json_object_get(a, "images"));
+    AM_CHECK(images == json_array_size(json_object_get(b, "images")));
+    for (size_t i = 0; a && b && i < images; i++) {
+        /* Image bytes: from the view each one names (the sources here embed theirs). */
+        const json_t *ia = json_array_get(json_object_get(a, "images"), i),
+                     *ib = json_array_get(json_object_get(b, "images"), i);
+        AM_CHECK(json_equal(json_object_get(ia, "mimeType"), json_object_get(ib, "mimeType")));
+        const json_t *va = json_array_get(json_object_get(a, "bufferViews"),
+                                          (size_t)json_integer_value(json_object_get(ia, "bufferView")));
+        const json_t *vb = json_array_get(json_object_get(b, "bufferViews"),
+                                          (size_t)json_integer_value(json_object_get(ib, "bufferView")));
+        size_t la = (size_t)json_integer_value(json_object_get(va, "byteLength"));
+        AM_CHECK(la == (size_t)json_integer_value(json_object_get(vb, "byteLength")));
+        const uint8_t *pa = doc->source->buffers[0] + json_integer_value(json_object_get(va, "byteOffset"));
+        const uint8_t *pb = out->source->buffers[0] + json_integer_value(json_object_get(vb, "byteOffset"));
+        AM_CHECK_MSG(memcmp(pa, pb, la) == 0, "%s: image %zu bytes changed", model, i);
+    }
+    json_decref(a);
+    json_decref(b);
+
+    /* The motion: joint nodes on FK heads, skinned vertices where the source put them. */
+    double size = ami_rig_size(wrig), gsize = ami_rig_size(rig);
+    size_t B = wrig->bone_count;
+    double *pose = am_alloc_array(B * 16, sizeof *pose), *heads = am_alloc_array(B * 3, sizeof *heads);
+    double *local = am_alloc_array(out->node_count * 16, sizeof *local);
+    double *world = am_alloc_array(out->node_count * 16, sizeof *world);
+    int32_t *node = am_alloc_array(B, sizeof *node);
+    double *bind = am_alloc_array(B * 16, sizeof *bind);
+    AM_CHECK_OK(ami_gltf_skin_binding(out, 0, rig, node, bind, &err), &err);
+    am_free(bind);
+    for (size_t c = 0; c < C; c++) {
+        am_test_diff dj = {0}, dv = {0};
+        for (size_t t = 0; t < mo[c]->frame_count; t++) {
+            double time = (double)t / mo[c]->fps;
+            am_motion_pose(wrig, mo[c], t, pose);
+            am_rig_bone_ends(wrig, pose, heads, NULL);
+            am_gltf_sample_local(out, (int)c, time, local);
+            am_gltf_world_from_local(out, local, world);
+            for (size_t bo = 0; bo < B; bo++) {
+                size_t n = (size_t)node[bo];
+                double g[3] = {world[16 * n + 3], world[16 * n + 7], world[16 * n + 11]}, h[3];
+                am_gltf_to_world(g, h);
+                for (int k = 0; k < 3; k++) am_test_diff_add(&dj, scale * h[k], heads[3 * bo + (size_t)k]);
+            }
+            size_t nv = 0, ns = 0;
+            double *vs = ami_skinned(doc, (int)c, doc->animations[c].t_min + time, &ns);
+            double *vo = ami_skinned(out, (int)c, time, &nv);
+            AM_CHECK(nv == ns);
+            for (size_t i = 0; i < 3 * nv && nv == ns; i++) am_test_diff_add(&dv, vo[i], vs[i]);
+            am_free(vs);
+            am_free(vo);
+        }
+        AM_CHECK_MSG(dj.max < 1e-5 * size, "%s clip %zu: joint nodes off FK by %.3g (size %.3g)", model, c,
+                     dj.max, size);
+        AM_CHECK_MSG(dv.max < 1e-4 * gsize, "%s clip %zu: vertices off the source by %.3g (size %.3g, mean %.3g)",
+                     model, c, dv.max, gsize, am_test_diff_mean(&dv));
+    }
+    am_free(pose);
+    am_free(heads);
+    am_free(local);
+    am_free(world);
+    am_free(node);
+    /* Deterministic. */
+    AM_CHECK_OK(am_gltf_write_mem(&ex, &buf, &err), &err);
+    char *bytes = NULL;
+    size_t len = 0;
+    AM_CHECK_OK(am_file_read(path, 0, &bytes, &len, &err), &err);
+    AM_CHECK(bytes && len == buf.len && memcmp(bytes, buf.data, len) == 0);
+    am_free(bytes);
+done:
+    am_buf_free(&buf);
+    for (size_t c = 0; c < 3; c++) am_motion_free(mo[c]);
+    am_rig_free(rig);
+    am_rig_free(srig);
+    am_gltf_free(out);
+    am_gltf_free(doc);
+}
+
+static void gltf_write_keeps_the_character(void)
+{
+    ami_check_keeps_model("data/gltf/khronos_fox/Fox.glb", 3, 1.0, true); /* textured */
+    /* 5 materials, helper bones, an invalid skeleton hint and a transformed skinned mesh node
+     * (both fixed without changing what a viewer shows) */
+    ami_check_keeps_model("data/gltf/quaternius/Fox.glb", 2, 1.0, true);
+    ami_check_keeps_model("data/gltf/quaternius/KnightCharacter.glb", 2, 1.0, true);
+    /* .gltf with data URIs; its own JOINTS_0 data draws validator warnings, and mesh data is
+     * kept as it is */
+    ami_check_keeps_model("data/gltf/khronos_simpleskin/simple_skin.gltf", 1, 1.0, false);
+    ami_check_keeps_model("data/gltf/khronos_fox/Fox.glb", 1, 0.01, true); /* a rig in metres */
+}
+
+static void gltf_write_source_rejects_misuse(void)
+{
+    am_error err = {0};
+    am_gltf *doc = NULL, *plain = NULL, *other = NULL;
+    am_rig *rig = NULL, *wrong = NULL;
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    AM_CHECK_OK(am_gltf_load(am_test_shared("data/gltf/khronos_fox/Fox.glb"), &keep, &doc, &err), &err);
+    AM_CHECK_OK(am_gltf_load(am_test_shared("data/gltf/khronos_fox/Fox.glb"), NULL, &plain, &err), &err);
+    AM_CHECK_OK(am_gltf_load(am_test_shared("data/gltf/quaternius/Fox.glb"), NULL, &other, &err), &err);
+    if (!doc || !plain || !other) goto done;
+    AM_CHECK(plain->source == NULL);
+    AM_CHECK_OK(am_rig_from_gltf(doc, -1, &rig, &err), &err);
+    AM_CHECK_OK(am_rig_from_gltf(other, -1, &wrong, &err), &err);
+    if (!rig || !wrong) goto done;
+    am_buf out = {0};
+    am_gltf_export ex = {.rig = rig, .source = plain};
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);  /* no KEEP_SOURCE */
+    am_gltf_mesh_in mesh = {0};
+    ex = (am_gltf_export){.rig = rig, .source = doc, .mesh = &mesh};
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);  /* two meshes */
+    ex = (am_gltf_export){.rig = rig, .source = doc, .source_skin = 3};
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);  /* no such skin */
+    ex = (am_gltf_export){.rig = wrong, .source = doc};
+    AM_CHECK(am_gltf_write_mem(&ex, &out, &err) < 0);              /* another model's rig */
+    /* A rig of the model whose bones were moved is not its skeleton. */
+    am_rig *moved = ami_scaled_rig(rig, 1.0);
+    if (moved) {
+        moved->joint_rest[3 * (size_t)moved->head_joint[3] + 1] += 0.05 * ami_rig_size(rig);
+        ex = (am_gltf_export){.rig = moved, .source = doc};
+        AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+        AM_CHECK_MSG(strstr(err.info, "not the skeleton"), "info: %s", err.info);
+    }
+    am_rig_free(moved);
+    AM_CHECK(out.len == 0);
+    am_buf_free(&out);
+done:
+    am_rig_free(rig);
+    am_rig_free(wrong);
+    am_gltf_free(doc);
+    am_gltf_free(plain);
+    am_gltf_free(other);
+}
+
 #define AM_TESTS(X)                                  \
     X(gltf_write_golden_fk_motion)                   \
     X(gltf_write_random_rig_two_clips)               \
+    X(gltf_write_motion_with_loc)                    \
     X(gltf_write_user_mesh_triangles_and_points)     \
     X(gltf_write_many_bones_single_frame)            \
     X(gltf_write_near_minus_y_bone)                  \
     X(gltf_write_rejects_bad_input)                  \
-    X(gltf_write_survives_allocation_failures)
+    X(gltf_write_survives_allocation_failures)       \
+    X(gltf_write_keeps_the_character)                \
+    X(gltf_write_source_rejects_misuse)
 AM_TEST_MAIN(AM_TESTS)

@@ -261,9 +261,12 @@ static void ami_ik_bvh_file(const char *path, const char *name, void *user)
     am_rig *rig = NULL;
     am_motion *truth = NULL, *pred = NULL;
     am_error err = {0};
+    int z = am_test_bvh_z_up(name);
+    AM_CHECK_MSG(z >= 0, "%s: up axis unknown to the tests (am_test_bvh_z_up)", path);
+    am_bvh_opts bo = {.axes = z == 1 ? AM_BVH_AXES_Z_UP : AM_BVH_AXES_Y_UP};
     AM_CHECK_OK(am_bvh_load(path, NULL, &b, &err), &err);
-    if (b) AM_CHECK_OK(am_rig_from_bvh(b, NULL, &rig, &err), &err);
-    if (rig) AM_CHECK_OK(am_motion_from_bvh(b, rig, NULL, &truth, NULL, &err), &err);
+    if (b) AM_CHECK_OK(am_rig_from_bvh(b, &bo, &rig, &err), &err);
+    if (rig) AM_CHECK_OK(am_motion_from_bvh(b, rig, &bo, &truth, &err), &err);
     if (truth) AM_CHECK_OK(am_motion_create(rig, truth->frame_count, truth->fps, &pred, &err), &err);
     if (pred) {
         size_t T = truth->frame_count, J = rig->joint_count;

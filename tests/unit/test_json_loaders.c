@@ -109,36 +109,98 @@ static void json_format_double_is_shortest_roundtrip(void)
     }
 }
 
-static void json_dump_escapes_and_layout(void)
+/* Write the test document of json_writer_escapes_and_layout with flags. */
+static am_status ami_write_sample(unsigned flags, const double *rows, char **text, am_error *err)
 {
-    json_t *o = json_object();
-    double rows[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     size_t shape[2] = {3, 3}, small[2] = {2, 2};
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, flags);
+    ami_jw_object(&w, NULL);
+    ami_jw_string(&w, "s", "q\"b\\n\n\t\x01\xc3\xa9");
+    ami_jw_numbers(&w, "m", rows, 2, shape);
+    ami_jw_array(&w, "e");
+    ami_jw_close(&w);
+    ami_jw_numbers(&w, "t", rows, 2, small);
+    ami_jw_record(&w, "r");
+    ami_jw_int(&w, "n", 3);
+    ami_jw_bool(&w, "ok", true);
+    ami_jw_number_or_null(&w, "x", NAN);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    return ami_jw_take_string(&w, text, err);
+}
+
+static void json_writer_escapes_and_layout(void)
+{
+    double rows[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     am_error err = {0};
-    AM_CHECK_OK(ami_json_put_string(o, "s", "q\"b\\n\n\t\x01\xc3\xa9", &err), &err);
-    AM_CHECK_OK(ami_json_put_numbers(o, "m", rows, 2, shape, &err), &err);
-    AM_CHECK_OK(ami_json_put(o, "e", json_array(), &err), &err);
-    AM_CHECK_OK(ami_json_put_numbers(o, "t", rows, 2, small, &err), &err);
     char *text = NULL;
-    AM_CHECK_OK(ami_json_dump_string(o, AMI_JSON_PRETTY, &text, &err), &err);
+    AM_CHECK_OK(ami_write_sample(AMI_JSON_PRETTY, rows, &text, &err), &err);
     static const char want[] = "{\n  \"s\": \"q\\\"b\\\\n\\n\\t\\u0001\xc3\xa9\",\n"
                                "  \"m\": [\n    [1.0, 2.0, 3.0],\n    [4.0, 5.0, 6.0],\n"
                                "    [7.0, 8.0, 9.0]\n  ],\n"
-                               "  \"e\": [],\n  \"t\": [[1.0, 2.0], [3.0, 4.0]]\n}\n";
+                               "  \"e\": [],\n  \"t\": [[1.0, 2.0], [3.0, 4.0]],\n"
+                               "  \"r\": {\"n\": 3, \"ok\": true, \"x\": null}\n}\n";
     AM_CHECK_MSG(text && strcmp(text, want) == 0, "got:\n%s", text ? text : "(null)");
     am_free(text);
-    AM_CHECK_OK(ami_json_dump_string(o, AMI_JSON_COMPACT, &text, &err), &err);
+    AM_CHECK_OK(ami_write_sample(AMI_JSON_COMPACT, rows, &text, &err), &err);
     AM_CHECK(text && strcmp(text, "{\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\xc3\xa9\",\"m\":[[1.0,2.0,3.0],"
                                   "[4.0,5.0,6.0],[7.0,8.0,9.0]],\"e\":[],"
-                                  "\"t\":[[1.0,2.0],[3.0,4.0]]}") == 0);
+                                  "\"t\":[[1.0,2.0],[3.0,4.0]],\"r\":{\"n\":3,\"ok\":true,\"x\":null}}") == 0);
     am_free(text);
-    /* Invalid UTF-8 and non-finite values are refused when building, naming the element. */
-    AM_CHECK_STATUS(ami_json_put_string(o, "bad", "\xff", &err), AM_E_UTF8);
+    /* A tree goes through the same writer, with the same layout. */
+    json_t *doc = NULL;
+    AM_CHECK_OK(ami_json_parse(want, strlen(want), "t", &doc, &err), &err);
+    AM_CHECK_OK(ami_json_dump_string(doc, AMI_JSON_PRETTY, &text, &err), &err);
+    AM_CHECK_MSG(text && strcmp(text, want) == 0, "tree got:\n%s", text ? text : "(null)");
+    am_free(text);
+    json_decref(doc);
+    /* Non-finite values are refused, naming the element; the writer stays failed. */
     rows[4] = NAN;
-    AM_CHECK_STATUS(ami_json_put_numbers(o, "m2", rows, 2, shape, &err), AM_E_NONFINITE);
-    AM_CHECK(json_object_get(o, "m2") == NULL);
-    AM_CHECK_MSG(strstr(err.info, "m2[1][1]"), "info: %s", err.info);
-    json_decref(o);
+    AM_CHECK_STATUS(ami_write_sample(AMI_JSON_PRETTY, rows, &text, &err), AM_E_NONFINITE);
+    AM_CHECK_MSG(strstr(err.info, "m[1][1]"), "info: %s", err.info);
+    AM_CHECK(text == NULL);
+}
+
+/* The one escaper checks UTF-8: a name that is not valid UTF-8 never reaches a file. */
+static void json_writer_refuses_invalid_utf8(void)
+{
+    static const char *const bad[] = {"\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                      "\xe2\x82"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        am_buf b = {0};
+        ami_jw w;
+        am_error err = {0};
+        ami_jw_begin(&w, &b, AMI_JSON_PRETTY);
+        ami_jw_object(&w, NULL);
+        ami_jw_row(&w, "bones");
+        ami_jw_string(&w, NULL, "ok");
+        ami_jw_string(&w, NULL, bad[i]);
+        ami_jw_close(&w);
+        ami_jw_close(&w);
+        AM_CHECK_STATUS(ami_jw_finish(&w, &err), AM_E_UTF8);
+        AM_CHECK_MSG(strstr(err.info, "bones[1]"), "info: %s", err.info);
+        am_buf_free(&b);
+    }
+    /* Keys too. */
+    am_buf b = {0};
+    ami_jw w;
+    am_error err = {0};
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    ami_jw_number(&w, "\xfe", 1);
+    ami_jw_close(&w);
+    AM_CHECK_STATUS(ami_jw_finish(&w, &err), AM_E_UTF8);
+    am_buf_free(&b);
+    /* Valid multi-byte names pass unchanged. */
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_row(&w, NULL);
+    ami_jw_string(&w, NULL, "\xe6\x89\x8b\xf0\x9f\xa6\x8a");
+    ami_jw_close(&w);
+    AM_CHECK_OK(ami_jw_finish(&w, &err), &err);
+    AM_CHECK(b.data && strcmp(b.data, "[\"\xe6\x89\x8b\xf0\x9f\xa6\x8a\"]") == 0);
+    am_buf_free(&b);
 }
 
 static void json_numbers_name_the_bad_element(void)
@@ -726,13 +788,123 @@ done:
     am_rig_free(trig);
 }
 
+/* SPEC 2.1 helpers: read into is_helper, written back, checked by name. */
+static void rig_helpers_round_trip(void)
+{
+    static const char text[] =
+        "{\"joints\": {\"a\": [0, 0, 0], \"b\": [0, 0, 1], \"c\": [0.2, 0, 1.5], \"d\": [-0.2, 0, 1.5]},"
+        " \"bones\": [[\"trunk\", \"a\", \"b\", null], [\"arm_L\", \"b\", \"c\", \"trunk\"],"
+        " [\"ik.R\", \"b\", \"d\", \"trunk\"]], \"helpers\": [\"ik.R\"], \"skin\": \"skin.npz\"}";
+    am_error err = {0};
+    am_rig *rig = NULL, *back = NULL;
+    char *out = NULL, *out2 = NULL;
+    AM_CHECK_OK(am_rig_parse(text, strlen(text), "h.json", &rig, &err), &err);
+    if (!rig) return;
+    int h = am_rig_find_bone(rig, "ik.R"), a = am_rig_find_bone(rig, "arm_L");
+    AM_CHECK(h > 0 && a > 0 && rig->is_helper[h] == 1 && rig->is_helper[a] == 0 && rig->is_helper[0] == 0);
+    /* "helpers" is the format's own key now, not an extra one; other keys still ride along. */
+    AM_CHECK(rig->extra_json && !strstr(rig->extra_json, "helpers") && strstr(rig->extra_json, "skin.npz"));
+    AM_CHECK_OK(am_rig_to_json(rig, &out, &err), &err);
+    AM_CHECK(out && strstr(out, "\"helpers\": [\"ik.R\"]") && strstr(out, "\"skin\": \"skin.npz\""));
+    if (out) AM_CHECK_OK(am_rig_parse(out, strlen(out), "rt.json", &back, &err), &err);
+    if (back) {
+        AM_CHECK(back->is_helper[am_rig_find_bone(back, "ik.R")] == 1);
+        AM_CHECK_OK(am_rig_to_json(back, &out2, &err), &err);
+        AM_CHECK(out2 && strcmp(out, out2) == 0);
+    }
+    EXPECT_RIG("{\"joints\": {\"a\": [0,0,0], \"b\": [0,0,1]}, \"bones\": [[\"x\", \"a\", \"b\", null]],"
+               " \"helpers\": [\"y\"]}", AM_E_NAME, "helper 'y' is not a bone");
+    EXPECT_RIG("{\"joints\": {\"a\": [0,0,0], \"b\": [0,0,1]}, \"bones\": [[\"x\", \"a\", \"b\", null]],"
+               " \"helpers\": [\"x\", \"x\"]}", AM_E_DUPLICATE, "helper 'x' is listed twice");
+    EXPECT_RIG("{\"joints\": {\"a\": [0,0,0], \"b\": [0,0,1]}, \"bones\": [[\"x\", \"a\", \"b\", null]],"
+               " \"helpers\": \"x\"}", AM_E_SCHEMA, "helpers: expected an array");
+    EXPECT_RIG("{\"joints\": {\"a\": [0,0,0], \"b\": [0,0,1]}, \"bones\": [[\"x\", \"a\", \"b\", null]],"
+               " \"helpers\": [3]}", AM_E_SCHEMA, "helpers[0]");
+    am_free(out);
+    am_free(out2);
+    am_rig_free(rig);
+    am_rig_free(back);
+}
+
+/* loc (SPEC 4.3): bound to the rig's order like the rotations, the root's entry dropped,
+ * written back bit-identical; absent means NULL. */
+static void motion_loc_round_trip(void)
+{
+    static const char text[] =
+        "{\"fps\": 24, \"bones\": [\"arm_R\", \"trunk\", \"arm_L\"],\n"
+        " \"trans\": [[0, 0, 0], [0.1, 0, 0]], \"root_quat\": [[1, 0, 0, 0], [1, 0, 0, 0]],\n"
+        " \"euler\": [[[0.1, 0.2, 0.3], [0, 0, 0], [-0.1, 0, 0.5]], [[0.2, 0.1, 0.0], [0, 0, 0], [0.4, -0.3, 0.2]]],\n"
+        " \"loc\": [[[0.01, 0.02, 0.03], [9, 9, 9], [0, 0, 0]], [[0.1, 0.3333333333333333, 1e-17], [9, 9, 9], [0, -0.5, 0]]]}";
+    am_error err = {0};
+    am_rig *rig = chain();
+    am_motion *mo = NULL, *back = NULL;
+    char *out = NULL, *out2 = NULL;
+    if (!rig) return;
+    AM_CHECK_OK(am_motion_parse(text, strlen(text), "loc.json", rig, &mo, &err), &err);
+    if (!mo) goto done;
+    AM_CHECK(mo->loc != NULL);
+    int r = am_rig_find_bone(rig, "arm_R"), l = am_rig_find_bone(rig, "arm_L");
+    size_t B = mo->bone_count;
+    AM_CHECK(mo->loc[3 * (size_t)r] == 0.01 && mo->loc[3 * (B + (size_t)r) + 1] == 0.3333333333333333);
+    AM_CHECK(mo->loc[3 * (B + (size_t)l) + 1] == -0.5);
+    AM_CHECK(mo->loc[0] == 0 && mo->loc[3 * B + 2] == 0); /* the root's entry */
+    AM_CHECK_OK(am_motion_to_json(mo, &out, &err), &err);
+    if (out) AM_CHECK_OK(am_motion_parse(out, strlen(out), "rt.json", rig, &back, &err), &err);
+    if (back) {
+        AM_CHECK(back->loc && cmp_arrays(back->loc, mo->loc, 2 * B * 3) == 0);
+        AM_CHECK_OK(am_motion_to_json(back, &out2, &err), &err);
+        AM_CHECK(out2 && strcmp(out, out2) == 0);
+    }
+    EXPECT_MOTION("{\"fps\": 24, \"bones\": [\"trunk\"], \"trans\": [[0,0,0]], \"root_quat\": [[1,0,0,0]],"
+                  " \"euler\": [[[0,0,0]]], \"loc\": [[[0,0]]]}", rig, AM_E_SHAPE, "loc[0][0]");
+    EXPECT_MOTION("{\"fps\": 24, \"bones\": [\"trunk\"], \"trans\": [[0,0,0]], \"root_quat\": [[1,0,0,0]],"
+                  " \"euler\": [[[0,0,0]]], \"loc\": [[[0,0,\"x\"]]]}", rig, AM_E_SCHEMA, "loc[0][0][2]");
+done:
+    am_free(out);
+    am_free(out2);
+    am_motion_free(mo);
+    am_motion_free(back);
+    am_rig_free(rig);
+}
+
+/* A bone name that is not UTF-8 never reaches a file: AM_E_UTF8 naming it, nothing written. */
+static void motion_write_refuses_invalid_utf8(void)
+{
+    am_error err = {0};
+    am_rig *rig = chain();
+    am_motion *mo = NULL;
+    char *out = NULL;
+    if (!rig) return;
+    AM_CHECK_OK(am_motion_create(rig, 2, 30, &mo, &err), &err);
+    if (!mo) goto done;
+    am_free(mo->bone_names[1]);
+    mo->bone_names[1] = am_strdup("arm\xc3");
+    AM_CHECK_STATUS(am_motion_to_json(mo, &out, &err), AM_E_UTF8);
+    AM_CHECK_MSG(strstr(err.info, "bones[1]"), "info: %s", err.info);
+    AM_CHECK(out == NULL);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/bad_utf8_motion.json", am_test_tmpdir());
+    AM_CHECK_STATUS(am_motion_write(mo, path, &err), AM_E_UTF8);
+    AM_CHECK(strstr(err.file, "bad_utf8_motion.json") != NULL);
+    FILE *f = fopen(path, "rb");
+    AM_CHECK(f == NULL);
+    if (f) fclose(f);
+    /* Rigs too: a joint name. */
+    am_free(rig->joint_names[2]);
+    rig->joint_names[2] = am_strdup("\xed\xa0\x80");
+    AM_CHECK_STATUS(am_rig_to_json(rig, &out, &err), AM_E_UTF8);
+done:
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
 #define AM_TESTS(X) \
-    X(json_format_double_is_shortest_roundtrip) X(json_dump_escapes_and_layout) \
+    X(json_format_double_is_shortest_roundtrip) X(json_writer_escapes_and_layout) X(json_writer_refuses_invalid_utf8) \
     X(json_numbers_name_the_bad_element) X(json_parse_maps_jansson_errors) \
     X(rig_parse_accepts_chain_and_resolves_stems) X(rig_rejects_wrong_shapes) \
     X(rig_rejects_bad_names_and_structure) X(rig_rejects_syntax_utf8_duplicates_and_huge_numbers) \
     X(truncated_files_fail_cleanly) X(motion_parse_binds_to_rig_order) \
-    X(motion_rejects_bad_documents) X(motion_roundtrip_is_exact) X(motion_quat_only_matches_euler) \
+    X(motion_rejects_bad_documents) X(motion_roundtrip_is_exact) X(motion_loc_round_trip) X(motion_write_refuses_invalid_utf8) X(rig_helpers_round_trip) X(motion_quat_only_matches_euler) \
     X(motion_create_and_compute_joints) X(creature_defaults_and_overrides) \
     X(creature_rejects_bad_documents) X(loaders_survive_allocation_failures)
 AM_TEST_MAIN(AM_TESTS)

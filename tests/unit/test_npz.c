@@ -947,6 +947,170 @@ static void det_rejects_malformed(void)
     AM_CHECK(det == NULL);
 }
 
+/* ---- joints.npz ------------------------------------------------------------------------- */
+
+typedef struct joints_fix {
+    double pos[2][3][3], conf[2][3], fps;
+    float pos32[2][3][3];
+    const char *names[3];
+    am_array arrs[4];
+} joints_fix;
+
+static void joints_build(joints_fix *d)
+{
+    for (int i = 0; i < 18; i++) (&d->pos[0][0][0])[i] = 0.1 * i - 0.35;
+    for (int i = 0; i < 6; i++) (&d->conf[0][0])[i] = 0.25 * (i % 5);
+    d->fps = 60;
+    d->names[0] = "hips";
+    d->names[1] = "chest";
+    d->names[2] = "head";
+    size_t s_j[3] = {2, 3, 3}, s_n[1] = {3}, s_c[2] = {2, 3};
+    d->arrs[0] = am_array_view("joints", AM_DTYPE_F64, 3, s_j, d->pos);
+    d->arrs[1] = am_array_view("names", AM_DTYPE_STR, 1, s_n, d->names);
+    d->arrs[2] = am_array_view("fps", AM_DTYPE_F64, 0, NULL, &d->fps);
+    d->arrs[3] = am_array_view("conf", AM_DTYPE_F64, 2, s_c, d->conf);
+}
+
+/* Read, write, read: bit-identical, missing joints (NaN) and conf kept; float32 accepted. */
+static void joints_roundtrip(void)
+{
+    joints_fix d;
+    memset(&d, 0, sizeof d);
+    joints_build(&d);
+    d.pos[1][2][0] = d.pos[1][2][1] = d.pos[1][2][2] = NAN;
+    d.conf[1][2] = NAN;
+    am_joints *jt = NULL, *back = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_joints_load(write_arrays("joints.npz", d.arrs, 4), &jt, &err), &err);
+    if (!jt) return;
+    AM_CHECK(jt->frame_count == 2 && jt->joint_count == 3 && jt->fps == 60 && jt->conf);
+    AM_CHECK(strcmp(jt->names[1], "chest") == 0 && jt->joints[4] == d.pos[0][1][1]);
+    AM_CHECK(isnan(jt->joints[15]) && isnan(jt->conf[5]));
+    const char *path = tmp_file("joints_rt.npz");
+    AM_CHECK_OK(am_joints_write(path, jt, &err), &err);
+    AM_CHECK_OK(am_joints_load(path, &back, &err), &err);
+    if (back) {
+        AM_CHECK(memcmp(back->joints, jt->joints, sizeof d.pos) == 0);
+        AM_CHECK(memcmp(back->conf, jt->conf, sizeof d.conf) == 0);
+        AM_CHECK(back->fps == 60 && strcmp(back->names[2], "head") == 0);
+    }
+    am_joints_free(back);
+    /* Bound onto a rig: its joint order, 0 and not given where the file has nothing. */
+    static const char rig_text[] =
+        "{\"joints\": {\"head\": [0, 0, 2], \"tail\": [0, 1, 1], \"hips\": [0, 0, 0], \"chest\": [0, 0, 1]},"
+        " \"bones\": [[\"spine\", \"hips\", \"chest\", null], [\"neck\", \"chest\", \"head\", \"spine\"],"
+        " [\"tail\", \"chest\", \"tail\", \"spine\"]]}";
+    am_rig *rig = NULL;
+    AM_CHECK_OK(am_rig_parse(rig_text, strlen(rig_text), "r.json", &rig, &err), &err);
+    if (rig) {
+        double pos[2 * 4 * 3];
+        uint8_t given[4];
+        AM_CHECK_OK(am_joints_bind(jt, rig, pos, given, &err), &err);
+        int h = am_rig_find_joint(rig, "head"), tl = am_rig_find_joint(rig, "tail"), c = am_rig_find_joint(rig, "chest");
+        AM_CHECK(given[h] && given[c] && !given[tl]);
+        AM_CHECK(pos[(4 + (size_t)c) * 3 + 1] == d.pos[1][1][1] && isnan(pos[(4 + (size_t)h) * 3]));
+        AM_CHECK(pos[(size_t)tl * 3] == 0);
+        jt->names[0][0] = 'X';
+        AM_CHECK_STATUS(am_joints_bind(jt, rig, pos, given, &err), AM_E_NAME);
+        AM_CHECK(strstr(err.info, "Xips") != NULL);
+    }
+    am_rig_free(rig);
+    am_joints_free(jt);
+    am_joints_free(NULL);
+    for (int i = 0; i < 18; i++) (&d.pos32[0][0][0])[i] = (float)(0.5 * i);
+    size_t s_j[3] = {2, 3, 3};
+    d.arrs[0] = am_array_view("joints", AM_DTYPE_F32, 3, s_j, d.pos32);
+    AM_CHECK_OK(am_joints_load(write_arrays("joints32.npz", d.arrs, 3), &jt, &err), &err);
+    AM_CHECK(jt && !jt->conf && jt->joints[17] == 8.5);
+    am_joints_free(jt);
+}
+
+static void joints_rejects_malformed(void)
+{
+    joints_fix d;
+    memset(&d, 0, sizeof d);
+    joints_build(&d);
+    am_joints *jt = NULL;
+    am_error err = {0};
+    am_array a[4];
+#define EXPECT_JOINTS(fname, n, code, info_part)                                                    \
+    do {                                                                                           \
+        AM_CHECK_STATUS(am_joints_load(write_arrays((fname), a, (n)), &jt, &err), (code));         \
+        AM_CHECK_MSG(strstr(err.info, (info_part)), "%s: info '%s' lacks '%s'", (fname), err.info,  \
+                     (info_part));                                                                 \
+        AM_CHECK(jt == NULL && strstr(err.file, (fname)) != NULL);                                  \
+        memcpy(a, d.arrs, sizeof a);                                                               \
+    } while (0)
+    memcpy(a, d.arrs, sizeof a);
+    EXPECT_JOINTS("j_none.npz", 0, AM_E_SCHEMA, "missing array 'joints'");
+    a[0] = am_array_view("joints", AM_DTYPE_STR, 1, (size_t[1]){3}, d.names);
+    EXPECT_JOINTS("j_str.npz", 1, AM_E_DTYPE, "joints has dtype str");
+    size_t s_bad[3] = {2, 3, 2}, s_2d[2] = {2, 9}, s_empty[3] = {0, 3, 3}, s_nj[3] = {2, 0, 3};
+    a[0] = am_array_view("joints", AM_DTYPE_F64, 3, s_bad, d.pos);
+    EXPECT_JOINTS("j_shape.npz", 3, AM_E_SHAPE, "joints has shape [2,3,2], expected [T,J,3]");
+    a[0] = am_array_view("joints", AM_DTYPE_F64, 2, s_2d, d.pos);
+    EXPECT_JOINTS("j_2d.npz", 3, AM_E_SHAPE, "joints has shape [2,9]");
+    a[0] = am_array_view("joints", AM_DTYPE_F64, 3, s_empty, d.pos);
+    EXPECT_JOINTS("j_t0.npz", 3, AM_E_EMPTY, "no frames");
+    a[0] = am_array_view("joints", AM_DTYPE_F64, 3, s_nj, d.pos);
+    EXPECT_JOINTS("j_j0.npz", 3, AM_E_EMPTY, "no joints");
+    int32_t ints[18] = {0};
+    size_t s_j[3] = {2, 3, 3};
+    a[0] = am_array_view("joints", AM_DTYPE_I32, 3, s_j, ints);
+    EXPECT_JOINTS("j_int.npz", 3, AM_E_DTYPE, "expected float32 or float64");
+    EXPECT_JOINTS("j_nonames.npz", 1, AM_E_SCHEMA, "missing array 'names'");
+    size_t s_n2[1] = {2};
+    a[1] = am_array_view("names", AM_DTYPE_STR, 1, s_n2, d.names);
+    EXPECT_JOINTS("j_names.npz", 3, AM_E_SHAPE, "names has shape [2], expected [3]");
+    a[1] = am_array_view("names", AM_DTYPE_F64, 1, s_n2, d.pos);
+    EXPECT_JOINTS("j_namesdt.npz", 3, AM_E_DTYPE, "names has dtype float64");
+    d.names[2] = "hips";
+    EXPECT_JOINTS("j_dup.npz", 3, AM_E_DUPLICATE, "names[2] = 'hips' repeats names[0]");
+    d.names[2] = "";
+    EXPECT_JOINTS("j_emptyname.npz", 3, AM_E_VALUE, "names[2] is empty");
+    d.names[2] = "head";
+    EXPECT_JOINTS("j_nofps.npz", 2, AM_E_SCHEMA, "missing array 'fps'");
+    static const double bad_fps[] = {0, -30, 1e-300, 1e5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_fps / sizeof bad_fps[0]; i++) {
+        d.fps = bad_fps[i];
+        EXPECT_JOINTS("j_fps.npz", 3, AM_E_VALUE, "fps = ");
+    }
+    d.fps = 60;
+    double two[2] = {30, 30};
+    size_t s_two[1] = {2};
+    a[2] = am_array_view("fps", AM_DTYPE_F64, 1, s_two, two);
+    EXPECT_JOINTS("j_fps2.npz", 3, AM_E_SHAPE, "fps has dtype float64 and shape [2]");
+    /* A missing joint is NaN in all three coordinates; half a NaN or an infinity is broken. */
+    d.pos[1][0][1] = NAN;
+    EXPECT_JOINTS("j_halfnan.npz", 3, AM_E_NONFINITE, "frame 1, joint 0");
+    d.pos[1][0][1] = INFINITY;
+    EXPECT_JOINTS("j_inf.npz", 3, AM_E_NONFINITE, "joints[1][0]");
+    d.pos[1][0][1] = 0.5;
+    d.conf[0][2] = 1.5;
+    EXPECT_JOINTS("j_conf.npz", 4, AM_E_VALUE, "conf[0][2] = 1.5 is outside [0, 1]");
+    d.conf[0][2] = NAN; /* the joint is there: its confidence must be a number */
+    EXPECT_JOINTS("j_confnan.npz", 4, AM_E_NONFINITE, "conf[0][2]");
+    d.conf[0][2] = 0.5;
+    size_t s_c[2] = {3, 2};
+    a[3] = am_array_view("conf", AM_DTYPE_F64, 2, s_c, d.conf);
+    EXPECT_JOINTS("j_confshape.npz", 4, AM_E_SHAPE, "conf has shape [3,2], expected [2,3]");
+#undef EXPECT_JOINTS
+    /* The writer refuses what the reader would. */
+    am_joints bad = {.frame_count = 2, .joint_count = 3, .joints = &d.pos[0][0][0], .fps = 1e9,
+                     .names = (char **)(uintptr_t)d.names};
+    AM_CHECK_STATUS(am_joints_write(tmp_file("j_w.npz"), &bad, &err), AM_E_VALUE);
+    AM_CHECK(!file_exists(tmp_file("j_w.npz")));
+    /* Every prefix of a valid file fails cleanly. */
+    size_t len = 0;
+    char *data = read_all(write_arrays("j_ok.npz", d.arrs, 4), &len);
+    for (size_t n = 0; data && n < len; n++) {
+        AM_CHECK(am_joints_read_mem(data, n, "prefix.npz", &jt, &err) < 0 && jt == NULL);
+    }
+    AM_CHECK_OK(am_joints_read_mem(data, len, "whole.npz", &jt, &err), &err);
+    am_joints_free(jt);
+    am_free(data);
+}
+
 /* ---- allocation failures ---------------------------------------------------------------- */
 
 static void alloc_failure_sweep(void)
@@ -1027,5 +1191,7 @@ static void alloc_failure_sweep(void)
     X(tracks_rejects_malformed)                                                                  \
     X(det_roundtrip)                                                                             \
     X(det_rejects_malformed)                                                                     \
+    X(joints_roundtrip)                                                                          \
+    X(joints_rejects_malformed)                                                                  \
     X(alloc_failure_sweep)
 AM_TEST_MAIN(AM_TESTS)

@@ -1,0 +1,227 @@
+/* joints.npz (SPEC.md 4.2.3): 3D joint positions over time, the input of `anymove ik` and the
+ * output of triangulation.
+ *
+ * `joints` fixes T (frames) and J (joints); names and conf must agree with it, and each failure
+ * names the file and the array. Decisions:
+ * - fps is required (SPEC 4.2.3 marks only conf optional) and must lie in [1e-3, 1e4]: a clip
+ *   of one frame per 1000 s or 10,000 frames a second is a unit error, not a capture.
+ * - A missing joint is NaN in all three coordinates; one or two NaN coordinates, or an
+ *   infinity, is a broken file (AM_E_NONFINITE names frame and joint).
+ * - conf is in [0, 1]; NaN is allowed only where the joint is missing.
+ * - Names are non-empty and unique (a repeated name makes the binding ambiguous).
+ * - Unknown extra arrays are ignored so producers can add diagnostics.
+ */
+#include "anymove/io.h"
+#include "core/internal.h"
+#include "io/npy_internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define AMI_FPS_MIN 1e-3
+#define AMI_FPS_MAX 1e4
+
+static am_status ami_joints_positions(const char *path, const am_npz *z, am_joints *jt,
+                                      am_error *err)
+{
+    char sh[128];
+    const am_array *a = am_npz_find(z, "joints");
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'joints'");
+    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
+        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
+                          "joints has dtype %s, expected float32 or float64",
+                          am_dtype_name(a->dtype));
+    if (a->ndim != 3 || a->shape[2] != 3) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints has shape %s, expected [T,J,3]", sh);
+    }
+    size_t T = a->shape[0], J = a->shape[1];
+    if (T == 0 || J == 0) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "joints has shape %s: no %s", sh,
+                          T == 0 ? "frames" : "joints");
+    }
+    jt->joints = am_alloc_array(a->count, sizeof *jt->joints);
+    if (!jt->joints)
+        return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "joints of %zu x %zu", T, J);
+    jt->frame_count = T;
+    jt->joint_count = J;
+    AMI_TRY(am_array_to_f64(a, jt->joints, err));
+    for (size_t i = 0; i < T * J; i++) {
+        const double *p = jt->joints + 3 * i;
+        bool missing = isnan(p[0]) && isnan(p[1]) && isnan(p[2]);
+        if (!missing && !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
+            return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                              "joints[%zu][%zu] = (%g, %g, %g): a missing joint is NaN in all "
+                              "three coordinates (frame %zu, joint %zu)",
+                              i / J, i % J, p[0], p[1], p[2], i / J, i % J);
+    }
+    return AM_OK;
+}
+
+static am_status ami_joints_names(const char *path, const am_npz *z, am_joints *jt,
+                                  am_error *err)
+{
+    char sh[128];
+    size_t J = jt->joint_count;
+    const am_array *a = am_npz_find(z, "names");
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'names'");
+    if (a->dtype != AM_DTYPE_STR)
+        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
+                          am_dtype_name(a->dtype));
+    if (a->ndim != 1 || a->shape[0] != J) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                          "names has shape %s, expected [%zu] to match joints", sh, J);
+    }
+    jt->names = am_alloc_array(J, sizeof *jt->names);
+    if (!jt->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
+    for (size_t j = 0; j < J; j++) {
+        const char *nm = a->strings[j];
+        if (!nm[0]) return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "names[%zu] is empty", j);
+        for (size_t k = 0; k < j; k++)
+            if (strcmp(jt->names[k], nm) == 0)
+                return AM_FAIL_AT(err, AM_E_DUPLICATE, path, 0, 0,
+                                  "names[%zu] = '%s' repeats names[%zu]", j, nm, k);
+        jt->names[j] = am_strdup(nm);
+        if (!jt->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
+    }
+    return AM_OK;
+}
+
+static am_status ami_joints_fps(const char *path, const am_npz *z, am_joints *jt, am_error *err)
+{
+    char sh[128];
+    const am_array *a = am_npz_find(z, "fps");
+    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
+    if (a->dtype == AM_DTYPE_STR || a->count != 1) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, a->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
+                          "fps has dtype %s and shape %s, expected a number",
+                          am_dtype_name(a->dtype), sh);
+    }
+    AMI_TRY(am_array_scalar(a, &jt->fps, err));
+    if (!(jt->fps >= AMI_FPS_MIN && jt->fps <= AMI_FPS_MAX))
+        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected %g to %g", jt->fps,
+                          AMI_FPS_MIN, AMI_FPS_MAX);
+    return AM_OK;
+}
+
+static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *jt, am_error *err)
+{
+    char sh[128];
+    size_t T = jt->frame_count, J = jt->joint_count;
+    const am_array *a = am_npz_find(z, "conf");
+    if (!a) return AM_OK;
+    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
+        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
+                          "conf has dtype %s, expected float32 or float64", am_dtype_name(a->dtype));
+    if (a->ndim != 2 || a->shape[0] != T || a->shape[1] != J) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                          "conf has shape %s, expected [%zu,%zu] to match joints", sh, T, J);
+    }
+    jt->conf = am_alloc_array(T * J, sizeof *jt->conf);
+    if (!jt->conf) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "conf of %zu x %zu", T, J);
+    AMI_TRY(am_array_to_f64(a, jt->conf, err));
+    for (size_t i = 0; i < T * J; i++) {
+        double c = jt->conf[i];
+        if (isnan(c) && isnan(jt->joints[3 * i])) continue;
+        if (!(c >= 0.0 && c <= 1.0))
+            return AM_FAIL_AT(err, isnan(c) ? AM_E_NONFINITE : AM_E_VALUE, path, 0, 0,
+                              "conf[%zu][%zu] = %g is outside [0, 1]", i / J, i % J, c);
+    }
+    return AM_OK;
+}
+
+static am_status ami_joints_fill(const char *path, const am_npz *z, am_joints *jt, am_error *err)
+{
+    AMI_TRY(ami_joints_positions(path, z, jt, err));
+    AMI_TRY(ami_joints_names(path, z, jt, err));
+    AMI_TRY(ami_joints_fps(path, z, jt, err));
+    return ami_joints_conf(path, z, jt, err);
+}
+
+static am_status ami_joints_from_npz(const char *path, const am_npz *z, am_joints **out,
+                                     am_error *err)
+{
+    am_joints *jt = am_alloc(sizeof *jt);
+    am_status st = jt ? ami_joints_fill(path, z, jt, err)
+                      : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "joints");
+    if (st != AM_OK) {
+        am_error_set_file(err, path);
+        am_joints_free(jt);
+        return st;
+    }
+    *out = jt;
+    return AM_OK;
+}
+
+am_status am_joints_read_mem(const void *buf, size_t len, const char *source, am_joints **out,
+                             am_error *err)
+{
+    assert(out);
+    *out = NULL;
+    am_npz *z = NULL;
+    AMI_TRY(am_npz_read_mem(buf, len, source, NULL, &z, err));
+    am_status st = ami_joints_from_npz(source, z, out, err);
+    am_npz_free(z);
+    return st;
+}
+
+am_status am_joints_load(const char *path, am_joints **out, am_error *err)
+{
+    assert(path && out);
+    *out = NULL;
+    am_npz *z = NULL;
+    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    am_status st = ami_joints_from_npz(path, z, out, err);
+    am_npz_free(z);
+    return st;
+}
+
+am_status am_joints_write(const char *path, const am_joints *jt, am_error *err)
+{
+    assert(path && jt);
+    size_t T = jt->frame_count, J = jt->joint_count;
+    AMI_CHECK(err, T > 0 && J > 0, AM_E_EMPTY, "%zu frames x %zu joints", T, J);
+    AMI_CHECK(err, jt->joints && jt->names, AM_E_ARG, "joints without positions or names");
+    AMI_CHECK(err, jt->fps >= AMI_FPS_MIN && jt->fps <= AMI_FPS_MAX, AM_E_VALUE,
+              "fps = %g, expected %g to %g", jt->fps, AMI_FPS_MIN, AMI_FPS_MAX);
+    double fps = jt->fps;
+    size_t s_j[3] = {T, J, 3}, s_n[1] = {J}, s_c[2] = {T, J};
+    am_array arrs[4] = {am_array_view("joints", AM_DTYPE_F64, 3, s_j, jt->joints),
+                        am_array_view("names", AM_DTYPE_STR, 1, s_n, jt->names),
+                        am_array_view("fps", AM_DTYPE_F64, 0, NULL, &fps),
+                        am_array_view("conf", AM_DTYPE_F64, 2, s_c, jt->conf)};
+    return am_npz_write(path, arrs, jt->conf ? 4 : 3, true, err);
+}
+
+am_status am_joints_bind(const am_joints *jt, const am_rig *rig, double *pos, uint8_t *given,
+                         am_error *err)
+{
+    assert(jt && rig && pos && given);
+    size_t T = jt->frame_count, J = jt->joint_count, RJ = rig->joint_count;
+    memset(given, 0, RJ);
+    memset(pos, 0, T * RJ * 3 * sizeof *pos);
+    for (size_t j = 0; j < J; j++) {
+        int r = am_rig_find_joint(rig, jt->names[j]);
+        AMI_CHECK(err, r >= 0, AM_E_NAME, "joint '%s' is not a joint of the rig", jt->names[j]);
+        AMI_CHECK(err, !given[r], AM_E_DUPLICATE, "joint '%s' twice", jt->names[j]);
+        given[r] = 1;
+        for (size_t t = 0; t < T; t++)
+            memcpy(pos + (t * RJ + (size_t)r) * 3, jt->joints + (t * J + j) * 3, 3 * sizeof *pos);
+    }
+    return AM_OK;
+}
+
+void am_joints_free(am_joints *jt)
+{
+    if (!jt) return;
+    am_free(jt->joints);
+    ami_strings_free(jt->names, jt->joint_count);
+    am_free(jt->conf);
+    am_free(jt);
+}
