@@ -380,9 +380,9 @@ static am_status ami_read_buffers(ami_gctx *c, json_t *root)
     size_t n;
     am_status s = AM_OK;
     AMI_TRY(ami_get_array(c, root, "", "buffers", false, &arr, &n));
-    c->buffer_count = n;
     c->buffers = ami_calloc(c, n, sizeof *c->buffers, &s);
     if (s < 0) return s;
+    c->buffer_count = n; /* only once there are buffers to free */
     for (size_t i = 0; i < n; i++) {
         json_t *o;
         ami_jpath p;
