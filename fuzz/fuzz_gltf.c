@@ -1,7 +1,9 @@
-/* libFuzzer target for the glTF reader (.glb and .gltf): parse -> rig -> sample -> free.
- * No base directory, so external buffer URIs are refused and nothing is read from disk. */
+/* libFuzzer target for the glTF reader (.glb and .gltf): parse (keeping the source) -> rig ->
+ * motion -> write the document back with the motion as its clip -> read that back -> sample ->
+ * free. No base directory, so external URIs are refused and nothing is read from disk. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "anymove/gltf.h"
 
@@ -11,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > ((size_t)2 << 20)) return 0; /* cap: larger inputs only find OOMs */
     /* A small decode budget keeps accessors without bufferView from asking for gigabytes. */
-    am_gltf_opts opts = {.max_bytes = (uint64_t)64 << 20};
+    am_gltf_opts opts = {.max_bytes = (uint64_t)64 << 20, .flags = AM_GLTF_KEEP_SOURCE};
     am_gltf *doc = NULL;
     if (am_gltf_read_mem(data, size, "fuzz.glb", NULL, &opts, &doc, NULL) != AM_OK) return 0;
     if (doc->skin_count > 0) {
@@ -19,7 +21,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (am_rig_from_gltf(doc, 0, &rig, NULL) == AM_OK && doc->animation_count > 0) {
             am_motion *mo = NULL;
             /* A low fps keeps adversarially long clips cheap. */
-            if (am_motion_from_gltf(doc, 0, rig, 0, 2.0, &mo, NULL) == AM_OK) am_motion_free(mo);
+            if (am_motion_from_gltf(doc, 0, rig, 0, 2.0, &mo, NULL) == AM_OK) {
+                /* What we write from a document we read must read back. */
+                const am_motion *clips[1] = {mo};
+                am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .source = doc};
+                am_buf out = {0};
+                if (am_gltf_write_mem(&ex, &out, NULL) == AM_OK) {
+                    am_gltf *back = NULL;
+                    if (am_gltf_read_mem(out.data, out.len, "back.glb", NULL, &opts, &back, NULL) != AM_OK)
+                        abort();
+                    am_gltf_free(back);
+                }
+                am_buf_free(&out);
+                am_motion_free(mo);
+            }
         }
         am_rig_free(rig);
     }

@@ -1,6 +1,6 @@
 /* libFuzzer target for motion.json: parse (bound to a fixed small rig, and unbound) -> write ->
- * parse again -> FK -> free. A motion we accepted and wrote must read back with the same
- * shape; anything else is a bug and aborts. */
+ * parse again -> write again -> FK -> free. A motion we accepted and wrote must read back with
+ * the same shape and write the same bytes; anything else is a bug and aborts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +26,12 @@ static void ami_fuzz_roundtrip(const am_motion *mo, const am_rig *rig)
         if (am_motion_parse(text, strlen(text), "fuzz-rt.json", rig, &back, &err) != AM_OK)
             abort();
         if (back->frame_count != mo->frame_count || back->bone_count != mo->bone_count ||
-            back->joint_count != mo->joint_count)
+            back->joint_count != mo->joint_count || (back->loc == NULL) != (mo->loc == NULL))
             abort();
+        /* Written numbers read back bit-identical: writing again gives the same bytes. */
+        char *again = NULL;
+        if (am_motion_to_json(back, &again, &err) != AM_OK || strcmp(again, text) != 0) abort();
+        am_free(again);
     }
     am_free(text);
     am_motion_free(back);

@@ -1,5 +1,6 @@
-/* libFuzzer target for rig.json: parse -> write -> parse again -> free. A rig we accepted and
- * wrote must read back with the same bones; anything else is a bug and aborts. */
+/* libFuzzer target for rig.json: parse -> write -> parse again -> write again -> free. A rig we
+ * accepted and wrote must read back with the same bones and helpers and write the same bytes;
+ * anything else is a bug and aborts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (back->bone_count != rig->bone_count || back->joint_count != rig->joint_count) abort();
         for (size_t b = 0; b < rig->bone_count; b++)
             if (strcmp(back->bone_names[b], rig->bone_names[b]) != 0 ||
-                back->parent[b] != rig->parent[b])
+                back->parent[b] != rig->parent[b] || back->is_helper[b] != rig->is_helper[b])
                 abort();
+        char *again = NULL;
+        if (am_rig_to_json(back, &again, &err) != AM_OK || strcmp(again, text) != 0) abort();
+        am_free(again);
     }
     am_free(text);
     am_rig_free(back);

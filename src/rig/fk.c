@@ -37,15 +37,57 @@ static void ami_child_pose(const am_rig *rig, size_t b, const double Pparent[16]
     ami_mul_rt(T, Rloc, loc, P);
 }
 
+/* Where a frame's local rotations come from: Euler angles (a motion's primary rotation data,
+ * always present once loaded), rotation matrices, or quaternions (motions built with
+ * quaternions only); loc [B][3] or NULL. */
+typedef struct ami_frame_src {
+    const double *euler, *rot, *quat, *loc;
+} ami_frame_src;
+
+static void ami_local_rot(const ami_frame_src *f, size_t b, double R[9])
+{
+    if (f->euler) {
+        am_euler_xyz_to_mat3(f->euler + 3 * b, R);
+    } else if (f->rot) {
+        memcpy(R, f->rot + 9 * b, 9 * sizeof(double));
+    } else if (f->quat) {
+        double q[4];
+        am_quat_normalize(f->quat + 4 * b, q);
+        am_quat_to_mat3(q, R);
+    } else {
+        am_mat3_identity(R);
+    }
+}
+
+/* Poses of bones 1..count-1 (the root's is in pose already), parents first. The Euler-only,
+ * no-loc loop is every solver's FK and stays as lean as before loc existed. */
+static void ami_child_poses(const am_rig *rig, const ami_frame_src *f, size_t count, double *pose)
+{
+    if (f->euler && !f->loc) {
+        for (size_t b = 1; b < count; b++) {
+            double R[9];
+            double T[16];
+            am_euler_xyz_to_mat3(f->euler + 3 * b, R);
+            am_mat4_mul(pose + 16 * (size_t)rig->parent[b], rig->offset + 16 * b, T);
+            am_mat4_mul_rot(T, R, pose + 16 * b);
+        }
+        return;
+    }
+    for (size_t b = 1; b < count; b++) {
+        double R[9];
+        ami_local_rot(f, b, R);
+        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, f->loc ? f->loc + 3 * b : NULL,
+                       pose + 16 * b);
+    }
+}
+
 void am_rig_fk_rot_loc(const am_rig *rig, const double trans[3], const double root_quat[4],
                        const double *local_rot, const double *loc, double *pose)
 {
     assert(rig && trans && root_quat && local_rot && pose);
     ami_root_pose(rig, trans, root_quat, pose);
-    for (size_t b = 1; b < rig->bone_count; b++) {
-        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], local_rot + 9 * b,
-                       loc ? loc + 3 * b : NULL, pose + 16 * b);
-    }
+    ami_frame_src f = {.rot = local_rot, .loc = loc};
+    ami_child_poses(rig, &f, rig->bone_count, pose);
 }
 
 void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_quat[4],
@@ -59,12 +101,8 @@ void am_rig_fk_loc(const am_rig *rig, const double trans[3], const double root_q
 {
     assert(rig && trans && root_quat && euler && pose);
     ami_root_pose(rig, trans, root_quat, pose);
-    for (size_t b = 1; b < rig->bone_count; b++) {
-        double R[9];
-        am_euler_xyz_to_mat3(euler + 3 * b, R);
-        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, loc ? loc + 3 * b : NULL,
-                       pose + 16 * b);
-    }
+    ami_frame_src f = {.euler = euler, .loc = loc};
+    ami_child_poses(rig, &f, rig->bone_count, pose);
 }
 
 void am_rig_fk(const am_rig *rig, const double trans[3], const double root_quat[4],
@@ -73,35 +111,23 @@ void am_rig_fk(const am_rig *rig, const double trans[3], const double root_quat[
     am_rig_fk_loc(rig, trans, root_quat, euler, NULL, pose);
 }
 
-/* Local rotation of bone b at frame t: Euler angles are a motion's primary rotation data
- * (always present once loaded); quaternions serve motions built with quaternions only. */
-static void ami_motion_rot(const am_motion *mo, size_t t, size_t b, double R[9])
+static ami_frame_src ami_motion_frame(const am_motion *mo, size_t t)
 {
-    size_t i = t * mo->bone_count + b;
-    if (mo->euler) {
-        am_euler_xyz_to_mat3(mo->euler + 3 * i, R);
-    } else if (mo->quat) {
-        double q[4];
-        am_quat_normalize(mo->quat + 4 * i, q);
-        am_quat_to_mat3(q, R);
-    } else {
-        am_mat3_identity(R);
-    }
+    size_t B = mo->bone_count;
+    ami_frame_src f = {0};
+    if (mo->euler) f.euler = mo->euler + 3 * t * B;
+    else if (mo->quat) f.quat = mo->quat + 4 * t * B;
+    if (mo->loc) f.loc = mo->loc + 3 * t * B;
+    return f;
 }
 
 void am_motion_pose(const am_rig *rig, const am_motion *mo, size_t frame, double *pose)
 {
     assert(rig && mo && pose && frame < mo->frame_count);
     assert(mo->bone_count == rig->bone_count);
-    size_t B = rig->bone_count;
     ami_root_pose(rig, mo->trans + 3 * frame, mo->root_quat + 4 * frame, pose);
-    const double *loc = mo->loc ? mo->loc + 3 * frame * B : NULL;
-    for (size_t b = 1; b < B; b++) {
-        double R[9];
-        ami_motion_rot(mo, frame, b, R);
-        ami_child_pose(rig, b, pose + 16 * (size_t)rig->parent[b], R, loc ? loc + 3 * b : NULL,
-                       pose + 16 * b);
-    }
+    ami_frame_src f = ami_motion_frame(mo, frame);
+    ami_child_poses(rig, &f, rig->bone_count, pose);
 }
 
 static void ami_keypoint(const am_rig *rig, size_t j, const double P[16], double out[3])
@@ -138,21 +164,20 @@ void am_rig_rest_pose(const am_rig *rig, double *pose)
     memcpy(pose, rig->rest_mat, rig->bone_count * 16 * sizeof *pose);
 }
 
-/* World pose of bone b (>= AMI_FK_CACHE) of frame t from the cached poses of bones
+/* World pose of bone b (>= AMI_FK_CACHE) of a frame from the cached poses of bones
  * < AMI_FK_CACHE. The product of local transforms is accumulated from b upwards (matrix
  * products associate), so no list of ancestors is needed: O(depth) per bone and no allocation
  * for any depth. */
-static void ami_uncached_pose(const am_rig *rig, const am_motion *mo, size_t t, size_t b,
+static void ami_uncached_pose(const am_rig *rig, const ami_frame_src *f, size_t b,
                               const double *cache, double P[16])
 {
-    const double *loc = mo->loc ? mo->loc + 3 * t * rig->bone_count : NULL;
     double T[16], L[16], R[9];
-    ami_motion_rot(mo, t, b, R);
-    ami_mul_rt(rig->offset + 16 * b, R, loc ? loc + 3 * b : NULL, T);
+    ami_local_rot(f, b, R);
+    ami_mul_rt(rig->offset + 16 * b, R, f->loc ? f->loc + 3 * b : NULL, T);
     size_t p = (size_t)rig->parent[b];
     while (p >= AMI_FK_CACHE) {
-        ami_motion_rot(mo, t, p, R);
-        ami_mul_rt(rig->offset + 16 * p, R, loc ? loc + 3 * p : NULL, L);
+        ami_local_rot(f, p, R);
+        ami_mul_rt(rig->offset + 16 * p, R, f->loc ? f->loc + 3 * p : NULL, L);
         am_mat4_mul(L, T, T);
         p = (size_t)rig->parent[p];
     }
@@ -167,14 +192,9 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
     size_t nc = B < AMI_FK_CACHE ? B : AMI_FK_CACHE;
     double cache[AMI_FK_CACHE * 16];
     for (size_t t = 0; t < mo->frame_count; t++) {
-        const double *loc = mo->loc ? mo->loc + t * B * 3 : NULL;
+        ami_frame_src f = ami_motion_frame(mo, t);
         ami_root_pose(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, cache);
-        for (size_t b = 1; b < nc; b++) {
-            double R[9];
-            ami_motion_rot(mo, t, b, R);
-            ami_child_pose(rig, b, cache + 16 * (size_t)rig->parent[b], R,
-                           loc ? loc + 3 * b : NULL, cache + 16 * b);
-        }
+        ami_child_poses(rig, &f, nc, cache);
         double *out = joints + t * J * 3;
         for (size_t j = 0; j < J; j++) {
             size_t b = (size_t)rig->kp_bone[j];
@@ -182,7 +202,7 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
                 ami_keypoint(rig, j, cache + 16 * b, out + 3 * j);
             } else {
                 double P[16];
-                ami_uncached_pose(rig, mo, t, b, cache, P);
+                ami_uncached_pose(rig, &f, b, cache, P);
                 ami_keypoint(rig, j, P, out + 3 * j);
             }
         }

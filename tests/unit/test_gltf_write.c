@@ -982,6 +982,44 @@ static void gltf_write_keeps_the_character(void)
     ami_check_keeps_model("data/gltf/khronos_fox/Fox.glb", 1, 0.01, true); /* a rig in metres */
 }
 
+/* Loading with the source kept and writing it back under every allocation limit: AM_E_NOMEM
+ * (never a crash or a leak) until the limit is high enough. */
+static void gltf_write_source_survives_allocation_failures(void)
+{
+    am_error err = {0};
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    const char *path = am_test_shared("data/gltf/khronos_simpleskin/simple_skin.gltf");
+    bool loaded = false, wrote = false;
+    size_t failures = 0;
+    for (uint64_t limit = 1; limit < 2000 && !wrote; limit++) {
+        am_gltf *doc = NULL;
+        am_rig *rig = NULL;
+        am_motion *mo = NULL;
+        am_buf out = {0};
+        am_test_alloc_limit(limit);
+        am_status st = am_gltf_load(path, &keep, &doc, &err);
+        if (st == AM_OK) {
+            loaded = true;
+            st = am_rig_from_gltf(doc, -1, &rig, &err);
+        }
+        if (st == AM_OK) st = am_motion_from_gltf(doc, -1, rig, 0, 30, &mo, &err);
+        if (st == AM_OK) {
+            const am_motion *clips[1] = {mo};
+            am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .source = doc};
+            st = am_gltf_write_mem(&ex, &out, &err);
+            wrote = st == AM_OK;
+        }
+        am_test_alloc_limit(0);
+        if (st != AM_OK && st != AM_E_NOMEM) failures++;
+        am_buf_free(&out);
+        am_motion_free(mo);
+        am_rig_free(rig);
+        am_gltf_free(doc);
+    }
+    AM_CHECK(loaded && wrote);
+    AM_CHECK_MSG(failures == 0, "%zu allocation limits gave a code other than E_NOMEM", failures);
+}
+
 static void gltf_write_source_rejects_misuse(void)
 {
     am_error err = {0};
@@ -1035,5 +1073,6 @@ done:
     X(gltf_write_rejects_bad_input)                  \
     X(gltf_write_survives_allocation_failures)       \
     X(gltf_write_keeps_the_character)                \
-    X(gltf_write_source_rejects_misuse)
+    X(gltf_write_source_rejects_misuse)              \
+    X(gltf_write_source_survives_allocation_failures)
 AM_TEST_MAIN(AM_TESTS)

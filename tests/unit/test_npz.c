@@ -1108,6 +1108,18 @@ static void joints_rejects_malformed(void)
     }
     AM_CHECK_OK(am_joints_read_mem(data, len, "whole.npz", &jt, &err), &err);
     am_joints_free(jt);
+    /* Under every allocation limit: AM_E_NOMEM or the file, never a crash or a leak. */
+    bool ok = false;
+    for (uint64_t limit = 1; limit < 500 && data && !ok; limit++) {
+        am_test_alloc_limit(limit);
+        am_status s = am_joints_read_mem(data, len, "limit.npz", &jt, NULL);
+        am_test_alloc_limit(0);
+        AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
+        ok = s == AM_OK;
+        am_joints_free(jt);
+        jt = NULL;
+    }
+    AM_CHECK(ok);
     am_free(data);
 }
 
