@@ -6,6 +6,7 @@
  * start where a joint is low and slow and grow (hysteresis) over the neighbouring frames that
  * are as low and near the spot: the first fit jitters ~1 cm a frame, so speed alone cuts
  * landing frames off. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,15 @@
 
 /* A plant's spot in the ground's frame: the mean over frames s..e of joint j, each frame
  * carried back to frame s by the ground velocity (the ground moves only in x and y). */
-static void ami_plant_spot(const ami_cap *c, size_t j, size_t s, size_t e, double spot[3])
+void am_plant_spot(const double *joints, size_t J, double fps, const double ground_vel[3], size_t j,
+                   size_t s, size_t e, double spot[3])
 {
-    size_t J = c->rig->joint_count;
     spot[0] = spot[1] = spot[2] = 0.0;
     for (size_t t = s; t <= e; t++) {
-        const double *p = c->joints + (t * J + j) * 3;
-        double back = (double)(t - s) / c->fps;
-        spot[0] += p[0] - c->vg[0] * back;
-        spot[1] += p[1] - c->vg[1] * back;
+        const double *p = joints + (t * J + j) * 3;
+        double back = (double)(t - s) / fps;
+        spot[0] += p[0] - ground_vel[0] * back;
+        spot[1] += p[1] - ground_vel[1] * back;
         spot[2] += p[2];
     }
     for (int d = 0; d < 3; d++) spot[d] /= (double)(e - s + 1);
@@ -35,19 +36,20 @@ static int ami_cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Height above its rest height under which a contact joint may be planted, and the slowest
- * speed (relative to the ground) that still counts as moving. */
-#define AMI_PLANT_HEIGHT 0.015
-#define AMI_PLANT_SPEED 0.3
-/* A neighbouring frame joins a plant (hysteresis) when it is within this height of the
- * plant's mean height and within `grow` of its spot. */
-#define AMI_GROW_HEIGHT 0.012
-
-am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
+am_status am_plants_find(const double *joints, size_t T, size_t J, double fps, const int32_t *joint,
+                         const double *floor_z, size_t C, const am_plant_opts *opts, uint8_t *plant,
+                         double *plant_z, double ground_vel[3], am_error *err)
 {
-    const size_t T = c->T, J = c->J, C = c->C;
-    if (!C) return AM_OK;
-    ami_cap_fk_all(c, c->x, false);
+    assert(joints && joint && floor_z && plant && plant_z && ground_vel);
+    am_plant_opts o = opts ? *opts : (am_plant_opts){0};
+    if (!(o.height > 0)) o.height = AM_PLANT_HEIGHT;
+    if (!(o.speed > 0)) o.speed = AM_PLANT_SPEED;
+    if (!(o.grow > 0)) o.grow = AM_PLANT_GROW;
+    if (!(o.grow_height > 0)) o.grow_height = AM_PLANT_GROW_HEIGHT;
+    if (!(o.still > 0)) o.still = AM_PLANT_STILL;
+    double *vg = ground_vel;
+    memset(vg, 0, 3 * sizeof *vg);
+    if (!C || !T) return AM_OK;
     double *vel = am_alloc_array(T * C * 3, sizeof(double)), *buf = am_alloc_array(T * C + 1, sizeof(double));
     uint8_t *low = am_alloc_array(T * C, 1);
     if (!vel || !buf || !low) {
@@ -57,26 +59,25 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
         return AM_FAIL(err, AM_E_NOMEM, "contacts");
     }
     for (size_t ci = 0; ci < C; ci++) {
-        size_t j = (size_t)c->cj[ci];
-        double rz = c->rig->joint_rest[3 * j + 2];
+        size_t j = (size_t)joint[ci];
+        double rz = floor_z[ci];
         for (size_t t = 0; t < T; t++) {
             size_t a = t > 0 ? t - 1 : 0, b = t + 1 < T ? t + 1 : T - 1;
-            const double *pa = c->joints + (a * J + j) * 3, *pb = c->joints + (b * J + j) * 3;
-            for (int k = 0; k < 3; k++) vel[(t * C + ci) * 3 + (size_t)k] = (pb[k] - pa[k]) * c->fps / (double)(b - a);
-            low[t * C + ci] = c->joints[(t * J + j) * 3 + 2] - rz < AMI_PLANT_HEIGHT;
+            const double *pa = joints + (a * J + j) * 3, *pb = joints + (b * J + j) * 3;
+            for (int k = 0; k < 3; k++) vel[(t * C + ci) * 3 + (size_t)k] = b > a ? (pb[k] - pa[k]) * fps / (double)(b - a) : 0.0;
+            low[t * C + ci] = joints[(t * J + j) * 3 + 2] - rz < o.height;
         }
     }
     /* Ground velocity: componentwise median of the low joints' horizontal velocity, then again
      * over those that move with that estimate (lifting and landing feet are low too, and would
      * bias it). */
-    memset(c->vg, 0, sizeof c->vg);
     for (int pass = 0; pass < 2; pass++) {
         double v[2] = {0.0, 0.0};
         for (int k = 0; k < 2; k++) {
             size_t n = 0;
             for (size_t i = 0; i < T * C; i++) {
                 if (!low[i]) continue;
-                if (pass && hypot(vel[3 * i] - c->vg[0], vel[3 * i + 1] - c->vg[1]) > AMI_PLANT_SPEED) continue;
+                if (pass && hypot(vel[3 * i] - vg[0], vel[3 * i + 1] - vg[1]) > o.speed) continue;
                 buf[n++] = vel[3 * i + (size_t)k];
             }
             if (n >= 5) {
@@ -84,13 +85,13 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
                 v[k] = buf[n / 2];
             }
         }
-        c->vg[0] = v[0];
-        c->vg[1] = v[1];
+        vg[0] = v[0];
+        vg[1] = v[1];
     }
-    /* Below 10 cm/s it is the noise of a still ground, not a treadmill. */
-    if (hypot(c->vg[0], c->vg[1]) < 0.10) c->vg[0] = c->vg[1] = 0.0;
+    /* Slower than `still` it is the noise of a still ground, not a treadmill. */
+    if (hypot(vg[0], vg[1]) < o.still) vg[0] = vg[1] = 0.0;
     for (size_t ci = 0; ci < C; ci++) {
-        size_t j = (size_t)c->cj[ci];
+        size_t j = (size_t)joint[ci];
         for (size_t t = 0; t < T; t++) {
             size_t i = t * C + ci;
             /* The slower of the two one-sided speeds: a plant's first and last frames are still
@@ -99,54 +100,54 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
             for (int side = -1; side <= 1; side += 2) {
                 long u = (long)t + side;
                 if (u < 0 || u >= (long)T) continue;
-                const double *pa = c->joints + (t * J + j) * 3, *pb = c->joints + ((size_t)u * J + j) * 3;
-                double sv = hypot((pb[0] - pa[0]) * c->fps * side - c->vg[0], (pb[1] - pa[1]) * c->fps * side - c->vg[1]);
+                const double *pa = joints + (t * J + j) * 3, *pb = joints + ((size_t)u * J + j) * 3;
+                double sv = hypot((pb[0] - pa[0]) * fps * side - vg[0], (pb[1] - pa[1]) * fps * side - vg[1]);
                 if (sv < dv) dv = sv;
             }
-            c->plant[i] = low[i] && dv < AMI_PLANT_SPEED;
+            plant[i] = low[i] && dv < o.speed;
         }
         /* Hysteresis: grow each plant over the neighbouring frames that sit as low as the
-         * plant itself (within AMI_GROW_HEIGHT of its mean height) and near its spot (within
-         * AMI_GROW_RADIUS). Speeds at a plant's edges mix in the swing and the first fit's
+         * plant itself (within grow_height of its mean height) and near its spot (within
+         * grow). Speeds at a plant's edges mix in the swing and the first fit's
          * frame-to-frame jitter, heights do not: a foot lands and lifts through the air. */
         for (size_t t = 0; t < T;) {
-            if (!c->plant[t * C + ci]) {
+            if (!plant[t * C + ci]) {
                 t++;
                 continue;
             }
             size_t e = t;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && plant[(e + 1) * C + ci]) e++;
             double spot[3];
-            ami_plant_spot(c, j, t, e, spot);
+            am_plant_spot(joints, J, fps, vg, j, t, e, spot);
             for (int dir = -1; dir <= 1; dir += 2) {
                 long k = dir < 0 ? (long)t - 1 : (long)e + 1;
-                for (; k >= 0 && k < (long)T && !c->plant[(size_t)k * C + ci]; k += dir) {
-                    const double *p = c->joints + ((size_t)k * J + j) * 3;
-                    double dx = p[0] - c->vg[0] * ((double)k - (double)t) / c->fps - spot[0];
-                    double dy = p[1] - c->vg[1] * ((double)k - (double)t) / c->fps - spot[1];
-                    if (p[2] - spot[2] > AMI_GROW_HEIGHT || hypot(dx, dy) > grow) break;
-                    c->plant[(size_t)k * C + ci] = 1;
+                for (; k >= 0 && k < (long)T && !plant[(size_t)k * C + ci]; k += dir) {
+                    const double *p = joints + ((size_t)k * J + j) * 3;
+                    double dx = p[0] - vg[0] * ((double)k - (double)t) / fps - spot[0];
+                    double dy = p[1] - vg[1] * ((double)k - (double)t) / fps - spot[1];
+                    if (p[2] - spot[2] > o.grow_height || hypot(dx, dy) > o.grow) break;
+                    plant[(size_t)k * C + ci] = 1;
                 }
             }
             t = e + 1;
-            while (t < T && c->plant[t * C + ci]) t++;
+            while (t < T && plant[t * C + ci]) t++;
         }
         /* Fill one-frame holes, then drop plants shorter than 3 frames. */
         for (size_t t = 1; t + 1 < T; t++)
-            if (!c->plant[t * C + ci] && c->plant[(t - 1) * C + ci] && c->plant[(t + 1) * C + ci]) c->plant[t * C + ci] = 1;
+            if (!plant[t * C + ci] && plant[(t - 1) * C + ci] && plant[(t + 1) * C + ci]) plant[t * C + ci] = 1;
         for (size_t t = 0; t < T;) {
-            if (!c->plant[t * C + ci]) {
+            if (!plant[t * C + ci]) {
                 t++;
                 continue;
             }
             size_t e = t;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && plant[(e + 1) * C + ci]) e++;
             double zs = 0.0;
-            for (size_t k = t; k <= e; k++) zs += c->joints[(k * J + j) * 3 + 2];
+            for (size_t k = t; k <= e; k++) zs += joints[(k * J + j) * 3 + 2];
             zs /= (double)(e - t + 1);
             for (size_t k = t; k <= e; k++) {
-                if (e - t + 1 < 3) c->plant[k * C + ci] = 0;
-                c->plant_z[k * C + ci] = zs;
+                if (e - t + 1 < 3) plant[k * C + ci] = 0;
+                plant_z[k * C + ci] = zs;
             }
             t = e + 1;
         }
@@ -157,16 +158,30 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
     return AM_OK;
 }
 
-/* Drift of joint j over a plant: the farthest it gets from where it started, in the ground's frame. */
-static double ami_plant_drift(const ami_cap *c, size_t j, size_t s, size_t e)
+am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
 {
-    const double dt = 1.0 / c->fps;
+    if (!c->C) return AM_OK;
+    ami_cap_fk_all(c, c->x, false);
+    double *floor_z = am_alloc_array(c->C, sizeof(double));
+    if (!floor_z) return AM_FAIL(err, AM_E_NOMEM, "contacts");
+    for (size_t ci = 0; ci < c->C; ci++) floor_z[ci] = c->rig->joint_rest[3 * (size_t)c->cj[ci] + 2];
+    am_plant_opts o = {.grow = grow};
+    am_status st = am_plants_find(c->joints, c->T, c->J, c->fps, c->cj, floor_z, c->C, &o, c->plant, c->plant_z,
+                                  c->vg, err);
+    am_free(floor_z);
+    return st;
+}
+
+double am_plant_drift(const double *joints, size_t J, double fps, const double ground_vel[3], size_t j,
+                      size_t s, size_t e)
+{
+    const double dt = 1.0 / fps;
     double drift = 0.0;
-    const double *p0 = c->joints + (s * c->J + j) * 3;
+    const double *p0 = joints + (s * J + j) * 3;
     for (size_t t = s; t <= e; t++) {
-        const double *p = c->joints + (t * c->J + j) * 3;
+        const double *p = joints + (t * J + j) * 3;
         double d[3];
-        for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - c->vg[k] * dt * (double)(t - s);
+        for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - ground_vel[k] * dt * (double)(t - s);
         double n = am_vec3_norm(d);
         if (n > drift) drift = n;
     }
@@ -202,8 +217,8 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error
             size_t e = s;
             while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
             double spot[3];
-            ami_plant_spot(c, j, s, e, spot);
-            double fit_drift = ami_plant_drift(c, j, s, e);
+            am_plant_spot(c->joints, J, c->fps, c->vg, j, s, e, spot);
+            double fit_drift = am_plant_drift(c->joints, J, c->fps, c->vg, j, s, e);
             fit_sum += fit_drift;
             if (fit_drift > fit_mx) fit_mx = fit_drift;
             if (lock) {
@@ -232,7 +247,7 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error
                     memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
                 }
             }
-            double drift = ami_plant_drift(c, j, s, e);
+            double drift = am_plant_drift(c->joints, J, c->fps, c->vg, j, s, e);
             sum += drift;
             if (drift > mx) mx = drift;
             np++;
