@@ -57,6 +57,9 @@ am_status am_cli_pick_clip(const am_gltf *doc, const char *file, const char *cli
 int am_cli_list_clips(const char *cmd, const char *file);
 /* Parse --scale (metres per file unit, > 0); false after a usage message. */
 bool am_cli_scale(const char *cmd, const char *value, double *scale);
+/* rig.json names the model it is the skeleton of (its absolute path: the rig's folder may
+ * move, the model rarely does), so export can drive that character. */
+am_status am_cli_record_model(am_rig *rig, const char *model, am_error *err);
 /* SPEC 5 body size of a rig's rest joints. */
 double am_cli_rig_size(const am_rig *rig);
 

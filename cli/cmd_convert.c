@@ -1,9 +1,5 @@
 /* `anymove convert`: glTF / BVH -> rig.json + motion.json (or straight to .glb / .bvh), and
  * motion.json + rig -> BVH / glTF. */
-/* realpath */
-#define _XOPEN_SOURCE 700
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -86,18 +82,6 @@ static am_status ami_read_bvh(const char *in, const am_bvh_opts *bo, am_rig **ri
     am_error_set_file(err, in);
     am_bvh_free(bvh);
     return s;
-}
-
-/* rig.json names the model it is the skeleton of, so export can drive that character. The
- * absolute path: the rig's folder may move, the model rarely does. */
-static am_status ami_record_model(am_rig *rig, const char *in, am_error *err)
-{
-    char *abs = realpath(in, NULL);
-    if (!abs) return AM_FAIL_AT(err, AM_E_READ, in, 0, 0, "%s", strerror(errno));
-    am_free(rig->model);
-    rig->model = am_strdup(abs);
-    free(abs);
-    return rig->model ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "model path");
 }
 
 static am_status ami_write_dir(const am_outset *set, const am_rig *rig, am_motion *mo, am_error *err)
@@ -195,7 +179,7 @@ int am_cmd_convert(int argc, char **argv)
             am_motion_scale(mo, scale);
         }
     }
-    if (s == AM_OK && is_gltf && fmt == AM_CLI_FMT_NONE) s = ami_record_model(rig, in, &err);
+    if (s == AM_OK && is_gltf && fmt == AM_CLI_FMT_NONE) s = am_cli_record_model(rig, in, &err);
     if (s == AM_OK) am_cli_body_size("convert", is_motion ? rig_path : in, am_cli_rig_size(rig));
     if (s == AM_OK) {
         if (fmt == AM_CLI_FMT_NONE) {

@@ -1,4 +1,8 @@
 /* Inputs of the CLI convention (README "Clips" and "Units"): --clip, --scale, body sizes. */
+/* realpath */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,3 +49,13 @@ bool am_cli_scale(const char *cmd, const char *value, double *scale)
 }
 
 double am_cli_rig_size(const am_rig *rig) { return am_body_size(rig->joint_rest, rig->joint_count, NULL); }
+
+am_status am_cli_record_model(am_rig *rig, const char *model, am_error *err)
+{
+    char *abs = realpath(model, NULL);
+    if (!abs) return AM_FAIL_AT(err, AM_E_READ, model, 0, 0, "%s", strerror(errno));
+    am_free(rig->model);
+    rig->model = am_strdup(abs);
+    free(abs);
+    return rig->model ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "model path");
+}

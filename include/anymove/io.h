@@ -14,12 +14,13 @@
  *     am_npz_free(z);
  *
  * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
- * am_det_load -> am_det_free; am_joints_load/am_joints_read_mem -> am_joints_free. Writers are atomic (temporary name, then rename).
+ * am_det_load -> am_det_free; am_joints_load/am_joints_read_mem -> am_joints_free;
+ * am_bone_map_parse/am_bone_map_load -> am_bone_map_free. Writers are atomic (temporary name, then rename).
  * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
  *
  * Contexts (core.h): am_npy_parse, am_npz_read_mem and am_npz_load run in the scope of
  * opts->ctx. The loaders and writers without options (am_tracks_*, am_det_*, am_rig_*,
- * am_motion_*, am_creature_*, am_npz_write) run in the caller's scope: wrap them in an
+ * am_motion_*, am_creature_*, am_bone_map_*, am_npz_write) run in the caller's scope: wrap them in an
  * am_scope to give them an allocator, limits or a place for their warnings.
  */
 #ifndef ANYMOVE_IO_H
@@ -188,6 +189,29 @@ AM_NODISCARD am_status am_motion_to_json(const am_motion *mo, char **out, am_err
 AM_NODISCARD am_status am_creature_parse(const char *text, size_t len, const char *source,
                                          am_creature **out, am_error *err);
 AM_NODISCARD am_status am_creature_load(const char *path, am_creature **out, am_error *err);
+
+/* ---- map.json (SPEC 4.3.1): a bone map between two rigs ----
+ * {"bones": {"<source bone>": "<target bone>" or null, ...}, "rules": {"<target bone>": "<why>"}}.
+ * Names only: am_retarget_map_build (retarget.h) checks them against the two rigs. */
+typedef struct am_bone_map {
+    size_t count;
+    char **source;      /* [count] source bones, each once (a repeated key is AM_E_DUPLICATE) */
+    char **target;      /* [count] the target bone each drives, or NULL (null: drives nothing) */
+    size_t rule_count;
+    char **rule_bone;   /* [rule_count] target bones */
+    char **rule_text;   /* [rule_count] how each entry was chosen */
+} am_bone_map;
+/* Errors: not an object or no "bones" object (AM_E_SCHEMA), a value that is not a string or
+ * null, an empty name (AM_E_VALUE), two source bones driving one target bone (AM_E_DUPLICATE
+ * naming the three). Other keys are ignored. Safe on untrusted input. */
+AM_NODISCARD am_status am_bone_map_parse(const char *text, size_t len, const char *source,
+                                         am_bone_map **out, am_error *err);
+AM_NODISCARD am_status am_bone_map_load(const char *path, am_bone_map **out, am_error *err);
+/* Write map.json (bones, then rules when there are any), through the one JSON writer; a name
+ * that is not valid UTF-8 is AM_E_UTF8. Atomic. */
+AM_NODISCARD am_status am_bone_map_write(const am_bone_map *map, const char *path, am_error *err);
+AM_NODISCARD am_status am_bone_map_to_json(const am_bone_map *map, char **out, am_error *err);
+void am_bone_map_free(am_bone_map *map);
 
 #ifdef __cplusplus
 }
