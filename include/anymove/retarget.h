@@ -115,9 +115,8 @@ typedef struct am_retarget_map_opts {
 
 /* Build the map of source onto target. Errors (exit 2), each naming the bones: an override
  * naming a bone that is not in its rig, or an excluded one (AM_E_NAME, all of them listed);
- * an override sending a second source bone to a target bone (AM_E_DUPLICATE); a target no
- * bone of which except the root could be matched, by name or structure (AM_E_EMPTY, listing
- * both rigs' bones). */
+ * a target that shares no bone name or role with the source and whose structure matches
+ * fewer than a third of its bones directly (AM_E_EMPTY, listing both rigs' bones). */
 AM_NODISCARD am_status am_retarget_map_build(const am_rig *source, const am_rig *target,
                                              const am_retarget_map_opts *opts,
                                              am_retarget_map **out, am_error *err);
@@ -197,9 +196,9 @@ typedef struct am_retarget_report {
     am_retarget_plant *plants;      /* [plant_count] */
     double ground_vel_source[3];    /* m/s: a treadmill or in-place clip's ground */
     double ground_vel_target[3];
-    double chain_angle_mean_deg;    /* angle between each matched chain's direction (first
-                                       mapped bone's head to last mapped bone's tail) on source
-                                       and target, mean over chains and frames */
+    double chain_angle_mean_deg;    /* angle between each matched chain's direction (from the head
+                                       of its first bone with a driver to the head of its last) on
+                                       source and target, mean over chains and frames */
     double chain_angle_max_deg;
     size_t ik_frames;               /* (frame, contact) pairs the IK moved */
     double ik_residual_max;         /* m: the farthest a contact stayed from its goal */

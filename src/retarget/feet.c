@@ -101,10 +101,11 @@ static size_t ami_contacts(const ami_run *r, ami_contact *out, size_t cap)
                 k.nik--;
             }
         }
-        double rest[3];
-        ami_end_point(st, NULL, st->heads, k.foot, true, rest);
-        if (!k.use_head) memcpy(rest, st->tails + 3 * (size_t)k.foot, sizeof rest);
-        k.floor = rest[2] < 0 ? rest[2] : 0.0;
+        /* the contact's height when the target stands on its ground: its height in the
+         * reference pose above that pose's lowest foot (a toe's tip 0, an ankle its own height) */
+        double ref[3];
+        ami_end_point(st, r->tref, r->tref_heads, k.foot, k.use_head, ref);
+        k.floor = ref[2] - r->feet_ref > 0 ? ref[2] - r->feet_ref : 0.0;
         out[n++] = k;
     }
     return n;
@@ -170,7 +171,7 @@ typedef struct ami_lm_leg {
     double scale;                  /* 1 / leg length */
 } ami_lm_leg;
 
-#define AMI_IK_PULL 0.01
+#define AMI_IK_PULL 0.002
 
 static void ami_left_jacobian(const double d[3], double J[9])
 {
@@ -356,6 +357,9 @@ am_status ami_feet(ami_run *r, am_error *err)
                 while (t1 + 1 < T && plant[(t1 + 1) * C + c]) t1++;
                 double spot[3];
                 am_plant_spot(ct, C, r->fps, vgt, c, t0, t1, spot);
+                /* on the ground: as high over the target's floor as the source's plant is over
+                 * its own, scaled */
+                spot[2] = ks[c].floor + r->scale[2] * (plant_z[t0 * C + c] - floor_s[c]);
                 long lo = (long)t0 - (long)nb, hi = (long)t1 + (long)nb;
                 for (long t = lo < 0 ? 0 : lo; t <= hi && t < (long)T; t++) {
                     double w = 1.0;
@@ -489,7 +493,8 @@ am_status ami_feet(ami_run *r, am_error *err)
         memcpy(rep->ground_vel_target, vgt, sizeof vgt);
         rep->ik_frames = ik_frames;
         rep->ik_residual_max = ik_left;
-        /* chain directions: first to last bone with a driver of its own, both rigs */
+        /* chain directions: from the head of the first bone with a driver of its own to the head
+         * of the last (a leaf's tail may be a guess), both rigs */
         double sum = 0.0, mx = 0.0;
         size_t cnt = 0;
         const am_retarget_map *map = r->map;
@@ -507,9 +512,9 @@ am_status ami_feet(ami_run *r, am_error *err)
             for (size_t t = 0; t < T; t++) {
                 double a0[3], a1[3], b0[3], b1[3], va[3], vb[3];
                 ami_end_point(ss, r->gs + t * Bs * 4, r->hs + t * Bs * 3, map->source[g1], true, a0);
-                ami_end_point(ss, r->gs + t * Bs * 4, r->hs + t * Bs * 3, map->source[g2], false, a1);
+                ami_end_point(ss, r->gs + t * Bs * 4, r->hs + t * Bs * 3, map->source[g2], true, a1);
                 ami_end_point(st, r->gt + t * Bt * 4, r->ht + t * Bt * 3, g1, true, b0);
-                ami_end_point(st, r->gt + t * Bt * 4, r->ht + t * Bt * 3, g2, false, b1);
+                ami_end_point(st, r->gt + t * Bt * 4, r->ht + t * Bt * 3, g2, true, b1);
                 am_vec3_sub(a1, a0, va);
                 am_vec3_sub(b1, b0, vb);
                 double na = am_vec3_norm(va), nb2 = am_vec3_norm(vb);

@@ -694,7 +694,8 @@ static void ami_classify_chains(ami_matcher *m)
             if (g == ch->target_first) break;
         }
         if (ch->foot < 0) continue;
-        double z = B->tails[3 * (size_t)ch->foot + 2];
+        /* the foot's lower end: a glTF leaf's guessed tail may point up */
+        double z = fmin(B->tails[3 * (size_t)ch->foot + 2], B->heads[3 * (size_t)ch->foot + 2]);
         if (z < B->min_z + 0.1 * B->height) ch->is_leg = 1;
         else ch->is_arm = 1;
     }
@@ -834,16 +835,24 @@ am_status am_retarget_map_build(const am_rig *source, const am_rig *target, cons
         if (B.excluded[g]) map->source[g] = map->source_b[g] = map->head_bone[g] = -1;
     if ((st = ami_label(&m)) != AM_OK) goto done;
     ami_classify_chains(&m);
-    size_t mapped = 0;
-    for (size_t g = 1; g < B.B; g++) mapped += map->source[g] >= 0;
-    if (!mapped && considered > 1) {
+    /* No bone in common (by name or role) and a structure that matched little directly (a
+     * lone prop onto a character): a map of chain fills following one or two bones would be
+     * a motion, not a retarget. */
+    size_t direct = 0, named = 0;
+    for (size_t g = 0; g < B.B; g++) {
+        if (B.excluded[g] || map->source[g] < 0 || map->rule[g] == AM_RETARGET_RULE_CHAIN) continue;
+        direct++;
+        named += map->rule[g] == AM_RETARGET_RULE_NAME || map->rule[g] == AM_RETARGET_RULE_NORMALISED ||
+                 map->rule[g] == AM_RETARGET_RULE_ROLE || map->rule[g] == AM_RETARGET_RULE_USER;
+    }
+    if (!named && considered > 1 && direct * 3 < considered) {
         char la[120], lb[120];
         ami_bone_list(&A, la, sizeof la);
         ami_bone_list(&B, lb, sizeof lb);
         st = AM_FAIL(err, AM_E_EMPTY,
-                     "no bone of the target but its root could be matched to one of the source, by name or by the "
-                     "skeletons' structure (source bones: %s; target bones: %s); give a map (--map map.json)",
-                     la, lb);
+                     "the target shares no bone name or role with the source and its structure matches only %zu of "
+                     "its %zu bones (source bones: %s; target bones: %s); give a map (--map map.json)",
+                     direct, considered, la, lb);
         goto done;
     }
 done:

@@ -193,7 +193,8 @@ static ami_role ami_role_of(const ami_tokens *tk, const ami_family *fam, bool si
              (fam->joint_named && ami_tok(tk, "elbow")))
         r = AMI_ROLE_FOREARM;
     else if (ami_tok(tk, "upperarm") || (up && ami_tok(tk, "arm")) || ami_tok(tk, "uparm") || ami_tok(tk, "shldr") ||
-             ami_tok(tk, "humerus") || ami_tok(tk, "arm") || (ami_tok(tk, "shoulder") && (fam->joint_named || !fam->has_arm)))
+             ami_tok(tk, "humerus") || ami_tok(tk, "arm") ||
+             (ami_tok(tk, "shoulder") && !front && !hind && (fam->joint_named || !fam->has_arm)))
         r = AMI_ROLE_UPPERARM;
     else if (ami_tok(tk, "clavicle") || ami_tok(tk, "collar") || ami_tok(tk, "collarbone") ||
              ami_tok(tk, "scapula") || ami_tok(tk, "shoulder"))
@@ -205,7 +206,7 @@ static ami_role ami_role_of(const ami_tokens *tk, const ami_family *fam, bool si
              (up && ami_tok(tk, "leg")) || (sided && fam->joint_named && ami_tok(tk, "hip")))
         r = AMI_ROLE_THIGH;
     else if (ami_tok(tk, "shin") || ami_tok(tk, "calf") || ami_tok(tk, "lowerleg") || (low && ami_tok(tk, "leg")) ||
-             ami_tok(tk, "tibia") || ami_tok(tk, "knee") || ami_tok(tk, "horselink"))
+             ami_tok(tk, "tibia") || ami_tok(tk, "knee") || (ami_tok(tk, "horse") && ami_tok(tk, "link")))
         r = AMI_ROLE_SHIN;
     else if (ami_tok(tk, "foot") || ami_tok(tk, "ankle") || ami_tok(tk, "paw") || ami_tok(tk, "hoof") ||
              ami_tok(tk, "heel"))

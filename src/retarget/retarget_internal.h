@@ -96,6 +96,9 @@ typedef struct ami_run {
     double *gs, *hs;              /* source deltas [T][Bs][4] and heads [T][Bs][3] */
     double *gt, *ht;              /* target deltas [T][Bt][4] and heads [T][Bt][3] */
     double *tref;                 /* [Bt][4] the target's reference deltas (its retarget pose) */
+    double *tref_heads;           /* [Bt][3] the target's heads in that pose (root at its rest) */
+    double feet_ref;              /* lowest foot contact of that pose (0 without legs): the target
+                                     stands there on its ground, z = 0 */
     double scale[3];              /* root motion factors (x, y horizontal; z vertical) */
     double leg_source, leg_target;
     uint8_t *slides;              /* [Bt] bones that may get loc (detached feet, sliding sources) */

@@ -313,6 +313,7 @@ static void ami_run_free(ami_run *r)
     am_free(r->gt);
     am_free(r->ht);
     am_free(r->tref);
+    am_free(r->tref_heads);
     am_free(r->slides);
     am_free(r->disp);
 }
@@ -392,6 +393,8 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
             if (ps[2] < feet_s) feet_s = ps[2];
         }
         if (!isfinite(feet_t) || !isfinite(feet_s)) feet_t = feet_s = 0.0;
+        memcpy(r->tref_heads, h0, Bt * 3 * sizeof(double));
+        r->feet_ref = feet_t;
     }
     for (size_t t = 0; t < T; t++) {
         if ((t & 255) == 0 && !ami_progress("retarget: transfer", 0.5 + 0.5 * (double)t / (double)T)) {
@@ -537,10 +540,11 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     r.gt = am_alloc_array(T * Bt * 4, sizeof *r.gt);
     r.ht = am_alloc_array(T * Bt * 3, sizeof *r.ht);
     r.tref = am_alloc_array(Bt * 4, sizeof *r.tref);
+    r.tref_heads = am_alloc_array(Bt * 3, sizeof *r.tref_heads);
     r.slides = am_alloc_array(Bt, 1);
     gref = am_alloc_array(Bs * 4, sizeof *gref);
     href = am_alloc_array(Bs * 3, sizeof *href);
-    if (!r.rs || !r.rt || !r.gs || !r.hs || !r.gt || !r.ht || !r.tref || !r.slides || !gref || !href) {
+    if (!r.rs || !r.rt || !r.gs || !r.hs || !r.gt || !r.ht || !r.tref || !r.tref_heads || !r.slides || !gref || !href) {
         st = AM_FAIL(err, AM_E_NOMEM, "retarget of %zu frames x %zu bones", T, Bt);
         goto done;
     }
@@ -551,7 +555,9 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     for (size_t g = 1; g < Bt; g++) {
         int32_t s = r.map->source[g];
         bool src_slides = false;
-        if (s > 0 && r.src->loc && r.map->source_b[g] < 0)
+        /* a source foot that hangs from the body (its loc places it on its leg) does not
+         * slide: only its leg's end says where it is */
+        if (s > 0 && r.src->loc && r.map->source_b[g] < 0 && r.ss.ppar[s] == r.S->parent[s])
             for (size_t t = 0; t < T && !src_slides; t++)
                 src_slides = am_vec3_norm(r.src->loc + (t * Bs + (size_t)s) * 3) > 0;
         bool detached = r.st.ppar[g] != r.T->parent[g];

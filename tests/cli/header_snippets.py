@@ -30,6 +30,8 @@ WRAPPERS = {
                        "    am_error err = {0};", ""),
     ("opt.h", 0): ("double x[2] = {-1.2, 1.0};\n    am_lsq_report report;\n    am_status st = AM_OK;\n"
                    "    am_error err = {0};", "(void)st;"),
+    ("retarget.h", 0): ("const am_rig *src_rig = NULL, *dst_rig = NULL;\n    const am_motion *mo = NULL;\n"
+                        "    am_error err = {0};", ""),
     ("synth.h", 0): ("am_error err = {0};", ""),
 }
 

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "am_test.h"
+#include "anymove/gltf.h"
 #include "anymove/math.h"
 #include "anymove/retarget.h"
+#include "retarget/retarget_internal.h"
 
 /* ---- a test creature: a biped with a tail ---------------------------------------------------
  * Bones are listed once; joint positions come from a table, so variants re-pose it (FK of a
@@ -125,7 +127,7 @@ static am_motion *ami_motion(const am_rig *rig, size_t T, double seed)
 }
 
 /* Retarget src (on rig s) onto rig t with options; a new motion bound to t. */
-static am_motion *ami_run(const am_rig *s, const am_motion *src, const am_rig *t, const am_retarget_opts *o,
+static am_motion *ami_go(const am_rig *s, const am_motion *src, const am_rig *t, const am_retarget_opts *o,
                           am_retarget_map **keep_map, am_retarget_report *rep)
 {
     am_error err = {0};
@@ -188,7 +190,7 @@ static void retarget_identity(void)
     am_motion *mo = a ? ami_motion(a, 40, 0.3) : NULL;
     for (int pose = 0; mo && pose < AM_RETARGET_POSE_COUNT; pose++) {
         am_retarget_map *map = NULL;
-        am_motion *out = ami_run(a, mo, a, &ami_no_ik[pose], &map, NULL);
+        am_motion *out = ami_go(a, mo, a, &ami_no_ik[pose], &map, NULL);
         if (!out) break;
         for (size_t g = 0; g < a->bone_count; g++)
             AM_CHECK_MSG(map->source[g] == (int32_t)g && map->rule[g] == AM_RETARGET_RULE_NAME, "bone %s mapped to %d",
@@ -229,7 +231,7 @@ static void retarget_bijective_round_trip(void)
     am_motion *mo = ami_motion(a, 40, 1.1);
     for (int pose = 0; b && mo && pose < AM_RETARGET_POSE_COUNT; pose++) {
         am_retarget_map *map = NULL;
-        am_motion *ab = ami_run(a, mo, b, &ami_no_ik[pose], &map, NULL);
+        am_motion *ab = ami_go(a, mo, b, &ami_no_ik[pose], &map, NULL);
         if (!ab) break;
         /* the map is the bijection, found from the structure alone */
         size_t wrong = 0;
@@ -248,7 +250,7 @@ static void retarget_bijective_round_trip(void)
             }
         }
         AM_CHECK_MSG(wrong == 0, "pose %d: %zu bones of B mapped wrong", pose, wrong);
-        am_motion *aba = ami_run(b, ab, a, &ami_no_ik[pose], NULL, NULL);
+        am_motion *aba = ami_go(b, ab, a, &ami_no_ik[pose], NULL, NULL);
         if (aba) {
             double dr = ami_rot_diff(mo, aba), dt = ami_trans_diff(mo, aba);
             AM_CHECK_MSG(dr <= 1e-9, "pose %d: A->B->A rotations differ by %.3g rad", pose, dr);
@@ -282,7 +284,7 @@ static void retarget_closure_world_joints(void)
     ami_posed_joints(a, (const double(*)[3])e, 1.0, jp);
     am_rig *b = ami_make_rig(jp, "bone");
     am_motion *mo = b ? ami_motion(a, 50, 2.0) : NULL;
-    am_motion *ab = mo ? ami_run(a, mo, b, &ami_no_ik[AM_RETARGET_POSE_ALIGN], NULL, NULL) : NULL;
+    am_motion *ab = mo ? ami_go(a, mo, b, &ami_no_ik[AM_RETARGET_POSE_ALIGN], NULL, NULL) : NULL;
     if (ab) {
         double *pa = calloc(a->bone_count * 16, sizeof *pa), *pb = calloc(b->bone_count * 16, sizeof *pb);
         double *ha = calloc(a->bone_count * 6, sizeof *ha), *hb = calloc(b->bone_count * 6, sizeof *hb);
@@ -305,7 +307,7 @@ static void retarget_closure_world_joints(void)
         }
         AM_CHECK_MSG(worst / size <= 1e-9, "closure: world joints differ by %.3g of the body size", worst / size);
         /* and back: A's local rotations */
-        am_motion *aba = ami_run(b, ab, a, &ami_no_ik[AM_RETARGET_POSE_ALIGN], NULL, NULL);
+        am_motion *aba = ami_go(b, ab, a, &ami_no_ik[AM_RETARGET_POSE_ALIGN], NULL, NULL);
         if (aba) AM_CHECK_MSG(ami_rot_diff(mo, aba) <= 1e-9, "closure back: %.3g rad", ami_rot_diff(mo, aba));
         am_motion_free(aba);
         free(pa);
@@ -338,9 +340,9 @@ static void retarget_composes(void)
         ami_posed_joints(a, (const double(*)[3])e2, stretch_c, jc);
         am_rig *b = ami_make_rig(jb, "b"), *c = ami_make_rig(jc, "c");
         am_motion *mo = ami_motion(a, 30, 0.7);
-        am_motion *ab = b && c && mo ? ami_run(a, mo, b, &ami_no_ik[pose], NULL, NULL) : NULL;
-        am_motion *abc = ab ? ami_run(b, ab, c, &ami_no_ik[pose], NULL, NULL) : NULL;
-        am_motion *ac = abc ? ami_run(a, mo, c, &ami_no_ik[pose], NULL, NULL) : NULL;
+        am_motion *ab = b && c && mo ? ami_go(a, mo, b, &ami_no_ik[pose], NULL, NULL) : NULL;
+        am_motion *abc = ab ? ami_go(b, ab, c, &ami_no_ik[pose], NULL, NULL) : NULL;
+        am_motion *ac = abc ? ami_go(a, mo, c, &ami_no_ik[pose], NULL, NULL) : NULL;
         if (ac) {
             double dr = ami_rot_diff(abc, ac);
             AM_CHECK_MSG(dr <= 1e-9, "pose %d: A->B->C vs A->C %.3g rad", pose, dr);
@@ -358,6 +360,360 @@ static void retarget_composes(void)
     am_rig_free(a);
 }
 
+
+/* ---- names and the role table ------------------------------------------------------------- */
+
+typedef struct ami_name_case {
+    const char *name, *norm;
+    int side;
+    ami_role role;
+    int ordinal;
+    int helper, end;
+} ami_name_case;
+
+/* A chain rig of the names (a rig's names decide its family rules together). */
+static void ami_check_names(const char *family, const ami_name_case *cases, size_t n)
+{
+    const char *jn[40], *bn[40], *bh[40], *bt[40], *bp[40];
+    static char jbuf[40][8];
+    double jp[40][3];
+    for (size_t j = 0; j <= n; j++) {
+        snprintf(jbuf[j], sizeof jbuf[j], "j%zu", j);
+        jn[j] = jbuf[j];
+        am_vec3_set(jp[j], 0, 0, 0.1 * (double)j);
+    }
+    for (size_t b = 0; b < n; b++) {
+        bn[b] = cases[b].name;
+        bh[b] = jn[b];
+        bt[b] = jn[b + 1];
+        bp[b] = b ? cases[b - 1].name : NULL;
+    }
+    am_rig_desc d = {.joint_count = n + 1, .joint_names = jn, .joint_pos = &jp[0][0], .bone_count = n,
+                     .bone_names = bn, .bone_head = bh, .bone_tail = bt, .bone_parent = bp};
+    am_rig *rig = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&d, &rig, &err), &err);
+    if (!rig) return;
+    ami_bone_name out[40];
+    ami_names_analyse(rig, out);
+    for (size_t i = 0; i < n; i++) {
+        int b = am_rig_find_bone(rig, cases[i].name);
+        const ami_bone_name *o = &out[b];
+        AM_CHECK_MSG(strcmp(o->norm, cases[i].norm) == 0 && o->side == cases[i].side && o->role == cases[i].role &&
+                         o->ordinal == cases[i].ordinal && o->helper == cases[i].helper && o->end == cases[i].end,
+                     "%s '%s': norm '%s' side %d role %s ordinal %d helper %d end %d; want '%s' %d %s %d %d %d", family,
+                     cases[i].name, o->norm, o->side, ami_role_name(o->role), o->ordinal, o->helper, o->end,
+                     cases[i].norm, cases[i].side, ami_role_name(cases[i].role), cases[i].ordinal, cases[i].helper,
+                     cases[i].end);
+    }
+    am_rig_free(rig);
+}
+
+#define N_(a) (sizeof a / sizeof a[0])
+static void retarget_names_and_roles(void)
+{
+    static const ami_name_case mixamo[] = {
+        {"mixamorig:Hips", "hips", 0, AMI_ROLE_HIPS, -1, 0, 0},
+        {"mixamorig:Spine2", "spine2", 0, AMI_ROLE_SPINE, 2, 0, 0},
+        {"mixamorig:LeftShoulder", "shoulder", 1, AMI_ROLE_CLAVICLE, -1, 0, 0},
+        {"mixamorig:LeftArm", "arm", 1, AMI_ROLE_UPPERARM, -1, 0, 0},
+        {"mixamorig:LeftForeArm", "forearm", 1, AMI_ROLE_FOREARM, -1, 0, 0},
+        {"mixamorig:LeftHandThumb1", "handthumb1", 1, AMI_ROLE_FINGER, 1, 0, 0},
+        {"mixamorig:LeftUpLeg", "upleg", 1, AMI_ROLE_THIGH, -1, 0, 0},
+        {"mixamorig:LeftLeg", "leg", 1, AMI_ROLE_SHIN, -1, 0, 0},
+        {"mixamorig:LeftToeBase", "toebase", 1, AMI_ROLE_TOE, -1, 0, 0},
+        {"mixamorig:HeadTop_End", "headtopend", 0, AMI_ROLE_HEAD, -1, 0, 1}};
+    static const ami_name_case unreal[] = {
+        {"pelvis", "pelvis", 0, AMI_ROLE_HIPS, -1, 0, 0},
+        {"spine_03", "spine3", 0, AMI_ROLE_SPINE, 3, 0, 0},
+        {"clavicle_l", "clavicle", 1, AMI_ROLE_CLAVICLE, -1, 0, 0},
+        {"upperarm_twist_01_l", "upperarmtwist1", 1, AMI_ROLE_TWIST, 1, 0, 0},
+        {"thigh_l", "thigh", 1, AMI_ROLE_THIGH, -1, 0, 0},
+        {"calf_r", "calf", -1, AMI_ROLE_SHIN, -1, 0, 0},
+        {"ball_l", "ball", 1, AMI_ROLE_TOE, -1, 0, 0},
+        {"ik_foot_l", "ikfoot", 1, AMI_ROLE_FOOT, -1, 1, 0}};
+    static const ami_name_case rigify[] = {
+        {"DEF-spine.003", "spine3", 0, AMI_ROLE_SPINE, 3, 0, 0},
+        {"DEF-upper_arm.L", "upperarm", 1, AMI_ROLE_UPPERARM, -1, 0, 0},
+        {"ORG-shin.R", "shin", -1, AMI_ROLE_SHIN, -1, 0, 0},
+        {"MCH-foot_ik.L", "footik", 1, AMI_ROLE_FOOT, -1, 1, 0}};
+    static const ami_name_case smpl[] = {
+        {"Pelvis", "pelvis", 0, AMI_ROLE_HIPS, -1, 0, 0},     {"L_Hip", "hip", 1, AMI_ROLE_THIGH, -1, 0, 0},
+        {"L_Knee", "knee", 1, AMI_ROLE_SHIN, -1, 0, 0},       {"L_Ankle", "ankle", 1, AMI_ROLE_FOOT, -1, 0, 0},
+        {"L_Foot", "foot", 1, AMI_ROLE_TOE, -1, 0, 0},        {"left_collar", "collar", 1, AMI_ROLE_CLAVICLE, -1, 0, 0},
+        {"L_Shoulder", "shoulder", 1, AMI_ROLE_UPPERARM, -1, 0, 0}, {"L_Elbow", "elbow", 1, AMI_ROLE_FOREARM, -1, 0, 0},
+        {"L_Wrist", "wrist", 1, AMI_ROLE_HAND, -1, 0, 0},     {"L_Hand", "hand", 1, AMI_ROLE_FINGER, -1, 0, 0}};
+    static const ami_name_case cmu[] = {
+        {"Hips", "hips", 0, AMI_ROLE_HIPS, -1, 0, 0},           {"LHipJoint", "hipjoint", 1, AMI_ROLE_HIPBONE, -1, 0, 0},
+        {"LeftUpLeg", "upleg", 1, AMI_ROLE_THIGH, -1, 0, 0},    {"LowerBack", "lowerback", 0, AMI_ROLE_SPINE, -1, 0, 0},
+        {"Neck1", "neck1", 0, AMI_ROLE_NECK, 1, 0, 0},          {"LThumb", "thumb", 1, AMI_ROLE_FINGER, -1, 0, 0},
+        {"lShldr", "shldr", 1, AMI_ROLE_UPPERARM, -1, 0, 0},    {"rButtock", "buttock", -1, AMI_ROLE_HIPBONE, -1, 0, 0},
+        {"RightHandEnd", "handend", -1, AMI_ROLE_HAND, -1, 0, 1}};
+    static const ami_name_case biped[] = {
+        {"Bip01 Pelvis", "pelvis", 0, AMI_ROLE_HIPS, -1, 0, 0},     {"Bip01 L Thigh", "thigh", 1, AMI_ROLE_THIGH, -1, 0, 0},
+        {"Bip01 R Calf", "calf", -1, AMI_ROLE_SHIN, -1, 0, 0},      {"Bip01 L HorseLink", "horselink", 1, AMI_ROLE_SHIN, -1, 0, 0},
+        {"Bip01 Tail1", "tail1", 0, AMI_ROLE_TAIL, 1, 0, 0},        {"UpperArm_L", "upperarm", 1, AMI_ROLE_UPPERARM, -1, 0, 0},
+        {"LowerLeg_R", "lowerleg", -1, AMI_ROLE_SHIN, -1, 0, 0},    {"Toes_L", "toes", 1, AMI_ROLE_TOE, -1, 0, 0}};
+    static const ami_name_case quaternius[] = {
+        {"Body", "body", 0, AMI_ROLE_NONE, -1, 0, 0},
+        {"FrontUpperLeg.L", "frontupperleg", 1, AMI_ROLE_UPPERARM, -1, 0, 0},
+        {"BackLowerLeg.R", "backlowerleg", -1, AMI_ROLE_SHIN, -1, 0, 0},
+        {"BackShoulder.L", "backshoulder", 1, AMI_ROLE_HIPBONE, -1, 0, 0},
+        {"IKBackLeg.L", "ikbackleg", 1, AMI_ROLE_LEG, -1, 1, 0},
+        {"PoleTarget.L", "poletarget", 1, AMI_ROLE_NONE, -1, 1, 0},
+        {"Palm.L", "palm", 1, AMI_ROLE_HAND, -1, 0, 0},
+        {"Ear3.R", "ear3", -1, AMI_ROLE_FACE, 3, 0, 0},
+        {"Bone.001", "bone1", 0, AMI_ROLE_NONE, 1, 0, 0}};
+    /* glTF sample rigs number every bone once: the number is not an ordinal */
+    static const ami_name_case khronos[] = {
+        {"b_Root_00", "root", 0, AMI_ROLE_ROOT, -1, 0, 0},          {"b_Hip_01", "hip", 0, AMI_ROLE_HIPS, -1, 0, 0},
+        {"b_Spine01_02", "spine1", 0, AMI_ROLE_SPINE, 1, 0, 0},     {"b_Neck_04", "neck", 0, AMI_ROLE_NECK, -1, 0, 0},
+        {"b_LeftForeArm_010", "forearm", 1, AMI_ROLE_FOREARM, -1, 0, 0},
+        {"b_RightLeg01_019", "leg1", -1, AMI_ROLE_LEG, 1, 0, 0}};
+    ami_check_names("mixamo", mixamo, N_(mixamo));
+    ami_check_names("unreal", unreal, N_(unreal));
+    ami_check_names("rigify", rigify, N_(rigify));
+    ami_check_names("smpl", smpl, N_(smpl));
+    ami_check_names("cmu", cmu, N_(cmu));
+    ami_check_names("biped", biped, N_(biped));
+    ami_check_names("quaternius", quaternius, N_(quaternius));
+    ami_check_names("khronos", khronos, N_(khronos));
+}
+
+/* ---- map.json and overrides --------------------------------------------------------------- */
+
+static void retarget_map_json_round_trip_and_errors(void)
+{
+    am_error err = {0};
+    am_bone_map *m = NULL;
+    static const char good[] = "{\"bones\": {\"hips\": \"pelvis\", \"tail_a\": null, \"jaw\": \"jaw\"},"
+                               " \"rules\": {\"pelvis\": \"name\"}, \"other\": 1}";
+    AM_CHECK_OK(am_bone_map_parse(good, strlen(good), "m.json", &m, &err), &err);
+    if (m) {
+        AM_CHECK(m->count == 3 && strcmp(m->source[0], "hips") == 0 && strcmp(m->target[0], "pelvis") == 0);
+        AM_CHECK(m->target[1] == NULL && m->rule_count == 1 && strcmp(m->rule_text[0], "name") == 0);
+        char *a = NULL, *b = NULL;
+        AM_CHECK_OK(am_bone_map_to_json(m, &a, &err), &err);
+        am_bone_map *m2 = NULL;
+        AM_CHECK_OK(am_bone_map_parse(a, strlen(a), "m2.json", &m2, &err), &err);
+        if (m2) AM_CHECK_OK(am_bone_map_to_json(m2, &b, &err), &err);
+        AM_CHECK(a && b && strcmp(a, b) == 0);
+        am_free(a);
+        am_free(b);
+        am_bone_map_free(m2);
+    }
+    am_bone_map_free(m);
+    static const struct {
+        const char *text;
+        am_status want;
+        const char *says;
+    } bad[] = {
+        {"[]", AM_E_SCHEMA, "expected an object"},
+        {"{\"rules\": {}}", AM_E_SCHEMA, "bones"},
+        {"{\"bones\": {\"a\": 3}}", AM_E_SCHEMA, "bones.a"},
+        {"{\"bones\": {\"a\": \"\"}}", AM_E_VALUE, "empty"},
+        {"{\"bones\": {\"\": \"x\"}}", AM_E_VALUE, "empty bone name"},
+        {"{\"bones\": {\"a\": \"t\", \"b\": \"t\"}}", AM_E_DUPLICATE, "'a' and 'b' both drive target bone 't'"},
+        {"{\"bones\": {\"a\": \"t\", \"a\": \"u\"}}", AM_E_DUPLICATE, NULL},
+        {"{\"bones\": {\"a\": \"t\"}, \"rules\": {\"t\": 1}}", AM_E_SCHEMA, "rules.t"},
+        {"{\"bones\": {\"a\": \"t\"", AM_E_SYNTAX, NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = NULL;
+        err = (am_error){0};
+        am_status st = am_bone_map_parse(bad[i].text, strlen(bad[i].text), "bad.json", &m, &err);
+        AM_CHECK_MSG(st == bad[i].want, "%s: %s, want %s", bad[i].text, am_status_name(st), am_status_name(bad[i].want));
+        AM_CHECK_MSG(!bad[i].says || strstr(err.info, bad[i].says), "%s: message '%s'", bad[i].text, err.info);
+        AM_CHECK(strcmp(err.file, "bad.json") == 0 && !m);
+    }
+    /* every prefix of a valid file is a clean error or the file */
+    for (size_t len = 0; len < sizeof good - 1; len++) {
+        m = NULL;
+        am_status st = am_bone_map_parse(good, len, "p.json", &m, &err);
+        AM_CHECK(st != AM_OK || m);
+        am_bone_map_free(m);
+    }
+}
+
+static void retarget_overrides_and_their_errors(void)
+{
+    am_rig *a = ami_rig_a();
+    if (!a) return;
+    am_error err = {0};
+    /* the tail's tip drives the jaw, the jaw drives nothing */
+    char *src[2] = {"tail_c", "jaw"}, *dst[2] = {"jaw", NULL};
+    am_bone_map ov = {.count = 2, .source = src, .target = dst};
+    am_retarget_map_opts o = {.overrides = &ov};
+    am_retarget_map *map = NULL;
+    AM_CHECK_OK(am_retarget_map_build(a, a, &o, &map, &err), &err);
+    if (map) {
+        int jaw = am_rig_find_bone(a, "jaw"), tc = am_rig_find_bone(a, "tail_c");
+        AM_CHECK(map->source[jaw] == tc && map->rule[jaw] == AM_RETARGET_RULE_USER);
+        AM_CHECK(map->source[tc] < 0 && map->rule[tc] == AM_RETARGET_RULE_NONE);
+        am_bone_map *names = NULL;
+        AM_CHECK_OK(am_retarget_map_names(map, a, a, &names, &err), &err);
+        bool found = false;
+        for (size_t i = 0; names && i < names->count; i++)
+            if (strcmp(names->source[i], "tail_c") == 0) found = names->target[i] && strcmp(names->target[i], "jaw") == 0;
+        AM_CHECK(found);
+        am_bone_map_free(names);
+    }
+    am_retarget_map_free(map);
+    /* unknown bones: every one named */
+    char *s2[3] = {"hips", "nope", "spine"}, *d2[3] = {"hips", "spine", "gone"};
+    am_bone_map bad = {.count = 3, .source = s2, .target = d2};
+    o.overrides = &bad;
+    map = NULL;
+    AM_CHECK_STATUS(am_retarget_map_build(a, a, &o, &map, &err), AM_E_NAME);
+    AM_CHECK_MSG(strstr(err.info, "'nope'") && strstr(err.info, "'gone'"), "%s", err.info);
+    AM_CHECK(!map && am_status_fault(AM_E_NAME) == AM_FAULT_INPUT);
+    am_rig_free(a);
+}
+
+/* A source sharing no name and little structure with the target: a lone prop (one bone) onto
+ * the biped is refused, naming the bones; the biped onto the prop is a map (its one bone). */
+static void retarget_refuses_unmatched_target(void)
+{
+    am_rig *a = ami_rig_a();
+    static const char *jn[] = {"p", "q"};
+    static const double jp[] = {0, 0, 0, 0, 0.3, 0.1};
+    static const char *bn[] = {"stick"}, *bh[] = {"p"}, *bt[] = {"q"}, *bp[] = {NULL};
+    am_rig_desc d = {.joint_count = 2, .joint_names = jn, .joint_pos = jp, .bone_count = 1, .bone_names = bn,
+                     .bone_head = bh, .bone_tail = bt, .bone_parent = bp};
+    am_rig *prop = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&d, &prop, &err), &err);
+    if (a && prop) {
+        am_retarget_map *map = NULL;
+        AM_CHECK_OK(am_retarget_map_build(a, prop, NULL, &map, &err), &err);
+        am_retarget_map_free(map);
+        map = NULL;
+        AM_CHECK_STATUS(am_retarget_map_build(prop, a, NULL, &map, &err), AM_E_EMPTY);
+        AM_CHECK_MSG(strstr(err.info, "stick") && strstr(err.info, "thigh_L"), "%s", err.info);
+        AM_CHECK(!map);
+    }
+    am_rig_free(prop);
+    am_rig_free(a);
+}
+
+static void retarget_job_validity(void)
+{
+    am_rig *a = ami_rig_a();
+    am_motion *mo = a ? ami_motion(a, 5, 0.0) : NULL;
+    am_retarget_map *map = NULL;
+    am_error err = {0};
+    if (!mo) goto done;
+    AM_CHECK_OK(am_retarget_map_build(a, a, NULL, &map, &err), &err);
+    am_motion *out = NULL;
+    AM_CHECK_OK(am_motion_create(a, 5, 30, &out, &err), &err);
+    if (!map || !out) goto done2;
+    am_retarget_job job = {.source_rig = a, .source = mo, .target_rig = a, .map = map, .out = out};
+    AM_CHECK_OK(am_retarget_validate(&job, &err), &err);
+    size_t T = mo->frame_count;
+    mo->frame_count = 0;
+    AM_CHECK_STATUS(am_retarget_run(&job, &err), AM_E_EMPTY);
+    AM_CHECK(strstr(err.info, "0 frames"));
+    mo->frame_count = T;
+    out->frame_count = 4;
+    AM_CHECK_STATUS(am_retarget_run(&job, &err), AM_E_SHAPE);
+    out->frame_count = 5;
+    am_retarget_opts o = {.scale_horizontal = -1};
+    job.opts = &o;
+    AM_CHECK_STATUS(am_retarget_run(&job, &err), AM_E_ARG);
+    o = (am_retarget_opts){.source_pose = mo, .source_pose_frame = 9};
+    AM_CHECK_STATUS(am_retarget_run(&job, &err), AM_E_ARG);
+    o = (am_retarget_opts){.pose = AM_RETARGET_POSE_COUNT};
+    AM_CHECK_STATUS(am_retarget_run(&job, &err), AM_E_ARG);
+    /* every allocation failing in turn: a clean AM_E_NOMEM, never a leak (ASan) or a crash */
+    job.opts = NULL;
+    bool ok = false;
+    for (uint64_t lim = 1; lim < 400 && !ok; lim++) {
+        am_retarget_map *m2 = NULL;
+        am_retarget_report rep = {0};
+        am_test_alloc_limit(lim);
+        am_status st = am_retarget_map_build(a, a, NULL, &m2, &err);
+        if (st == AM_OK) {
+            job.map = m2;
+            job.report = &rep;
+            st = am_retarget_run(&job, &err);
+        }
+        am_test_alloc_limit(0);
+        AM_CHECK_MSG(st == AM_OK || st == AM_E_NOMEM, "limit %llu: %s", (unsigned long long)lim, am_status_name(st));
+        ok = st == AM_OK;
+        am_retarget_report_free(&rep);
+        am_retarget_map_free(m2);
+    }
+    AM_CHECK(ok);
+done2:
+    am_motion_free(out);
+done:
+    am_retarget_map_free(map);
+    am_motion_free(mo);
+    am_rig_free(a);
+}
+
+/* ---- feet on real clips -------------------------------------------------------------------- */
+
+static bool ami_load_model(const char *rel, int clip, double scale, am_rig **rig, am_motion **mo)
+{
+    am_error err = {0};
+    am_gltf *doc = NULL;
+    am_status st = am_gltf_load(am_test_shared(rel), NULL, &doc, &err);
+    if (st == AM_OK) st = am_rig_from_gltf(doc, -1, rig, &err);
+    if (st == AM_OK && mo) st = am_motion_from_gltf(doc, -1, *rig, clip, 24, mo, &err);
+    am_gltf_free(doc);
+    AM_CHECK_OK(st, &err);
+    if (st == AM_OK && scale != 1.0) {
+        am_rig_scale(*rig, scale);
+        if (mo) am_motion_scale(*mo, scale);
+    }
+    return st == AM_OK;
+}
+
+/* The Quaternius Fox's walk onto the Husky and onto the Khronos Fox: the fox's plants are
+ * found, each is held on the target (slide under a micrometre against the source's own
+ * centimetres), no foot sinks below the ground. */
+static void retarget_feet_hold_plants(void)
+{
+    static const struct {
+        const char *target;
+        double scale;
+        size_t legs;
+    } cases[] = {{"data/gltf/quaternius/Husky.glb", 1.0, 4}, {"data/gltf/khronos_fox/Fox.glb", 0.01, 4}};
+    am_rig *fox = NULL;
+    am_motion *walk = NULL;
+    if (!ami_load_model("data/gltf/quaternius/Fox.glb", 11, 1.0, &fox, &walk)) return;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        am_rig *dst = NULL;
+        if (!ami_load_model(cases[k].target, -1, cases[k].scale, &dst, NULL)) continue;
+        am_retarget_report rep = {0};
+        am_motion *out = ami_go(fox, walk, dst, NULL, NULL, &rep);
+        if (out) {
+            AM_CHECK_MSG(rep.contact_count == cases[k].legs, "%s: %zu contacts", cases[k].target, rep.contact_count);
+            AM_CHECK_MSG(rep.plant_count >= 6, "%s: %zu plants", cases[k].target, rep.plant_count);
+            double src = 0.0, dst_slide = 0.0, below = 0.0;
+            for (size_t i = 0; i < rep.plant_count; i++) {
+                if (rep.plants[i].source_slide > src) src = rep.plants[i].source_slide;
+                if (rep.plants[i].target_slide > dst_slide) dst_slide = rep.plants[i].target_slide;
+            }
+            for (size_t c = 0; c < rep.contact_count; c++)
+                if (rep.below_max[c] > below) below = rep.below_max[c];
+            AM_CHECK_MSG(dst_slide < 1e-5 && src > 1e-3, "%s: slide %.3g m on the target, %.3g on the source",
+                         cases[k].target, dst_slide, src);
+            AM_CHECK_MSG(below < 1e-5, "%s: a foot %.3g m below the ground", cases[k].target, below);
+            /* the FK of the written motion agrees with the run's own positions */
+            AM_CHECK_OK(am_motion_compute_joints(out, dst, &(am_error){0}), &(am_error){0});
+        }
+        am_retarget_report_free(&rep);
+        am_motion_free(out);
+        am_rig_free(dst);
+    }
+    am_motion_free(walk);
+    am_rig_free(fox);
+}
+
 #define AM_TESTS(X) X(retarget_identity) X(retarget_bijective_round_trip) X(retarget_closure_world_joints) \
-    X(retarget_composes)
+    X(retarget_composes) X(retarget_names_and_roles) X(retarget_map_json_round_trip_and_errors) \
+    X(retarget_overrides_and_their_errors) X(retarget_refuses_unmatched_target) X(retarget_job_validity) \
+    X(retarget_feet_hold_plants)
 AM_TEST_MAIN(AM_TESTS)
