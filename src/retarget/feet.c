@@ -125,6 +125,7 @@ static double ami_two_bone(ami_run *r, size_t t, const ami_contact *k, const dou
     memcpy(h0, h + 3 * (size_t)b1, sizeof h0);
     memcpy(kn, h + 3 * (size_t)b2, sizeof kn);
     memcpy(an, h + 3 * (size_t)k->ankle, sizeof an);
+    if (r->disp) am_vec3_sub(an, r->disp + (t * B + (size_t)k->ankle) * 3, an);
     double l1 = am_vec3_dist(st->heads + 3 * (size_t)b2, st->heads + 3 * (size_t)b1);
     double l2 = am_vec3_dist(st->heads + 3 * (size_t)k->ankle, st->heads + 3 * (size_t)b2);
     double d[3], u[3];
@@ -238,6 +239,7 @@ static am_status ami_lm_solve(ami_run *r, size_t t, const ami_contact *k, const 
     for (size_t i = 0; i < n; i++) {
         int32_t nxt = i + 1 < n ? k->ik[i + 1] : k->ankle;
         am_vec3_sub(h + 3 * (size_t)nxt, h + 3 * (size_t)k->ik[i], L->v[i]);
+        if (r->disp) am_vec3_sub(L->v[i], r->disp + (t * B + (size_t)nxt) * 3, L->v[i]);
         len += am_vec3_norm(L->v[i]);
     }
     L->scale = len > 0 ? 1.0 / len : 1.0;
@@ -390,6 +392,7 @@ am_status ami_feet(ami_run *r, am_error *err)
                 if (am_vec3_dist(gp, fr) <= 1e-9 * st->size) continue;
                 am_vec3_sub(fr, r->ht + (t * Bt + (size_t)ks[c].ankle) * 3, off);
                 am_vec3_sub(gp, off, a_goal);
+                if (r->disp) am_vec3_sub(a_goal, r->disp + (t * Bt + (size_t)ks[c].ankle) * 3, a_goal);
                 const double *h0 = r->ht + (t * Bt + (size_t)ks[c].ik[0]) * 3;
                 double reach = 0.0;
                 for (size_t i = 0; i < ks[c].nik; i++) {
@@ -431,6 +434,8 @@ am_status ami_feet(ami_run *r, am_error *err)
                 double off[3], a_goal[3], left = 0.0;
                 am_vec3_sub(fr, r->ht + (t * Bt + (size_t)ks[c].ankle) * 3, off);
                 am_vec3_sub(gp, off, a_goal);
+                /* the chain's end is the ankle less its slide off it */
+                if (r->disp) am_vec3_sub(a_goal, r->disp + (t * Bt + (size_t)ks[c].ankle) * 3, a_goal);
                 if (ks[c].nik == 2) left = ami_two_bone(r, t, &ks[c], a_goal);
                 else s = ami_lm_solve(r, t, &ks[c], a_goal, &ws[c], &legs[c], &left, err);
                 if (left > ik_left) ik_left = left;

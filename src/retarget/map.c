@@ -405,7 +405,8 @@ static double ami_branch_cost(const ami_matcher *m, const ami_branch *x, const a
     const ami_skel *A = m->a, *B = m->b;
     int32_t a = x->start, b = y->start;
     int sa = A->side[a], sb = B->side[b];
-    double c = sa == sb ? 0.0 : (sa == 0 || sb == 0) ? 1.5 : 3.0;
+    /* a limb never becomes a tail, nor a left limb a right one */
+    double c = sa == sb ? 0.0 : 3.0;
     c += 1.5 * fabs(x->u - y->u);
     double da[3], db[3];
     am_vec3_sub(A->sub_centroid + 3 * (size_t)a, A->heads + 3 * (size_t)a, da);

@@ -427,14 +427,19 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
             } else {
                 am_quat_mul(gs + 4 * (size_t)s, C + 4 * g, G);
             }
-            /* a source bone that slides (loc) slides its target by the same displacement, scaled */
-            if (r->disp && r->slides[g] && s >= 0 && r->src->loc && r->T->parent[g] == st->ppar[g]) {
-                size_t ps = (size_t)r->S->parent[s];
-                double lw[3], d[3], *out = r->disp + (t * Bt + g) * 3;
-                if (r->S->parent[s] >= 0) {
-                    am_mat3_mul_vec3(r->S->rest_rot + 9 * (size_t)s, r->src->loc + (t * Bs + (size_t)s) * 3, lw);
-                    am_quat_rotate(gs + 4 * ps, lw, d);
-                    for (int k = 0; k < 3; k++) out[k] = r->scale[k] * d[k];
+            /* A source bone off where its position parent puts it (a loc slide, an IK-driven
+             * foot not quite on its leg) puts its target off by as much, scaled. */
+            if (r->disp && r->slides[g]) {
+                double *out = r->disp + (t * Bt + g) * 3;
+                memset(out, 0, 3 * sizeof(double));
+                int32_t sp = s >= 0 && map->source_b[g] < 0 ? r->ss.ppar[s] : -1;
+                bool carry = sp >= 0 && (st->ppar[g] != r->T->parent[g] || sp == r->S->parent[s]);
+                if (carry) {
+                    double d[3], v[3];
+                    am_vec3_sub(r->ss.heads + 3 * (size_t)s, r->ss.heads + 3 * (size_t)sp, d);
+                    am_quat_rotate(gs + 4 * (size_t)sp, d, v);
+                    for (int k = 0; k < 3; k++)
+                        out[k] = r->scale[k] * (hs[3 * (size_t)s + (size_t)k] - hs[3 * (size_t)sp + (size_t)k] - v[k]);
                 }
             }
         }
@@ -550,19 +555,23 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     }
     ami_rest_quats(r.S, r.rs);
     ami_rest_quats(r.T, r.rt);
-    /* bones that may translate: feet hanging from their legs, and bones whose source slides */
+    /* Bones that may translate: feet hanging from their legs (they follow the leg's end, off it
+     * as the source's foot is off its own), and bones whose source slides (loc). A source foot
+     * hanging from the body does not slide a target bone that hangs from its parent. */
     bool any_disp = false;
     for (size_t g = 1; g < Bt; g++) {
         int32_t s = r.map->source[g];
-        bool src_slides = false;
-        /* a source foot that hangs from the body (its loc places it on its leg) does not
-         * slide: only its leg's end says where it is */
-        if (s > 0 && r.src->loc && r.map->source_b[g] < 0 && r.ss.ppar[s] == r.S->parent[s])
-            for (size_t t = 0; t < T && !src_slides; t++)
-                src_slides = am_vec3_norm(r.src->loc + (t * Bs + (size_t)s) * 3) > 0;
         bool detached = r.st.ppar[g] != r.T->parent[g];
+        bool src_slides = false;
+        if (s > 0 && r.map->source_b[g] < 0) {
+            bool src_detached = r.ss.ppar[s] != r.S->parent[s];
+            if (src_detached) src_slides = detached;
+            else if (r.src->loc)
+                for (size_t t = 0; t < T && !src_slides; t++)
+                    src_slides = am_vec3_norm(r.src->loc + (t * Bs + (size_t)s) * 3) > 0;
+        }
         r.slides[g] = detached || src_slides;
-        any_disp |= src_slides && !detached;
+        any_disp |= src_slides;
     }
     if (any_disp) {
         r.disp = am_alloc_array(T * Bt * 3, sizeof *r.disp);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `anymove retarget` end to end on real characters: the outputs, validator-clean GLBs that keep
+# the character and play in three.js and Blender as our FK says, the map printed and overridden,
+# a renamed and re-framed (bone roll, axis convention) copy of a glTF character as the target,
+# and the bad inputs of issue 13 (exit 2, naming the bones, nothing written).
+. "$(dirname "$0")/lib.sh"
+am_need_shared data/gltf/quaternius/Fox.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/KnightCharacter.glb \
+  data/bvh/cmu/01_01.bvh data/gltf/khronos_fox/Fox.glb
+am_need_tool node /usr/bin/python3 jq
+D=$AM_SHARED/data
+Q=$D/gltf/quaternius
+
+# Fox -> Husky with the defaults: every file, the Husky itself in the GLB, plants held
+expect fox_husky 0 'plants held' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" -o "$TMP/fh"
+for f in motion.json rig.json animation.glb animation.bvh map.json report.json; do
+  if [ -s "$TMP/fh/$f" ]; then am_pass "fox_husky_$f"; else am_fail "fox_husky_$f" "missing"; fi
+done
+expect fox_husky_validator 0 '"errors":0,"warnings":0' -- bash "$AM_VALIDATOR" "$TMP/fh/animation.glb"
+expect fox_husky_is_the_husky 0 'mesh 0 Cube: 5 primitives, 3900 vertices' -- "$AM_BIN" info "$TMP/fh/animation.glb"
+if out=$(jq -e '.foot_slide_mm.plants > 4 and .foot_slide_mm.target_max < 1 and .feet_below_ground_max_mm < 1
+                and .foot_slide_mm.source_max > 10 and .map.name > 30' "$TMP/fh/report.json" 2>&1); then
+  am_pass fox_husky_report; else am_fail fox_husky_report "$(jq -c '.foot_slide_mm, .map' "$TMP/fh/report.json")"; fi
+expect fox_husky_rules 0 '"Tail3": "chain: ' -- cat "$TMP/fh/map.json"
+expect fox_husky_model 0 'Husky.glb' -- jq -r .model "$TMP/fh/rig.json"
+# the written motion reads back bound to the rig, and the BVH converts
+expect fox_husky_motion_binds 0 '49 bones' -- "$AM_BIN" convert "$TMP/fh/motion.json" --rig "$TMP/fh/rig.json" -o "$TMP/fh_again.glb"
+expect fox_husky_bvh_reads 0 'frames' -- "$AM_BIN" info "$TMP/fh/animation.bvh"
+# consumers: three.js and Blender play the character's clip as our FK says
+"$AM_BIN" fk "$TMP/fh/rig.json" --motion "$TMP/fh/motion.json" > "$TMP/fh_fk.json"
+fps=$(jq .fps "$TMP/fh/motion.json")
+if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/fh/animation.glb" "$TMP/fh/rig.json" "$TMP/fh_fk.json" "$fps" 2>&1); then
+  am_pass fox_husky_threejs; else am_fail fox_husky_threejs "$out"; fi
+if command -v blender >/dev/null 2>&1; then
+  if out=$(blender -b --factory-startup --python-exit-code 1 -P "$AM_SOURCE/scripts/blender_check.py" -- \
+           "$TMP/fh/animation.glb" "$TMP/fh/rig.json" "$TMP/fh_fk.json" "$fps" 2>&1 | grep -E '^\{|Error|error' | tail -n 5); \
+     [ "${PIPESTATUS[0]}" -eq 0 ] && printf '%s' "$out" | grep -q '"ok": true'; then
+    am_pass fox_husky_blender; else am_fail fox_husky_blender "$out"; fi
+else
+  am_fail fox_husky_blender "blender is not installed: run scripts/deps.sh"
+fi
+
+# --print-map: the map on stdout, nothing written; CMU's names onto the Knight's
+expect print_map 0 '"LeftUpLeg": "UpperLeg.L"' -- "$AM_BIN" retarget "$D/bvh/cmu/01_01.bvh" --scale 0.01 \
+  --to "$Q/KnightCharacter.glb" --print-map -q
+# the Knight's "Thumb.R" sits on its left hand: the side of X wins over the name
+expect print_map_side 0 '"LThumb": "Thumb.R"' -- "$AM_BIN" retarget "$D/bvh/cmu/01_01.bvh" --scale 0.01 \
+  --to "$Q/KnightCharacter.glb" --print-map -q
+# a map file overrides entries; the map written says so
+printf '{"bones": {"Tail8": null, "Tail7": "Tail6"}}' > "$TMP/ov.json"
+expect map_override 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --map "$TMP/ov.json" --ik none -o "$TMP/ov" -q
+expect map_override_used 0 '"Tail6": "map file"' -- cat "$TMP/ov/map.json"
+expect map_override_bones 0 '"Tail7": "Tail6"' -- cat "$TMP/ov/map.json"
+# our own map.json read back gives the same map
+expect map_reread 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --map "$TMP/fh/map.json" -o "$TMP/fh2" -q
+if cmp -s <(jq -S .bones "$TMP/fh/map.json") <(jq -S .bones "$TMP/fh2/map.json"); then am_pass map_reread_same; else am_fail map_reread_same "bones differ"; fi
+
+# a target that is the Fox renamed with every joint frame turned (roll, axes): the same
+# skeleton to our importer, so the retarget is the Fox's own motion, through a character whose
+# nodes all differ from ours
+/usr/bin/python3 "$AM_SOURCE/tests/cli/gltf_variant.py" "$Q/Fox.glb" "$TMP/foxv.glb" --seed 7 --prefix joint
+expect variant_retarget 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$TMP/foxv.glb" --ik none -o "$TMP/fv" -q
+expect variant_validator 0 '"errors":0,"warnings":0' -- bash "$AM_VALIDATOR" "$TMP/fv/animation.glb"
+"$AM_BIN" convert "$Q/Fox.glb" --clip Walk --fps 24 -o "$TMP/fox" -q
+if out=$(/usr/bin/python3 - "$TMP/fox/motion.json" "$TMP/fv/motion.json" <<'PY' 2>&1
+import json, sys, numpy as np
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+A, B = np.array(a["joints"]), np.array(b["joints"])
+# joints matched by their rest position (the names differ)
+m = np.linalg.norm(A[0][:, None] - B[0][None], axis=2).argmin(1)
+size = np.linalg.norm(A[0].max(0) - A[0].min(0))
+err = np.abs(A - B[:, m]).max() / size
+print("worst joint %.2g of the body size" % err)
+sys.exit(0 if err < 1e-6 else 1)
+PY
+); then am_pass "variant_closure ($out)"; else am_fail variant_closure "$out"; fi
+# and the character with its turned nodes plays it in three.js as our FK says
+"$AM_BIN" fk "$TMP/fv/rig.json" --motion "$TMP/fv/motion.json" > "$TMP/fv_fk.json"
+if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/fv/animation.glb" "$TMP/fv/rig.json" "$TMP/fv_fk.json" 24 2>&1); then
+  am_pass variant_threejs; else am_fail variant_threejs "$out"; fi
+
+# bad inputs: exit 2, the message names the bones, no output left
+mkdir -p "$TMP/bad"
+printf '{"bones": {"Tail1": "Tail1", "Nope": "Tail2", "Tail3": "Gone"}}' > "$TMP/unknown.json"
+expect map_unknown_bones 2 "'Nope'.*'Gone'|'Gone'.*'Nope'" -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" \
+  --map "$TMP/unknown.json" -o "$TMP/bad/out"
+printf '{"bones": {"Tail1": "Tail2", "Tail3": "Tail2"}}' > "$TMP/twice.json"
+expect map_two_to_one 2 "'Tail1' and 'Tail3' both drive target bone 'Tail2'" -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk \
+  --to "$Q/Husky.glb" --map "$TMP/twice.json" -o "$TMP/bad/out"
+# a fan of midline bones named like nothing: no bone in common, nothing to match the legs and arms
+/usr/bin/python3 - "$TMP/fan.json" <<'PY'
+import json, math, sys
+joints = {"a": [0, 0, 0], "b": [0, 0, 0.5]}
+bones = [["base", "a", "b", None]]
+for k in range(8):
+    t = math.pi * k / 7
+    joints["t%d" % k] = [0, 0.3 * math.cos(t), 0.5 + 0.3 * math.sin(t)]
+    bones.append(["p%d" % k, "b", "t%d" % k, "base"])
+json.dump({"joints": joints, "bones": bones}, open(sys.argv[1], "w"))
+PY
+expect no_usable_topology 2 'shares no bone name or role.*target bones: base p0' -- "$AM_BIN" retarget "$D/bvh/cmu/01_01.bvh" \
+  --scale 0.01 --to "$TMP/fan.json" -o "$TMP/bad/out"
+# a source clip of 0 frames
+jq '.trans = [] | .root_quat = [] | .quat = [] | .euler = [] | del(.joints, .loc)' "$TMP/fh/motion.json" > "$TMP/empty.json"
+expect empty_clip 2 '0 frames|empty' -- "$AM_BIN" retarget "$TMP/empty.json" --source-rig "$TMP/fh/rig.json" --to "$Q/Fox.glb" -o "$TMP/bad/out"
+printf 'HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 0\nFrame Time: 0.033\n' > "$TMP/empty.bvh"
+expect empty_bvh 2 'empty' -- "$AM_BIN" retarget "$TMP/empty.bvh" --to "$Q/Fox.glb" -o "$TMP/bad/out"
+no_files bad_inputs_leave_nothing "$TMP/bad"
+# usage
+expect usage_no_target 2 'missing --to' -- "$AM_BIN" retarget "$Q/Fox.glb" -o "$TMP/x"
+expect usage_motion_needs_rig 2 'needs its rig' -- "$AM_BIN" retarget "$TMP/fh/motion.json" --to "$Q/Fox.glb" -o "$TMP/x"
+expect usage_pose 2 '--pose is align or delta' -- "$AM_BIN" retarget "$Q/Fox.glb" --to "$Q/Fox.glb" --pose t -o "$TMP/x"
+expect usage_out_file 2 'names a folder' -- "$AM_BIN" retarget "$Q/Fox.glb" --to "$Q/Fox.glb" -o "$TMP/x.glb"
+
+# every clip at once, a rig.json target, poses given
+expect all_clips 0 '' -- "$AM_BIN" retarget "$D/gltf/khronos_fox/Fox.glb" --scale 0.01 --all-clips --to "$TMP/fh/rig.json" --no-mesh -o "$TMP/all" -q
+expect all_clips_files 0 'animation_Walk.bvh' -- ls "$TMP/all"
+expect all_clips_glb 0 'animation 2 Run' -- "$AM_BIN" info "$TMP/all/animation.glb"
+expect all_clips_report 0 '"Survey"' -- jq -c '.clips | keys' "$TMP/all/report.json"
+expect source_pose_frame 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --source-pose 0 --target-pose 0 -o "$TMP/sp" -q
+expect delta_keep 0 'root x1' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --pose delta --root keep -o "$TMP/dk"
+am_done
