@@ -15,7 +15,7 @@ for bin in "$build"/fuzz_*; do
   for d in "fuzz/$fmt.dict" "fuzz/json.dict"; do
     if [ -f "$d" ]; then dict="-dict=$d"; break; fi
   done
-  case "$fmt" in rig|motion|creature) [ -f fuzz/json.dict ] && dict="-dict=fuzz/json.dict";; esac
+  case "$fmt" in rig|motion|creature|map) [ -f fuzz/json.dict ] && dict="-dict=fuzz/json.dict";; esac
   echo "== $name for ${seconds}s"
   if ! "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
        -artifact_prefix="fuzz/crashes/$fmt/" $dict "fuzz/corpus/$fmt" 2>"$build/$name.log"; then

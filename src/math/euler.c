@@ -82,6 +82,9 @@ void am_quat_to_euler_xyz(const double q[4], double e[3])
 /* a + 2*pi*k nearest to ref. */
 static double ami_wrap_near(double a, double ref)
 {
+    /* the usual case, a curve moving less than half a turn a frame: k is 0 (the same bits as
+     * the division would give), without the division and the floor */
+    if (fabs(ref - a) < 3.0) return a;
     double k = floor((ref - a) / (2.0 * AM_PI) + 0.5);
     return a + 2.0 * AM_PI * k;
 }

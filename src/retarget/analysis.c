@@ -186,16 +186,15 @@ am_status ami_skel_build(const am_rig *rig, ami_skel *sk, am_error *err)
             for (int d = 0; d < 3; d++) sk->sub_centroid[3 * b + (size_t)d] /= (double)sk->sub_count[b];
         sk->reach[b] += best;
     }
-    /* A limb is on the side it hangs from (a leg crossed over the midline is still the left
-     * one), a bone on the midline on the side its subtree leans to, a name's side only breaks
-     * a near tie. */
+    /* A bone is on the side of X its head is on (a leg crossed over the midline is still the
+     * left one), or for a head on the midline, its tail (a clavicle starting on the spine).
+     * Bones whose two ends are on the midline are in the middle, whatever hangs from them: an
+     * arm re-posed to one side does not move the spine off the midline. */
     double x0 = sk->heads[0];
     for (size_t b = 0; b < B; b++) {
-        double hx = sk->heads[3 * b] - x0, dx = sk->sub_centroid[3 * b] - x0;
-        int name_side = sk->names[b].side;
+        double hx = sk->heads[3 * b] - x0, tx = sk->tails[3 * b] - x0;
         if (fabs(hx) > 0.01 * sk->size) sk->side[b] = hx > 0 ? 1 : -1;
-        else if (fabs(dx) > 0.02 * sk->size) sk->side[b] = dx > 0 ? 1 : -1;
-        else if (fabs(dx) > 0.002 * sk->size && name_side == (dx > 0 ? 1 : -1)) sk->side[b] = name_side;
+        else if (fabs(tx) > 0.01 * sk->size) sk->side[b] = tx > 0 ? 1 : -1;
         else sk->side[b] = 0;
     }
     am_free(nchild);

@@ -202,13 +202,15 @@ static int32_t ami_continuation(const ami_skel *sk, int32_t b, bool center)
     return best;
 }
 
-static am_status ami_path_build(const ami_skel *sk, int32_t start, ami_path *p, am_error *err)
+/* The main path from `start`; a root's path is on the midline whatever its first bone leans to
+ * (a BVH root's tail points at its first child, often a hip). */
+static am_status ami_path_build(const ami_skel *sk, int32_t start, bool is_root, ami_path *p, am_error *err)
 {
     memset(p, 0, sizeof *p);
     size_t cap = 8;
     p->bone = am_alloc_array(cap, sizeof *p->bone);
     AMI_CHECK(err, p->bone, AM_E_NOMEM, "path");
-    p->center = sk->side[start] == 0;
+    p->center = is_root || sk->side[start] == 0;
     for (int32_t b = start; b >= 0; b = ami_continuation(sk, b, p->center)) {
         if (p->n == cap) {
             int32_t *nb = am_realloc_array(p->bone, cap * 2, sizeof *nb);
@@ -600,8 +602,8 @@ static am_status ami_match_paths(ami_matcher *m, const ami_path *pa, const ami_p
     for (size_t i = 0; st == AM_OK && i < na && depth < 64; i++) {
         if (assign[i] < 0) continue;
         ami_path qa, qb;
-        if ((st = ami_path_build(m->a, xa[i].start, &qa, m->err)) != AM_OK) break;
-        if ((st = ami_path_build(m->b, xb[assign[i]].start, &qb, m->err)) != AM_OK) {
+        if ((st = ami_path_build(m->a, xa[i].start, false, &qa, m->err)) != AM_OK) break;
+        if ((st = ami_path_build(m->b, xb[assign[i]].start, false, &qb, m->err)) != AM_OK) {
             ami_path_free(&qa);
             break;
         }
@@ -826,10 +828,9 @@ am_status am_retarget_map_build(const am_rig *source, const am_rig *target, cons
         if (s >= 0 && !A.excluded[s]) shared++;
     }
     m.names_trusted = considered && shared * 2 >= considered;
-    if ((st = ami_path_build(&A, A.root, &pa, err)) != AM_OK || (st = ami_path_build(&B, B.root, &pb, err)) != AM_OK)
+    if ((st = ami_path_build(&A, A.root, true, &pa, err)) != AM_OK ||
+        (st = ami_path_build(&B, B.root, true, &pb, err)) != AM_OK)
         goto done;
-    /* the root paths always correspond, whatever side their first bones lean to */
-    pa.center = pb.center = true;
     if ((st = ami_match_paths(&m, &pa, &pb, 0)) != AM_OK) goto done;
     if (o.overrides && (st = ami_apply_overrides(&m, o.overrides)) != AM_OK) goto done;
     for (size_t g = 0; g < B.B; g++)

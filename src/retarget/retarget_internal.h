@@ -63,8 +63,8 @@ typedef struct ami_skel {
     int32_t *child_start;  /* [B+1] structural children (non-excluded) of bone b: */
     int32_t *child;        /*   child[child_start[b] .. child_start[b+1]) */
     int32_t root;          /* the rig's root (bone 0), never excluded */
-    int *side;             /* [B] +1 left, -1 right, 0 middle: the sign of X of the bone's
-                              subtree, the name's side when the subtree sits on the midplane */
+    int *side;             /* [B] +1 left, -1 right, 0 middle: the side of X of the bone's
+                              head, or of its tail when the head is on the midline */
     double *heads, *tails; /* [B][3] rest heads and tails */
     double *sub_centroid;  /* [B][3] mean rest point of the structural subtree */
     int32_t *sub_count;    /* [B] non-excluded bones in the subtree */

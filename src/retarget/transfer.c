@@ -50,14 +50,22 @@ static void ami_qconjugate(const double a[4], const double b[4], double out[4])
 static void ami_local_quat(const am_motion *mo, size_t t, size_t b, double q[4])
 {
     size_t B = mo->bone_count;
-    if (mo->quat) am_quat_normalize(mo->quat + (t * B + b) * 4, q);
-    else am_euler_xyz_to_quat(mo->euler + (t * B + b) * 3, q);
+    if (mo->quat) {
+        /* loaders keep unit quaternions bit-exact: normalise only what is not unit */
+        const double *p = mo->quat + (t * B + b) * 4;
+        double n2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3];
+        if (fabs(n2 - 1.0) > 1e-14) am_quat_normalize(p, q);
+        else memcpy(q, p, 4 * sizeof(double));
+    } else {
+        am_euler_xyz_to_quat(mo->euler + (t * B + b) * 3, q);
+    }
 }
 
 /* World deltas and heads of a motion's frame on its rig (SPEC 2.3 in quaternions; loc moves a
- * head along its rest frame rotated by the parent's delta). g [B][4], h [B][3]. */
-static void ami_motion_deltas(const am_rig *rig, const double *rq, const am_motion *mo, size_t t, double *g,
-                              double *h)
+ * head along its rest frame rotated by the parent's delta). g [B][4], h [B][3]; heads only of
+ * the bones with need[b] (NULL: all), which must include every such bone's parent. */
+static void ami_motion_deltas(const am_rig *rig, const double *rq, const am_motion *mo, size_t t,
+                              const uint8_t *need, double *g, double *h)
 {
     size_t B = rig->bone_count;
     am_quat_normalize(mo->root_quat + 4 * t, g);
@@ -68,6 +76,7 @@ static void ami_motion_deltas(const am_rig *rig, const double *rq, const am_moti
         ami_local_quat(mo, t, b, L);
         ami_qconjugate(rq + 4 * b, L, C);
         am_quat_mul(g + 4 * p, C, g + 4 * b);
+        if (need && !need[b]) continue;
         for (int k = 0; k < 3; k++) d[k] = rig->rest_mat[16 * b + 4 * (size_t)k + 3] - rig->rest_mat[16 * p + 4 * (size_t)k + 3];
         if (mo->loc) {
             const double *lb = mo->loc + (t * B + b) * 3;
@@ -135,7 +144,9 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
     const double tiny = 1e-9 * (st->size > 0 ? st->size : 1.0);
     for (size_t i = 0; i < B; i++) {
         size_t g = (size_t)st->order[i];
-        int32_t p = st->rig->parent[g];
+        /* a bone's alignment starts from its position parent's: a foot hanging from the body
+         * but riding its leg turns with the leg */
+        int32_t p = st->ppar[g];
         double Ap[4] = {1, 0, 0, 0};
         if (p >= 0) memcpy(Ap, r->tref + 4 * (size_t)p, sizeof Ap);
         double *A = r->tref + 4 * g;
@@ -157,6 +168,24 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
             memcpy(pts + 3 * n, vt, sizeof vt);
             memcpy(pts + 3 * (B + 1) * 2 + 3 * n, vs, sizeof vs);
             n++;
+        }
+        /* A tail off every child's head (a leg whose IK-driven foot hangs a little off its
+         * end) is a second direction: with it the fit has the bone's roll too. */
+        if (n && map->rule[g] != AM_RETARGET_RULE_CHAIN) {
+            bool at_child = false;
+            for (int32_t k = st->child_start[g]; k < st->child_start[g + 1] && !at_child; k++)
+                at_child = am_vec3_dist(st->tails + 3 * g, st->heads + 3 * (size_t)st->child[k]) < 1e-6 * st->size;
+            if (!at_child) {
+                double vt[3], vs[3], tl[3], tip[3] = {0.0, r->S->length[map->source[g]], 0.0};
+                am_vec3_sub(st->tails + 3 * g, st->heads + 3 * g, vt);
+                ami_source_point(r, gref, href, map->source[g], tip, tl);
+                am_vec3_sub(tl, sh, vs);
+                if (am_vec3_norm(vt) >= tiny && am_vec3_norm(vs) >= tiny) {
+                    memcpy(pts + 3 * n, vt, sizeof vt);
+                    memcpy(pts + 3 * (B + 1) * 2 + 3 * n, vs, sizeof vs);
+                    n++;
+                }
+            }
         }
         if (!n && st->child_start[g] == st->child_start[g + 1] && map->rule[g] != AM_RETARGET_RULE_CHAIN) {
             /* A leaf points where its tail does, when the two tails roughly agree: a guessed
@@ -215,7 +244,7 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
 static void ami_pose_deltas(const am_rig *rig, const double *rq, const am_motion *mo, size_t frame, double *g,
                             double *h)
 {
-    ami_motion_deltas(rig, rq, mo, frame, g, h);
+    ami_motion_deltas(rig, rq, mo, frame, NULL, g, h);
 }
 
 /* ---- root and proportions ------------------------------------------------------------------- */
@@ -319,14 +348,68 @@ static void ami_run_free(ami_run *r)
 }
 
 /* The source's deltas and heads of every frame. */
+/* Source bones whose heads the run reads: the root's driver, every bone a chain of the map
+ * starts or ends at, the feet, the bones that slide and their position parents; and each one's
+ * ancestors (heads are built down the tree). */
+static void ami_source_needs(const ami_run *r, uint8_t *need)
+{
+    const am_retarget_map *map = r->map;
+    const am_rig *S = r->S;
+    memset(need, 0, S->bone_count);
+    need[0] = 1;
+    for (size_t i = 0; i < r->st.B; i++) {
+        size_t g = (size_t)r->st.order[i];
+        if (map->source[g] >= 0 && map->rule[g] != AM_RETARGET_RULE_CHAIN) {
+            need[map->source[g]] = 1; /* the root's driver */
+            break;
+        }
+    }
+    for (size_t g = 0; g < map->target_count; g++) {
+        int32_t s = map->source[g];
+        if (s < 0 || map->rule[g] == AM_RETARGET_RULE_CHAIN) continue;
+        bool wanted = g == 0 || r->slides[g];
+        for (size_t c = 0; c < map->chain_count && !wanted; c++)
+            wanted = map->chains[c].foot == (int32_t)g;
+        /* the driver and the ends of chains are among the first and last bones with drivers:
+         * cheap enough to keep every direct one of a chain's ends and roots */
+        for (size_t c = 0; c < map->chain_count && !wanted; c++) {
+            const am_retarget_chain *ch = &map->chains[c];
+            wanted = ch->target_first == (int32_t)g || ch->target_last == (int32_t)g;
+        }
+        if (!wanted) continue;
+        need[s] = 1;
+        if (r->ss.ppar[s] >= 0) need[r->ss.ppar[s]] = 1;
+    }
+    for (size_t c = 0; c < map->chain_count; c++) {
+        /* the chain-direction report walks each chain's bones with drivers */
+        const am_retarget_chain *ch = &map->chains[c];
+        for (int32_t g = ch->target_last; g >= 0; g = r->st.spar[g]) {
+            if (map->source[g] >= 0) need[map->source[g]] = 1;
+            if (g == ch->target_first) break;
+        }
+    }
+    for (size_t b = S->bone_count; b-- > 1;)
+        if (need[b]) need[S->parent[b]] = 1;
+    /* a position parent may sit anywhere: mark its ancestors too */
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t b = S->bone_count; b-- > 1;)
+            if (need[b]) need[S->parent[b]] = 1;
+}
+
 static am_status ami_source_frames(ami_run *r, am_error *err)
 {
     size_t T = r->frames, B = r->S->bone_count;
+    uint8_t *need = am_alloc_array(B, 1);
+    AMI_CHECK(err, need, AM_E_NOMEM, "source heads");
+    ami_source_needs(r, need);
     for (size_t t = 0; t < T; t++) {
-        if ((t & 255) == 0 && !ami_progress("retarget: transfer", 0.5 * (double)t / (double)T))
+        if ((t & 255) == 0 && !ami_progress("retarget: transfer", 0.5 * (double)t / (double)T)) {
+            am_free(need);
             return AM_FAIL(err, AM_E_CANCELLED, "retarget stopped at frame %zu", t);
-        ami_motion_deltas(r->S, r->rs, r->src, t, r->gs + t * B * 4, r->hs + t * B * 3);
+        }
+        ami_motion_deltas(r->S, r->rs, r->src, t, need, r->gs + t * B * 4, r->hs + t * B * 3);
     }
+    am_free(need);
     return AM_OK;
 }
 
@@ -472,6 +555,11 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
     }
     double tiny = 1e-12 * (st->size > 0 ? st->size : 1.0);
     bool loc_used = false;
+    /* bones that hold their rest pose relative to their parent: no driver, and a reference pose
+     * that is the parent's (every pose but a given --target-pose) */
+    uint8_t *rest_local = am_alloc_array(B, 1);
+    AMI_CHECK(err, rest_local, AM_E_NOMEM, "motion");
+    for (size_t b = 1; b < B; b++) rest_local[b] = r->map->source[b] < 0 && !r->opts.target_pose;
     for (size_t t = 0; t < F; t++) {
         const double *g = r->gt + t * B * 4, *h = r->ht + t * B * 3;
         memcpy(out->trans + 3 * t, h, 3 * sizeof(double));
@@ -486,12 +574,20 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
         for (size_t b = 1; b < B; b++) {
             size_t p = (size_t)T->parent[b];
             double pi[4], rel[4], ri[4], L[4];
+            if (rest_local[b]) {
+                /* a bone without a driver holds its rest relative to its parent: exactly */
+                memset(out->euler + (t * B + b) * 3, 0, 3 * sizeof(double));
+                if (out->quat) am_quat_identity(out->quat + (t * B + b) * 4);
+                goto loc;
+            }
             ami_qconj(g + 4 * p, pi);
             am_quat_mul(pi, g + 4 * b, rel);
             ami_qconj(r->rt + 4 * b, ri);
             am_quat_mul(ri, rel, L);
             am_quat_mul(L, r->rt + 4 * b, L);
-            am_quat_normalize(L, L);
+            /* a product of unit quaternions: renormalised only when rounding has added up */
+            double n2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2] + L[3] * L[3];
+            if (fabs(n2 - 1.0) > 1e-14) am_quat_normalize(L, L);
             /* one hemisphere from frame to frame: curves stay continuous */
             double *prev = t && out->quat ? out->quat + ((t - 1) * B + b) * 4 : NULL;
             if (prev ? L[0] * prev[0] + am_vec3_dot(L + 1, prev + 1) < 0 : L[0] < 0)
@@ -501,6 +597,7 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
             am_quat_unit_to_mat3(L, R);
             if (t) am_mat3_to_euler_xyz_near(R, out->euler + ((t - 1) * B + b) * 3, e);
             else am_mat3_to_euler_xyz(R, e);
+        loc:
             if (out->loc && r->slides[b]) {
                 /* the head where the position parents put it, less where the rig's parent
                  * would, in the bone's rest frame turned by the parent's delta */
@@ -517,6 +614,7 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
             }
         }
     }
+    am_free(rest_local);
     if (out->loc && !loc_used) {
         am_free(out->loc);
         out->loc = NULL;
