@@ -2,7 +2,7 @@
 """Scores for bench/retarget.sh (numpy). Joints are motion.json "joints" (FK keypoints).
 
   closure A_MOTION B_MOTION A_RIG RENAME.json   worst |joint_A - joint_B| / body size (B renamed)
-  rot A_MOTION B_MOTION                         worst local (and root) rotation angle, radians
+  rot A_MOTION B_MOTION A_RIG                   worst local (and root) rotation angle, radians
   match A_MOTION B_MOTION                       worst joint distance / body size, joints paired by
                                                 their position in frame 0 (names differ)
   baseline SRC_MOTION SRC_RIG DST_RIG K OUT     the plain copy of local rotations by bone name,
@@ -37,14 +37,21 @@ def closure(a, b, rig, ren):
 
 
 def qangle(p, q):
-    d = np.abs(np.sum(p * q, axis=-1)) / (np.linalg.norm(p, axis=-1) * np.linalg.norm(q, axis=-1))
-    return 2 * np.arccos(np.clip(d, -1, 1))
+    """Angle of p^-1 q, from its vector part and w (arccos of a dot product cannot resolve
+    angles under 1e-8)."""
+    p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    w = np.sum(p * q, axis=-1)
+    v = p[..., :1] * q[..., 1:] - q[..., :1] * p[..., 1:] - np.cross(p[..., 1:], q[..., 1:])
+    return 2 * np.arctan2(np.linalg.norm(v, axis=-1), np.abs(w))
 
 
-def rot(a, b):
-    qa, qb = np.array(a["quat"]), np.array(b["quat"])
+def rot(a, b, rig):
+    helpers = set(rig.get("helpers", []))
+    keep = [i for i, n in enumerate(a["bones"]) if i > 0 and n not in helpers]
+    qa, qb = np.array(a["quat"])[:, keep], np.array(b["quat"])[:, keep]
     ra, rb = np.array(a["root_quat"]), np.array(b["root_quat"])
-    return max(qangle(qa[:, 1:], qb[:, 1:]).max(), qangle(ra, rb).max())
+    return max(qangle(qa, qb).max(), qangle(ra, rb).max())
 
 
 def match(a, b):
@@ -92,7 +99,7 @@ def main():
     if cmd == "closure":
         print("%.3g" % closure(load(args[0]), load(args[1]), load(args[2]), load(args[3])))
     elif cmd == "rot":
-        print("%.3g" % rot(load(args[0]), load(args[1])))
+        print("%.3g" % rot(load(args[0]), load(args[1]), load(args[2])))
     elif cmd == "match":
         print("%.3g" % match(load(args[0]), load(args[1])))
     elif cmd == "baseline":

@@ -3,7 +3,8 @@
 // the joint positions of `anymove fk` (converted from glTF's Y-up to our Z-up world). Bones are
 // found under the names three gives nodes (PropertyBinding.sanitizeNodeName: "upperarm.L" is
 // "upperarmL", "mixamorig:Hips" is "mixamorigHips").
-// usage: node three_check.mjs FILE.glb RIG.json FK.json FPS  -> one JSON line; exit 1 if off.
+// usage: node three_check.mjs FILE.glb RIG.json FK.json FPS [SCALE]  -> one JSON line; exit 1 if off.
+// SCALE: metres per unit of the file (a character kept in centimetres under a rig scaled to metres).
 import fs from 'fs';
 import path from 'path';
 import { fileURLToPath, pathToFileURL } from 'url';
@@ -13,7 +14,18 @@ const three = path.join(here, '..', '.deps', 'npm', 'node_modules', 'three');
 const THREE = await import(pathToFileURL(path.join(three, 'build', 'three.module.js')).href);
 const { GLTFLoader } = await import(pathToFileURL(path.join(three, 'examples', 'jsm', 'loaders', 'GLTFLoader.js')).href);
 
-const [file, rigPath, fkPath, fpsArg] = process.argv.slice(2);
+// Textured models: Node has no DOM to decode images into. The check is about the skeleton and
+// its animation, so images load as 1x1 placeholders (GLTFLoader reaches them through `self.URL`
+// and THREE.ImageLoader).
+globalThis.self = globalThis;
+THREE.ImageLoader.prototype.load = function (url, onLoad) {
+  const image = { width: 1, height: 1 };
+  if (onLoad) setTimeout(() => onLoad(image), 0);
+  return image;
+};
+
+const [file, rigPath, fkPath, fpsArg, scaleArg] = process.argv.slice(2);
+const scale = scaleArg ? Number(scaleArg) : 1;
 const data = fs.readFileSync(file);
 const buf = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
 const rig = JSON.parse(fs.readFileSync(rigPath, 'utf8'));
@@ -40,7 +52,7 @@ for (let t = 0; t < fk.joints.length; t++) {
     node.getWorldPosition(p);
     const want = fk.joints[t][jointIndex.get(head)];
     // glTF/three (x, y, z) is our (x, -z, y).
-    const err = Math.hypot(p.x - want[0], -p.z - want[1], p.y - want[2]);
+    const err = Math.hypot(scale * p.x - want[0], -scale * p.z - want[1], scale * p.y - want[2]);
     maxErr = Math.max(maxErr, err);
     count++;
   }

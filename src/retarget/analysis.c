@@ -29,7 +29,8 @@ void ami_skel_free(ami_skel *sk)
 
 /* A foot that hangs from the body (the IK target of a Blender leg, Quaternius' IKBackLeg.L and
  * the Knight's Foot.L) but sits where a leg ends: its head is on the rest tail of a leaf bone
- * elsewhere in the tree, and not on its own parent. Such a foot follows that leg. */
+ * elsewhere in the tree (within 6% of that bone's length: the spider's feet sit 4% below their
+ * legs' tips), and not on its own parent. Such a foot follows that leg. */
 static int32_t ami_detached_leg(const ami_skel *sk, size_t f, const int32_t *nchild)
 {
     const am_rig *rig = sk->rig;
@@ -44,7 +45,7 @@ static int32_t ami_detached_leg(const ami_skel *sk, size_t f, const int32_t *nch
     for (size_t c = 0; c < sk->B; c++) {
         if (c == f || (int32_t)c == p || sk->excluded[c] || nchild[c]) continue;
         double d = am_vec3_dist(h, sk->tails + 3 * c);
-        if (!(d < 0.02 * rig->length[c]) || d >= best_d) continue;
+        if (!(d < 0.06 * rig->length[c]) || d >= best_d) continue;
         /* not inside the foot's own subtree */
         int32_t a = (int32_t)c;
         while (a >= 0 && a != (int32_t)f) a = rig->parent[a];

@@ -414,6 +414,14 @@ static double ami_branch_cost(const ami_matcher *m, const ami_branch *x, const a
     am_vec3_sub(A->sub_centroid + 3 * (size_t)a, A->heads + 3 * (size_t)a, da);
     am_vec3_sub(B->sub_centroid + 3 * (size_t)b, B->heads + 3 * (size_t)b, db);
     c += ami_angle(da, db) / AM_PI;
+    /* where a branch hangs from its path bone: a limb turned in its bind pose still hangs at
+     * the same place (a spider's four legs a side differ mostly by that) */
+    double pa[3], pb[3];
+    am_vec3_sub(A->heads + 3 * (size_t)a, A->heads + 3 * (size_t)A->spar[a], pa);
+    am_vec3_sub(B->heads + 3 * (size_t)b, B->heads + 3 * (size_t)B->spar[b], pb);
+    am_vec3_scale(pa, 1.0 / A->size, pa);
+    am_vec3_scale(pb, 1.0 / B->size, pb);
+    c += 3.0 * am_vec3_dist(pa, pb);
     double la = A->reach[a] / A->size, lb = B->reach[b] / B->size;
     if (la > 0 && lb > 0) c += 0.5 * fabs(log(la / lb));
     c += 0.4 * fabs(log((double)A->sub_count[a] / (double)B->sub_count[b]));

@@ -133,11 +133,26 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
         am_free(limb);
         return AM_FAIL(err, AM_E_NOMEM, "pose alignment");
     }
+    /* Limbs are aligned bone by bone; so is any chain whose bones match the source's one to
+     * one with the same proportions (within 1e-6): such chains can differ only in pose (a rig
+     * re-posed for its bind, SPEC 5's closure), where other chains differ by design. */
     for (size_t c = 0; c < map->chain_count; c++) {
         const am_retarget_chain *ch = &map->chains[c];
-        if (!ch->is_limb) continue;
+        bool same = true;
+        double ratio = 0.0;
+        for (int32_t g = ch->target_last; g >= 0 && same; g = st->spar[g]) {
+            int32_t sb = map->source[g];
+            if (sb < 0 || map->source_b[g] >= 0 || map->rule[g] == AM_RETARGET_RULE_CHAIN) same = false;
+            else {
+                double q = st->rig->length[g] / r->S->length[sb];
+                if (ratio == 0.0) ratio = q;
+                else if (fabs(q - ratio) > 1e-6 * ratio) same = false;
+            }
+            if (g == ch->target_first) break;
+        }
+        if (!ch->is_limb && !same) continue;
         for (int32_t g = ch->target_last; g >= 0; g = st->spar[g]) {
-            limb[g] = 1;
+            limb[g] = same ? 2 : 1;
             if (g == ch->target_first) break;
         }
     }
@@ -172,12 +187,20 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
         /* A tail off every child's head (a leg whose IK-driven foot hangs a little off its
          * end) is a second direction: with it the fit has the bone's roll too. */
         if (n && map->rule[g] != AM_RETARGET_RULE_CHAIN) {
-            bool at_child = false;
-            for (int32_t k = st->child_start[g]; k < st->child_start[g + 1] && !at_child; k++)
-                at_child = am_vec3_dist(st->tails + 3 * g, st->heads + 3 * (size_t)st->child[k]) < 1e-6 * st->size;
-            if (!at_child) {
-                double vt[3], vs[3], tl[3], tip[3] = {0.0, r->S->length[map->source[g]], 0.0};
-                am_vec3_sub(st->tails + 3 * g, st->heads + 3 * g, vt);
+            /* Between two designs a tail a hair off the child's head says nothing of the roll
+             * (it must be 2 degrees off every child direction); in a chain of the same design
+             * any offset is the same rigid shape, and fits exactly. */
+            double vt[3], vs[3], tl[3], tip[3] = {0.0, r->S->length[map->source[g]], 0.0};
+            am_vec3_sub(st->tails + 3 * g, st->heads + 3 * g, vt);
+            bool distinct = true;
+            for (size_t k = 0; k < n && distinct; k++) {
+                double c = am_vec3_dot(vt, pts + 3 * k) / (am_vec3_norm(vt) * am_vec3_norm(pts + 3 * k));
+                distinct = limb[g] == 2 ? am_vec3_dist(st->tails + 3 * g, st->heads + 3 * g) > tiny && c < 1.0 - 1e-24
+                                        : c < cos(AM_RAD(2.0));
+            }
+            for (int32_t k = st->child_start[g]; k < st->child_start[g + 1] && distinct; k++)
+                distinct = am_vec3_dist(st->tails + 3 * g, st->heads + 3 * (size_t)st->child[k]) >= tiny;
+            if (distinct) {
                 ami_source_point(r, gref, href, map->source[g], tip, tl);
                 am_vec3_sub(tl, sh, vs);
                 if (am_vec3_norm(vt) >= tiny && am_vec3_norm(vs) >= tiny) {
@@ -208,13 +231,20 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
         /* One direction, or all along one line: the smallest swing from the parent's
          * alignment (the twist follows the parent). Else the rotation fitting them all. */
         size_t longest = 0;
-        bool line = true;
+        bool line_t = true, line_s = true;
+        const double *qs = pts + 3 * (B + 1) * 2;
+        double flat = limb[g] == 2 ? 1e-14 : 1e-6;
         for (size_t k = 0; k < n; k++) {
-            if (am_vec3_norm(pts + 3 * k) > am_vec3_norm(pts + 3 * longest)) longest = k;
+            if (am_vec3_norm(pts + 3 * k) * am_vec3_norm(qs + 3 * k) >
+                am_vec3_norm(pts + 3 * longest) * am_vec3_norm(qs + 3 * longest))
+                longest = k;
             double c[3];
             am_vec3_cross(pts + 3 * k, pts, c);
-            if (am_vec3_norm(c) > 1e-6 * am_vec3_norm(pts + 3 * k) * am_vec3_norm(pts)) line = false;
+            if (am_vec3_norm(c) > flat * am_vec3_norm(pts + 3 * k) * am_vec3_norm(pts)) line_t = false;
+            am_vec3_cross(qs + 3 * k, qs, c);
+            if (am_vec3_norm(c) > flat * am_vec3_norm(qs + 3 * k) * am_vec3_norm(qs)) line_s = false;
         }
+        bool line = line_t || line_s;
         if (n == 1 || line) {
             double av[3], sw[4];
             am_quat_rotate(Ap, pts + 3 * longest, av);

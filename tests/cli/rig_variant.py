@@ -110,7 +110,7 @@ def main():
         if np.linalg.norm(h - joints[p[2]]) < 0.05 * length(p) or np.linalg.norm(h - joints[p[1]]) < 0.05 * length(p):
             continue
         for c in leaves:
-            if c[0] in (f[0], p[0]) or c[0] in helpers or np.linalg.norm(h - joints[c[2]]) >= 0.02 * length(c):
+            if c[0] in (f[0], p[0]) or c[0] in helpers or np.linalg.norm(h - joints[c[2]]) >= 0.06 * length(c):
                 continue
             stack, sub = [f[0]], set()
             while stack:
@@ -129,7 +129,9 @@ def main():
             break
     posed = {k: v.tolist() for k, v in posed.items()}
     jren = {j: "%sj%03d" % (prefix, i) for i, j in enumerate(rig["joints"])}
-    bren = {b[0]: "%sb%03d" % (prefix, i) for i, b in enumerate(bones)}
+    # end sites keep a name that says so (an end site is never mapped, on either rig)
+    end = lambda n: n.lower().endswith(("end", "nub", "tip"))
+    bren = {b[0]: "%sb%03d%s" % (prefix, i, "_end" if end(b[0]) else "") for i, b in enumerate(bones)}
     new = dict(rig)
     new["joints"] = {jren[j]: posed[j] for j in rig["joints"]}
     new["bones"] = [[bren[b[0]], jren[b[1]], jren[b[2]], bren[b[3]] if b[3] else None] + b[4:] for b in bones]
