@@ -4,6 +4,7 @@
 
 #include "anymove/capture.h"
 #include "cli.h"
+#include "exam_cameras.h"
 #include "core/internal.h"
 
 static void ami_exam_help(FILE *out)
@@ -15,13 +16,15 @@ static void ami_exam_help(FILE *out)
             "Writes DIR/det.npz (a random motion within the rig's limits read in both views of\n"
             "SPEC 3, with the degradations asked for) and DIR/truth.npz (joints, euler, trans,\n"
             "root_quat, contacts, lag). Defaults: seed 0, 150 frames at 30 fps, noise 3 px,\n"
-            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n");
+            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n\n");
+    ami_exam_cameras_help(out);
 }
 
 int am_cmd_exam(int argc, char **argv)
 {
     const char *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
     am_exam_opts o = {.frames = 150, .fps = 30, .noise_px = 3.0, .dropout = 0.02, .swap = 0.01};
+    ami_exam_cameras_args cams = {0};
     long l;
     double d;
     for (int i = 1; i < argc; i++) {
@@ -58,6 +61,8 @@ int am_cmd_exam(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--squash"))) {
             if (!am_cli_double("exam", "--squash", v, &d)) return 2;
             o.squash = d;
+        } else if (ami_exam_cameras_arg(argc, argv, &i, &cams)) {
+            if (cams.bad) return 2;
         } else if (argv[i][0] == '-') {
             return am_cli_usage("exam", "unknown option '%s'", argv[i]);
         } else {
@@ -66,6 +71,7 @@ int am_cmd_exam(int argc, char **argv)
     }
     if (!rig_path) return am_cli_usage("exam", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("exam", "missing -o DIR");
+    if (cams.spec) return ami_exam_cameras_run(&cams, rig_path, cr_path, dir, &o);
     am_error err = {0};
     am_rig *rig = NULL;
     am_creature *cr = NULL;

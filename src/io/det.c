@@ -9,19 +9,12 @@
  */
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/npz_check_internal.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static void ami_shape_str(const am_array *a, char *buf, size_t size)
-{
-    size_t n = (size_t)snprintf(buf, size, "[");
-    for (int k = 0; k < a->ndim && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", a->shape[k]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-}
 
 static bool ami_shape_is(const am_array *a, int ndim, size_t d0, size_t d1, size_t d2)
 {
@@ -30,18 +23,6 @@ static bool ami_shape_is(const am_array *a, int ndim, size_t d0, size_t d1, size
     for (int k = 0; k < ndim; k++)
         if (a->shape[k] != want[k]) return false;
     return true;
-}
-
-static am_status ami_need_float(const char *path, const am_npz *z, const char *name,
-                                const am_array **out, am_error *err)
-{
-    const am_array *a = am_npz_find(z, name);
-    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array '%s'", name);
-    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "%s has dtype %s, expected float32 or float64",
-                          name, am_dtype_name(a->dtype));
-    *out = a;
-    return AM_OK;
 }
 
 static am_status ami_det_float(const char *path, const am_array *a, const char *name, size_t T,
@@ -85,7 +66,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
 {
     char sh[128];
     const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
-    AMI_TRY(ami_need_float(path, z, "front_uv", &fuv, err));
+    AMI_TRY(ami_npz_need_float(path, z, "front_uv", &fuv, err));
     if (fuv->ndim != 3 || fuv->shape[2] != 2) {
         ami_shape_str(fuv, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "front_uv has shape %s, expected [T,J,2]", sh);
@@ -96,9 +77,9 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
-    AMI_TRY(ami_need_float(path, z, "side_uv", &suv, err));
-    AMI_TRY(ami_need_float(path, z, "front_conf", &fc, err));
-    AMI_TRY(ami_need_float(path, z, "side_conf", &sc, err));
+    AMI_TRY(ami_npz_need_float(path, z, "side_uv", &suv, err));
+    AMI_TRY(ami_npz_need_float(path, z, "front_conf", &fc, err));
+    AMI_TRY(ami_npz_need_float(path, z, "side_conf", &sc, err));
     det->frame_count = T;
     det->joint_count = J;
     AMI_TRY(ami_det_float(path, fuv, "front_uv", T, J, 3, &det->front_uv, err));
