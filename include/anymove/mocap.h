@@ -126,6 +126,7 @@ typedef struct am_import_opts {
     double fps;             /* frames per second when the file has none; 0 = 30 with a warning */
     double scale;           /* 3D: metres per file unit; 0 = the file's own units (TRC/C3D
                                "mm"/"cm"/"m"), else 1 */
+    const char *skeleton;   /* OpenPose: "body25b" names 25 keypoints as BODY_25B; NULL = by count */
     char up;                /* 3D axes of the file: 'y' (OpenSim: X forward, Y up) or 'z' (SPEC 1);
                                0 = the format's default (TRC 'y', others 'z') */
 } am_import_opts;

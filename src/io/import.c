@@ -198,7 +198,7 @@ static am_status ami_openpose_folder(const char *dir, const am_import_opts *o, a
     }
     if ((st = am_mdet_create(1, n, K, &d, err)) != AM_OK) goto done;
     ami_strings_free(d->names, K);
-    if (!(d->names = ami_openpose_names(K, NULL))) {
+    if (!(d->names = ami_openpose_names(K, o ? o->skeleton : NULL))) {
         st = AM_FAIL(err, AM_E_NOMEM, "names");
         goto done;
     }
@@ -297,7 +297,7 @@ am_status am_import_2d_mem(const void *buf, size_t len, const char *source, am_t
         if (st == AM_OK && K == 0) st = AM_FAIL_AT(err, AM_E_EMPTY, source, 0, 0, "nobody in the frame");
         if (st == AM_OK && (st = am_mdet_create(1, 1, K, out, err)) == AM_OK) {
             ami_strings_free((*out)->names, K);
-            (*out)->names = ami_openpose_names(K, NULL);
+            (*out)->names = ami_openpose_names(K, o ? o->skeleton : NULL);
             if (!(*out)->names) st = AM_FAIL(err, AM_E_NOMEM, "names");
             for (size_t j = 0; st == AM_OK && j < K; j++)
                 if (kp[3 * j + 2] > 0 && !(kp[3 * j] == 0 && kp[3 * j + 1] == 0)) {

@@ -24,6 +24,9 @@
 
 static pthread_mutex_t ami_h5_lock = PTHREAD_MUTEX_INITIALIZER;
 #define AMI_H5_MAX_BYTES (512ull << 20)
+/* The core driver refuses to open an image under a name that exists on disk: use one that
+ * never does (the image is never written back). */
+#define AMI_H5_IMAGE_NAME "/nonexistent/anymove-hdf5-file-image"
 
 typedef struct {
     hid_t file;
@@ -41,7 +44,7 @@ static am_status ami_h5_open(ami_h5 *h, const void *buf, size_t len)
     if (fapl < 0) return AM_FAIL(h->err, AM_E_NOMEM, "HDF5 property list");
     herr_t e1 = H5Pset_fapl_core(fapl, 1 << 16, 0);
     herr_t e2 = e1 < 0 ? e1 : H5Pset_file_image(fapl, (void *)buf, len);
-    h->file = e2 < 0 ? -1 : H5Fopen(h->src ? h->src : "memory.h5", H5F_ACC_RDONLY, fapl);
+    h->file = e2 < 0 ? -1 : H5Fopen(AMI_H5_IMAGE_NAME, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (h->file < 0) return AM_FAIL_OFS(h->err, AM_E_FORMAT, h->src, 0, "libhdf5 cannot open it (damaged or truncated)");
     return AM_OK;
