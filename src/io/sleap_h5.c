@@ -156,6 +156,9 @@ static am_status ami_h5_strings(ami_h5 *h, const char *name, size_t *n_out, char
             st = AM_FAIL(h->err, AM_E_DTYPE, "dataset '%s' has %zu-byte strings", name, w);
             goto done;
         }
+        /* One byte more than stored: a NUL-terminated memory type of the stored width would
+         * drop the last character of a full-width name ("front" in S5 -> "fron"). */
+        w += 1;
         H5Tset_size(mt, w);
         char *raw = am_alloc_array(n ? n : 1, w);
         if (!raw) {

@@ -14,9 +14,9 @@
  * - NumFrames disagreeing with the rows present: the rows win, with a warning.
  * - Units: mm, cm, m (any case), else the --scale given, else an error. Axes: OpenSim's Y up
  *   unless told otherwise (import --up z), turned into SPEC 1's world.
- * - fps: the Time column's step when it is regular (a decimated file keeps DataRate but not its
- *   spacing; std_walking5_markers.trc holds every 10th frame of a 250 Hz capture), else DataRate;
- *   a disagreement is a warning.
+ * - fps: DataRate, unless the Time column steps regularly at a rate more than 1 % away from it
+ *   (a decimated file keeps DataRate but not its spacing), then the Time column's, with a warning.
+ *   The Time column alone is not trusted for the digits: writers round it (0.008342 s).
  */
 #include <math.h>
 #include <stdio.h>
@@ -214,9 +214,9 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
         double med = dt[(T - 1) / 2];
         bool regular = med > 0 && fabs(dt[0] - med) < 0.01 * med && fabs(dt[T - 2] - med) < 0.01 * med;
         am_free(dt);
-        if (regular) {
-            double f = 1.0 / med;
-            if (!isnan(rate) && fabs(f - rate) > 0.01 * rate)
+        double f = 1.0 / med;
+        if (regular && (isnan(rate) || fabs(f - rate) > 0.01 * rate)) {
+            if (!isnan(rate))
                 ami_warn(AM_WARN_DEGRADED, "%s: DataRate says %g Hz, the Time column steps %g s (%g fps, used)",
                          src ? src : "TRC", rate, med, f);
             fps = f;
