@@ -66,18 +66,16 @@ static am_status ami_refine_eval(void *user, const double *x, am_lsq_sink *sink)
                 am_lsq_add(sink, 2, r, 3, cols, jac ? Jp : NULL, &reproj);
             }
             if (k >= 1 && k + 1 < R->n) {
+                /* One residual per axis: a block then touches only one coordinate of the three
+                 * frames, so the band stays 2 frames wide (opt.h's bandwidth hint). */
                 const double s = R->o->w_smooth * R->det->fps * R->det->fps;
-                double r[3], Jm[27] = {0};
-                int32_t c3[9];
-                for (int f = 0; f < 3; f++)
-                    for (int q = 0; q < 3; q++) c3[3 * f + q] = (int32_t)((k - 1 + (size_t)f) * P + 3 * j + (size_t)q);
-                for (int q = 0; q < 3; q++) {
-                    r[q] = s * (x[(k + 1) * P + 3 * j + (size_t)q] - 2.0 * X[q] + x[(k - 1) * P + 3 * j + (size_t)q]);
-                    Jm[q * 9 + q] = s;
-                    Jm[q * 9 + 3 + q] = -2.0 * s;
-                    Jm[q * 9 + 6 + q] = s;
+                const double Jm[3] = {s, -2.0 * s, s};
+                for (size_t q = 0; q < 3; q++) {
+                    int32_t c3[3];
+                    for (size_t f = 0; f < 3; f++) c3[f] = (int32_t)((k - 1 + f) * P + 3 * j + q);
+                    double r = s * (x[(k + 1) * P + 3 * j + q] - 2.0 * X[q] + x[(k - 1) * P + 3 * j + q]);
+                    am_lsq_add(sink, 1, &r, 3, c3, Jm, &smooth);
                 }
-                am_lsq_add(sink, 3, r, 9, c3, Jm, &smooth);
             }
         }
         for (size_t e = 0; e < R->o->edge_count; e++) {
