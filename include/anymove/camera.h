@@ -159,10 +159,9 @@ typedef struct am_camera_info {
 } am_camera_info;
 void am_camera_get_info(const am_camera *cam, am_camera_info *info);
 /* Add a warning (AM_WARN_DEGRADED / AM_WARN_UNITS) to the current scope for each degenerate
- * trait: two cameras with identical parameters, camera centres within 1 mm of each other, a
- * rotation that is not one, a principal point outside the image, and a scene scale that is
- * absurd for metres (the centres spread over more than 200 m, or less than 5 cm). Returns the
- * number of warnings added. */
+ * trait: two cameras with identical parameters, perspective camera centres within 1 mm of each
+ * other, a principal point outside the image, and a scene scale that is absurd for metres (the
+ * centres spread over more than 200 m, or less than 5 cm). Returns the number of warnings added. */
 size_t am_calib_check(const am_calib *cal);
 
 #ifdef __cplusplus
