@@ -75,16 +75,7 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
         goto done;
     }
     double scale = o && o->scale > 0 ? o->scale : 1.0;
-    for (;;) {
-        if (!ami_csv_row(&c, &st, src, err)) {
-            if (st != AM_OK) goto done;
-            break;
-        }
-        if (c.count == 0) continue;
-        if (c.count != ncol) {
-            st = AM_FAIL_AT(err, AM_E_SHAPE, src, c.line, 0, "row has %zu cells, the header %zu", c.count, ncol);
-            goto done;
-        }
+    while (ami_csv_data_row(&c, ncol, &st, src, err)) {
         if (T == cap) {
             cap = cap ? 2 * cap : 256;
             if (cap > (SIZE_MAX / 32) / J) {
@@ -123,6 +114,7 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
         }
         T++;
     }
+    if (st != AM_OK) goto done;
     if (T == 0) {
         st = AM_FAIL_AT(err, AM_E_EMPTY, src, c.line, 0, "no frames after the header");
         goto done;

@@ -90,6 +90,18 @@ bool ami_csv_row(ami_csv *c, am_status *st, const char *source, am_error *err)
     return true;
 }
 
+bool ami_csv_data_row(ami_csv *c, size_t cells, am_status *st, const char *source, am_error *err)
+{
+    do {
+        if (!ami_csv_row(c, st, source, err)) return false;
+    } while (c->count == 0);
+    if (c->count != cells) {
+        *st = AM_FAIL_AT(err, AM_E_SHAPE, source, c->line, 0, "row has %zu cells, the header %zu", c->count, cells);
+        return false;
+    }
+    return true;
+}
+
 static void ami_trim(const ami_field *f, const char **p, size_t *n)
 {
     *p = f->p;

@@ -317,13 +317,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
     if (cf >= 0 && cl >= 0 && cx >= 0 && cy >= 0) {
         /* Long: frames in increasing frame number, landmarks by index. */
         double cur = NAN;
-        for (;;) {
-            if (!ami_csv_row(&c, &st, src, err)) break;
-            if (c.count == 0) continue;
-            if (c.count != nh) {
-                st = AM_FAIL_AT(err, AM_E_SHAPE, src, c.line, 0, "row has %zu cells, the header %zu", c.count, nh);
-                break;
-            }
+        while (ami_csv_data_row(&c, nh, &st, src, err)) {
             double v[6];
             bool e;
             int idx[6] = {cf, cl, cx, cy, cv, cp};
@@ -393,13 +387,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
                         "a MediaPipe CSV needs frame, landmark, x, y columns or <name>_x, <name>_y columns");
         goto done;
     }
-    for (;;) {
-        if (!ami_csv_row(&c, &st, src, err)) break;
-        if (c.count == 0) continue;
-        if (c.count != nh) {
-            st = AM_FAIL_AT(err, AM_E_SHAPE, src, c.line, 0, "row has %zu cells, the header %zu", c.count, nh);
-            break;
-        }
+    while (ami_csv_data_row(&c, nh, &st, src, err)) {
         if (!ami_lm_frame(L, K)) {
             st = AM_FAIL(err, AM_E_NOMEM, "landmarks");
             break;

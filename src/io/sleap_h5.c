@@ -295,18 +295,32 @@ done:
     return st;
 }
 
-am_status ami_sleap_parse(const void *buf, size_t len, const char *src, const am_import_opts *o, am_mdet **out,
-                          am_error *err)
+/* Open the image, run one reader under the lock, close. */
+typedef am_status (*ami_h5_reader)(ami_h5 *h, const am_import_opts *o, void *out);
+
+static am_status ami_h5_run(const void *buf, size_t len, const char *src, const am_import_opts *o, ami_h5_reader fn,
+                            void *out, am_error *err)
 {
-    *out = NULL;
     ami_h5 h = {.src = src, .err = err, .file = -1};
     pthread_mutex_lock(&ami_h5_lock);
     am_status st = ami_h5_open(&h, buf, len);
-    if (st == AM_OK) st = ami_sleap_locked(&h, o, out);
+    if (st == AM_OK) st = fn(&h, o, out);
     ami_h5_close(&h);
     pthread_mutex_unlock(&ami_h5_lock);
     if (st != AM_OK) am_error_set_file(err, src);
     return st;
+}
+
+static am_status ami_sleap_reader(ami_h5 *h, const am_import_opts *o, void *out)
+{
+    return ami_sleap_locked(h, o, out);
+}
+
+am_status ami_sleap_parse(const void *buf, size_t len, const char *src, const am_import_opts *o, am_mdet **out,
+                          am_error *err)
+{
+    *out = NULL;
+    return ami_h5_run(buf, len, src, o, ami_sleap_reader, out, err);
 }
 
 static am_status ami_points3d_locked(ami_h5 *h, const am_import_opts *o, am_joints **out)
@@ -382,16 +396,14 @@ done:
     return st;
 }
 
+static am_status ami_points3d_reader(ami_h5 *h, const am_import_opts *o, void *out)
+{
+    return ami_points3d_locked(h, o, out);
+}
+
 am_status ami_points3d_parse(const void *buf, size_t len, const char *src, const am_import_opts *o, am_joints **out,
                              am_error *err)
 {
     *out = NULL;
-    ami_h5 h = {.src = src, .err = err, .file = -1};
-    pthread_mutex_lock(&ami_h5_lock);
-    am_status st = ami_h5_open(&h, buf, len);
-    if (st == AM_OK) st = ami_points3d_locked(&h, o, out);
-    ami_h5_close(&h);
-    pthread_mutex_unlock(&ami_h5_lock);
-    if (st != AM_OK) am_error_set_file(err, src);
-    return st;
+    return ami_h5_run(buf, len, src, o, ami_points3d_reader, out, err);
 }

@@ -28,6 +28,8 @@ void ami_csv_init(ami_csv *c, const char *text, size_t len, char delim, bool quo
 /* Next row (blank lines included, as zero fields... a blank line gives count 0). Returns false at
  * the end; *st = AM_E_NOMEM or AM_E_SYNTAX (an unterminated quote) on failure, else AM_OK. */
 bool ami_csv_row(ami_csv *c, am_status *st, const char *source, am_error *err);
+/* The next non-blank row, which must have exactly `cells` fields (AM_E_SHAPE naming the line). */
+bool ami_csv_data_row(ami_csv *c, size_t cells, am_status *st, const char *source, am_error *err);
 void ami_csv_free(ami_csv *c);
 /* Field equals the NUL-terminated s (case-insensitive when nocase). */
 bool ami_field_is(const ami_field *f, const char *s, bool nocase);
