@@ -36,6 +36,7 @@ typedef struct {
     double *v;
     size_t T, K, cap;   /* cap in frames */
     char **names;       /* wide CSV: the column stems; else NULL */
+    size_t name_count;  /* entries of names set (K is only fixed by the first frame) */
 } ami_lm;
 
 static bool ami_lm_frame(ami_lm *L, size_t K)
@@ -377,6 +378,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
         wide[3 * K] = (int32_t)k;
         wide[3 * K + 1] = y;
         wide[3 * K + 2] = vis;
+        L->name_count = K + 1;
         if (!(L->names[K++] = am_strndup(hdr[k].p, sl))) {
             st = AM_FAIL(err, AM_E_NOMEM, "names");
             goto done;
@@ -460,7 +462,7 @@ am_status ami_mediapipe_parse(const char *text, size_t len, const char *src, con
                      src ? src : "MediaPipe");
     }
     am_free(L.v);
-    ami_strings_free(L.names, L.K);
+    ami_strings_free(L.names, L.name_count);
     if (st != AM_OK) {
         am_mdet_free(d);
         return st;

@@ -17,7 +17,7 @@ static am_calib *ring(size_t C)
     for (size_t c = 0; c < C; c++) {
         double a = 2 * AM_PI * (double)c / (double)C;
         double pos[3] = {4 * cos(a), 4 * sin(a), 1.0 + 0.5 * (double)(c % 2)}, tgt[3] = {0, 0, 0.5}, up[3] = {0, 0, 1};
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "c%zu", c);
         am_camera_look_at(&cal->cameras[c], name, pos, tgt, up, 1280, 720, AM_RAD(60));
         cal->cameras[c].dist[0] = -0.08;
@@ -34,7 +34,7 @@ static am_mdet *project_points(const am_calib *cal, const double *X, size_t T, s
     if (am_mdet_create(cal->camera_count, T, J, &d, &err) != AM_OK) return NULL;
     for (size_t c = 0; c < cal->camera_count; c++) d->cameras[c] = am_strdup(cal->cameras[c].name);
     for (size_t j = 0; j < J; j++) {
-        char n[16];
+        char n[32];
         snprintf(n, sizeof n, "j%zu", j);
         d->names[j] = am_strdup(n);
     }

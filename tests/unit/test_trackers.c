@@ -394,6 +394,112 @@ done:
     am_joints_free(c);
 }
 
+/* A small C3D written for each processor type and both storages, read back. */
+typedef struct {
+    unsigned char b[2048];
+    int proc;
+} c3d_img;
+
+static void c3d_u16(c3d_img *m, size_t o, int v)
+{
+    uint16_t u = (uint16_t)v;
+    if (m->proc == 86) m->b[o] = (unsigned char)(u >> 8), m->b[o + 1] = (unsigned char)u;
+    else m->b[o] = (unsigned char)u, m->b[o + 1] = (unsigned char)(u >> 8);
+}
+
+static void c3d_f32(c3d_img *m, size_t o, double v)
+{
+    float f = (float)(m->proc == 85 ? v * 4.0 : v);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    unsigned char t[4] = {(unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+    unsigned char *s = m->b + o;
+    if (m->proc == 86) s[0] = t[3], s[1] = t[2], s[2] = t[1], s[3] = t[0];
+    else if (m->proc == 85) s[0] = t[2], s[1] = t[3], s[2] = t[0], s[3] = t[1];
+    else memcpy(s, t, 4);
+}
+
+static size_t c3d_write(c3d_img *m, int proc, bool is_float)
+{
+    memset(m, 0, sizeof *m);
+    m->proc = proc;
+    const int P = 2, N = 3;
+    const double scale = is_float ? -0.1 : 0.5;
+    m->b[0] = 2;
+    m->b[1] = 0x50;
+    c3d_u16(m, 2, P);
+    c3d_u16(m, 4, 0);
+    c3d_u16(m, 6, 1);
+    c3d_u16(m, 8, N);
+    c3d_f32(m, 12, scale);
+    c3d_u16(m, 16, 3);
+    c3d_f32(m, 20, 100.0);
+    size_t p = 512;
+    m->b[p + 1] = 0x50, m->b[p + 2] = 1, m->b[p + 3] = (unsigned char)proc;
+    p += 4;
+    /* group POINT */
+    m->b[p] = 5, m->b[p + 1] = (unsigned char)-1;
+    memcpy(m->b + p + 2, "POINT", 5);
+    c3d_u16(m, p + 7, 3);
+    p += 7 + 3;
+    /* POINT:LABELS char [4][2] */
+    m->b[p] = 6, m->b[p + 1] = 1;
+    memcpy(m->b + p + 2, "LABELS", 6);
+    c3d_u16(m, p + 8, 2 + 1 + 1 + 2 + 8 + 1);
+    m->b[p + 10] = (unsigned char)-1, m->b[p + 11] = 2, m->b[p + 12] = 4, m->b[p + 13] = 2;
+    memcpy(m->b + p + 14, "HIP KNEE", 8);
+    p += 8 + 2 + 1 + 1 + 2 + 8 + 1;
+    /* POINT:UNITS char [2] */
+    m->b[p] = 5, m->b[p + 1] = 1;
+    memcpy(m->b + p + 2, "UNITS", 5);
+    c3d_u16(m, p + 7, 2 + 1 + 1 + 1 + 2 + 1);
+    m->b[p + 9] = (unsigned char)-1, m->b[p + 10] = 1, m->b[p + 11] = 2;
+    memcpy(m->b + p + 12, "mm", 2);
+    p += 7 + 2 + 1 + 1 + 1 + 2 + 1;
+    m->b[p] = 0;
+    size_t d = 1024, es = is_float ? 4 : 2;
+    for (int t = 0; t < N; t++)
+        for (int j = 0; j < P; j++) {
+            for (int k = 0; k < 4; k++) {
+                /* Coordinates in mm: 100 j + 10 t + k; the residual word -1 marks a gap. */
+                double v = k < 3 ? 100.0 * j + 10.0 * t + k : (t == 1 && j == 1 ? -1 : 0);
+                size_t o = d + ((size_t)(t * P + j) * 4 + (size_t)k) * es;
+                if (is_float) c3d_f32(m, o, v);
+                else c3d_u16(m, o, k < 3 ? (int)(v / scale) : (int)v);
+            }
+        }
+    return d + (size_t)(N * P * 4) * es;
+}
+
+static void c3d_every_processor_and_storage(void)
+{
+    const int procs[3] = {84, 85, 86};
+    for (int q = 0; q < 3; q++)
+        for (int fl = 0; fl < 2; fl++) {
+            c3d_img m;
+            size_t len = c3d_write(&m, procs[q], fl);
+            am_joints *j = NULL;
+            am_error err = {0};
+            am_import_opts z = {.up = 'z'};
+            AM_CHECK_OK(am_import_3d_mem(m.b, len, "s.c3d", AM_TRACK_C3D, &z, &j, &err), &err);
+            if (!j) continue;
+            AM_CHECK_MSG(j->frame_count == 3 && j->joint_count == 2 && j->fps == 100 && strcmp(j->names[1], "KNEE") == 0,
+                         "proc %d float %d: %zu x %zu, %g fps", procs[q], fl, j->frame_count, j->joint_count, j->fps);
+            for (size_t t = 0; t < 3 && j->frame_count == 3; t++)
+                for (size_t k = 0; k < 2; k++) {
+                    const double *p = j->joints + (t * 2 + k) * 3;
+                    if (t == 1 && k == 1) {
+                        AM_CHECK(isnan(p[0]));
+                        continue;
+                    }
+                    for (int d = 0; d < 3; d++)
+                        AM_CHECK_MSG(fabs(p[d] - 0.001 * (100.0 * (double)k + 10.0 * (double)t + d)) < 1e-9,
+                                     "proc %d float %d: frame %zu point %zu axis %d = %g", procs[q], fl, t, k, d, p[d]);
+                }
+            am_joints_free(j);
+        }
+}
+
 static void anipose_csv(void)
 {
     const char *csv = "nose_x,nose_y,nose_z,nose_error,nose_ncams,nose_score,tail_x,tail_y,tail_z,tail_score,M_00,fnum\n"
@@ -424,14 +530,14 @@ static void prefixes_are_refused_cleanly(void)
         bool is3d;
         size_t stride;
     } files[] = {
-        {"deeplabcut/deepof_single_topview_DLC_resnet50.csv", AM_TRACK_DLC_CSV, false, 7},
+        {"deeplabcut/deepof_single_topview_DLC_resnet50.csv", AM_TRACK_DLC_CSV, false, 61},
         {"deeplabcut/sleap_maudlc_testdata_v2_labeled.csv", AM_TRACK_DLC_CSV, false, 1},
         {"openpose/sign-language-sample/video_000000000000_keypoints.json", AM_TRACK_OPENPOSE, false, 1},
         {"mediapipe/pose_landmarks.pbtxt", AM_TRACK_MEDIAPIPE, false, 1},
-        {"sleap/small_robot.000_small_robot_3_frame.analysis.h5", AM_TRACK_SLEAP_H5, false, 13},
+        {"sleap/small_robot.000_small_robot_3_frame.analysis.h5", AM_TRACK_SLEAP_H5, false, 29},
         {"trc/exampleFormat.trc", AM_TRACK_TRC, true, 1},
-        {"trc/std_walking5_markers.trc", AM_TRACK_TRC, true, 11},
-        {"c3d/Optotrak.c3d", AM_TRACK_C3D, true, 5},
+        {"trc/std_walking5_markers.trc", AM_TRACK_TRC, true, 89},
+        {"c3d/Optotrak.c3d", AM_TRACK_C3D, true, 7},
     };
     am_import_opts o = {.width = 640, .height = 480, .fps = 30, .scale = 1};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
@@ -604,6 +710,6 @@ static void name_maps_rename_and_drop(void)
 #define AM_TESTS(X)                                                                                           \
     X(dlc_single_animal) X(dlc_multi_animal_empty_cells) X(dlc_labeled_data_short_row) X(dlc_refuses_bad_rows) \
     X(sleap_analysis_files) X(sleap_refuses_bad_files) X(openpose_folder) X(mediapipe_landmarks) X(trc_samples)  \
-    X(c3d_matches_its_trc) X(anipose_csv) X(prefixes_are_refused_cleanly) X(det_files_round_trip)               \
+    X(c3d_matches_its_trc) X(c3d_every_processor_and_storage) X(anipose_csv) X(prefixes_are_refused_cleanly) X(det_files_round_trip)               \
     X(two_view_det_loads_as_two_cameras) X(joints_and_trc_round_trip) X(name_maps_rename_and_drop)
 AM_TEST_MAIN(AM_TESTS)
