@@ -2,7 +2,7 @@
  *
  * Models (OpenCV's, so calibrations from anipose, Pose2Sim, OpenCV and COLMAP's OPENCV /
  * OPENCV_FISHEYE read unchanged):
- * - AM_CAMERA_PINHOLE: x_cam = R X + t; (a, b) = (x/z, y/z); r2 = a^2 + b^2;
+ * - AM_CAMERA_PINHOLE: x_cam = R p + t; (a, b) = (x/z, y/z); r2 = a^2 + b^2;
  *   a' = a (1 + k1 r2 + k2 r2^2 + k3 r2^3) + 2 p1 a b + p2 (r2 + 2 a^2), b' likewise with
  *   p1 (r2 + 2 b^2) + 2 p2 a b; u = fx a' + s b' + cx, v = fy b' + cy (dist = k1 k2 p1 p2 k3).
  * - AM_CAMERA_FISHEYE: r = |(a, b)|, theta = atan(r),
@@ -12,7 +12,7 @@
  *   views of SPEC 3 are two such cameras (am_cameras_from_layout), so one triangulation and
  *   one fit serve both kinds of input.
  * Pixels: origin at the top-left pixel's corner, u right, v down (OpenCV). World -> camera as
- * SPEC 4.2.2: x_cam = R(rvec) X + t with R from the Rodrigues vector rvec; the camera looks
+ * SPEC 4.2.2: x_cam = R(rvec) p + t with R from the Rodrigues vector rvec; the camera looks
  * along its +z, its centre is -R^T t. Inside the code every length is metres: a calibration in
  * other units is read with a scale (translation * scale).
  *
@@ -20,8 +20,8 @@
  *     am_calib_read_opts ro = {.scale = 0.001};              // the file is in mm
  *     if (am_calib_load("calibration.toml", &ro, &cal, &err) == AM_OK) {
  *         double uv[2], J[6];
- *         const double X[3] = {0.1, 0.2, 1.0};
- *         if (am_camera_project(&cal->cameras[0], X, uv, J)) { ... }
+ *         const double point[3] = {0.1, 0.2, 1.0};
+ *         if (am_camera_project(&cal->cameras[0], point, uv, J)) { ... }
  *     }
  *     am_calib_free(cal);
  *
@@ -75,8 +75,8 @@ void am_camera_update(am_camera *cam);
 void am_camera_look_at(am_camera *cam, const char *name, const double centre[3],
                        const double target[3], const double up[3], double width, double height,
                        double fov_x);
-/* World point -> camera coordinates (x_cam = R X + t). */
-void am_camera_to_cam(const am_camera *cam, const double X[3], double xc[3]);
+/* World point -> camera coordinates (x_cam = R point + t). */
+void am_camera_to_cam(const am_camera *cam, const double point[3], double xc[3]);
 /* Camera centre (-R^T t), unit viewing direction (R^T (0,0,1)), in world coordinates. */
 void am_camera_centre(const am_camera *cam, double c[3]);
 void am_camera_axis(const am_camera *cam, double d[3]);
@@ -84,11 +84,11 @@ void am_camera_axis(const am_camera *cam, double d[3]);
  * principal point to the image borders with the distortion model (NaN for orthographic). */
 void am_camera_fov(const am_camera *cam, double *fov_x, double *fov_y);
 
-/* Project a world point to pixels. J (may be NULL) receives d(u, v)/dX as [2][3] row-major,
+/* Project a world point to pixels. J (may be NULL) receives d(u, v)/d point as [2][3] row-major,
  * analytic. Returns false when the point cannot be seen: behind a perspective camera (or
  * within 1e-9 m of its plane), or beyond the fisheye model's valid angle. uv and J are still
  * written (finite) in that case so solvers can continue. */
-bool am_camera_project(const am_camera *cam, const double X[3], double uv[2], double J[6]);
+bool am_camera_project(const am_camera *cam, const double point[3], double uv[2], double J[6]);
 /* Distortion only: ideal normalised (a, b) -> distorted normalised (a', b'), with D =
  * d(a', b')/d(a, b) [2][2] (may be NULL). Orthographic: identity. */
 void am_camera_distort(const am_camera *cam, const double ab[2], double abd[2], double D[4]);
@@ -97,12 +97,12 @@ void am_camera_distort(const am_camera *cam, const double ab[2], double abd[2], 
  * do not converge to 1e-10 (normalised units) within 30 steps, or the pixel lies outside the
  * model's invertible region; ab then holds the last iterate. */
 bool am_camera_undistort(const am_camera *cam, const double uv[2], double ab[2]);
-/* The two linear constraints a pixel puts on a world point, as rows of A [X; 1] = 0 in metres
- * of lateral offset (perspective: a (r3.X + t3) - (r1.X + t1), ...; orthographic: r1.X + t1 - a,
+/* The two linear constraints a pixel puts on a world point, as rows of A [point; 1] = 0 in metres
+ * of lateral offset (perspective: a (r3.p + t3) - (r1.p + t1), ...; orthographic: r1.p + t1 - a,
  * ...). Input: the undistorted (a, b). rows [2][4]. */
 void am_camera_ray_rows(const am_camera *cam, const double ab[2], double rows[8]);
-/* Pixels per metre of lateral offset at world point X (fx / depth; orthographic fx). */
-double am_camera_px_per_m(const am_camera *cam, const double X[3]);
+/* Pixels per metre of lateral offset at world point (fx / depth of the point; orthographic fx). */
+double am_camera_px_per_m(const am_camera *cam, const double point[3]);
 
 /* ---- a set of cameras (a calibration) ---- */
 typedef struct am_calib_meta {

@@ -12,8 +12,8 @@
  *
  *     am_det *det = NULL; am_rig *rig = NULL; am_creature *cr = NULL; am_capture_result *res = NULL;
  *     ... load them ...
- *     if (am_capture_solve(det, rig, cr, NULL, &res, &err) == AM_OK)
- *         am_motion_write(res->motion, "motion.json", &err);
+ *     if (am_capture_solve(det, rig, cr, NULL, &res, &err) != AM_OK ||
+ *         am_motion_write(res->motion, "motion.json", &err) != AM_OK) { ... }
  *     am_capture_result_free(res);
  *
  * Pairs: am_exam_generate -> am_exam_free; am_capture_solve -> am_capture_result_free;

@@ -6,6 +6,12 @@
  * the error records the input location (file, 1-based line/col for text, byte offset for
  * binary formats), the library source line and a detail message.
  *
+ * NULL (meshoptimizer's rule): a NULL where a pointer is required (an output, a required
+ * input, a required array of a struct the caller built) is a programmer error and fails an
+ * assert; it never becomes a status. Statuses are for bad data: files, and values a user may
+ * have typed (counts, fps, option ranges). Pointers documented as optional (opts, masks, err)
+ * may be NULL; free functions and lookups (am_*_free, am_*_find*) accept NULL.
+ *
  *     am_error err = {0};
  *     am_rig *rig = NULL;
  *     if (am_rig_load("rig.json", &rig, &err) != AM_OK) {
@@ -40,17 +46,20 @@ extern "C" {
 #define AM_PRINTF(f, a)
 #endif
 
-/* Generated from the one table, errors.def, with its messages and exit codes. */
+/* Generated from the one table, errors.def, with its messages and faults. The tables expand
+ * through a macro X, saved and restored around them so that a caller's own X survives. */
+#pragma push_macro("X")
+#undef X
 typedef enum am_status {
 #define X(name, value, fault, msg) AM_##name = value,
 #include "errors.def"
 #undef X
 } am_status;
 enum {
-#define X(name, value, fault, msg) AMI_STATUS_ROW_##name,
+    AM_STATUS_COUNT = 0 /* one per row */
+#define X(name, value, fault, msg) +1
 #include "errors.def"
 #undef X
-    AM_STATUS_COUNT
 };
 
 typedef struct am_error {
@@ -130,6 +139,7 @@ typedef enum am_warning_kind {
 #undef X
     AM_WARN_COUNT
 } am_warning_kind;
+#pragma pop_macro("X")
 
 typedef struct am_warning {
     am_warning_kind kind;

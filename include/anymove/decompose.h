@@ -19,8 +19,8 @@
  *
  *     am_decompose_opts o = {0};             // ours, --bones auto, 30 iterations
  *     am_decomposition *d = NULL;
- *     if (am_decompose_run(tracks, &o, &d, &err) == AM_OK) {
- *         am_rig_write(d->rig, "rig.json", &err);
+ *     if (am_decompose_run(tracks, &o, &d, &err) == AM_OK &&
+ *         am_rig_write(d->rig, "rig.json", &err) == AM_OK) {
  *         ...
  *     }
  *     am_decomposition_free(d);

@@ -7,10 +7,10 @@
  * matrices from our row-major to glTF's column-major.
  *
  *     am_gltf_export ex = {.rig = rig, .clips = &mo, .clip_count = 1};
- *     am_gltf_write(&ex, "out.glb", &err);
+ *     if (am_gltf_write(&ex, "out.glb", &err) != AM_OK) { ... }
  *
  *     am_gltf *doc = NULL;
- *     am_gltf_load("model.glb", NULL, &doc, &err);
+ *     if (am_gltf_load("model.glb", NULL, &doc, &err) == AM_OK) { ... }
  *     am_gltf_free(doc);
  *
  * Pairs: am_gltf_load -> am_gltf_free; am_rig_from_gltf -> am_rig_free.

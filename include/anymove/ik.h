@@ -10,9 +10,12 @@
  *   local rotation is L_b = R_rest(b)^-1 (G_parent^T G_b) R_rest(b).
  *
  *     am_motion *mo = NULL;
- *     am_motion_create(rig, T, fps, &mo, &err);
- *     am_ik_job job = {.rig = rig, .frame_count = T, .positions = pos, .out = mo};
- *     if (am_ik_run(&job, &err) == AM_OK) am_motion_compute_joints(mo, rig, &err);
+ *     if (am_motion_create(rig, T, fps, &mo, &err) == AM_OK) {
+ *         am_ik_job job = {.rig = rig, .frame_count = T, .positions = pos, .out = mo};
+ *         if (am_ik_run(&job, &err) == AM_OK && am_motion_compute_joints(mo, rig, &err) == AM_OK) {
+ *             ...
+ *         }
+ *     }
  *     am_motion_free(mo);
  *
  * Pairs: none (the job owns no buffers; the caller creates and frees the motion).

@@ -7,9 +7,9 @@
  * refused. Strings (numpy '<U') are decoded to UTF-8.
  *
  *     am_npz *z = NULL;  am_error err = {0};
- *     if (am_npz_load("tracks.npz", &z, &err) == AM_OK) {
- *         const am_array *pts = am_npz_find(z, "points");
- *         ...
+ *     if (am_npz_load("tracks.npz", NULL, &z, &err) == AM_OK) {
+ *         const am_array *pts = am_npz_find(z, "points");   // NULL when absent
+ *         if (pts && pts->dtype == AM_DTYPE_F32) { ... }
  *     }
  *     am_npz_free(z);
  *

@@ -5,8 +5,8 @@
  *
  *     am_stats st;
  *     am_rot_error_opts o = {.frame_count = 48};
- *     am_motion_rotation_error(rig, pred, truth, &o, NULL, &st, &err);
- *     printf("%.2f deg over %zu rotations\n", st.mean, st.count);
+ *     if (am_motion_rotation_error(rig, pred, truth, &o, NULL, &st, &err) == AM_OK)
+ *         printf("%.2f deg over %zu rotations\n", st.mean, st.count);
  *
  * Pairs: none (outputs are caller-owned; functions that allocate free before returning).
  */
@@ -14,6 +14,7 @@
 #define ANYMOVE_METRICS_H
 
 #include "core.h"
+#include "math.h" /* am_body_size */
 #include "rig.h"
 
 #ifdef __cplusplus
@@ -70,13 +71,8 @@ AM_NODISCARD am_status am_joint_position_error(const double *pred, const double 
                                                const uint8_t *mask, double *out_per_joint,
                                                am_stats *out, am_error *err);
 
-/* SPEC 5 body size: the diagonal of the axis-aligned box of points [N][3] (mask NULL = all). */
-double am_body_size(const double *points, size_t n, const uint8_t *mask);
 
 /* ==== Point tracks and skeletons (Track2Rig, issue 3) ================================= */
-
-/* SPEC 5 body size of float points [N][3]: the diagonal of their axis-aligned box. */
-double am_body_size_f32(const float *points, size_t n);
 
 typedef struct am_track_errors {
     double body_size;       /* metres: box diagonal of the true points at frame 0 */

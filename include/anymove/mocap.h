@@ -13,8 +13,8 @@
  *
  *     am_mdet *d = NULL;  am_error err = {0};
  *     am_import_opts io = {.fps = 60};
- *     if (am_import_2d("cam0_DLC.csv", AM_TRACK_AUTO, &io, &d, &err) == AM_OK)
- *         am_mdet_write("det.npz", d, &err);
+ *     if (am_import_2d("cam0_DLC.csv", AM_TRACK_AUTO, &io, &d, &err) == AM_OK &&
+ *         am_mdet_write("det.npz", d, &err) == AM_OK) { ... }
  *     am_mdet_free(d);
  *
  * Pairs: am_mdet_load / am_import_2d / am_mdet_stack / am_mdet_from_two_view -> am_mdet_free;

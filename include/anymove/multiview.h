@@ -13,8 +13,8 @@
  *
  *     am_triangulate_opts o = {.ransac_px = 15};
  *     am_triangulation *tri = NULL;
- *     if (am_triangulate(det, cal, &o, &tri, &err) == AM_OK)
- *         am_joints_write("joints.npz", tri->joints, &err);
+ *     if (am_triangulate(det, cal, &o, &tri, &err) == AM_OK &&
+ *         am_joints_write("joints.npz", tri->joints, &err) == AM_OK) { ... }
  *     am_triangulation_free(tri);
  *
  * Pairs: am_triangulate -> am_triangulation_free; am_mexam_generate -> am_mexam_free.

@@ -1,6 +1,10 @@
 /* anymove opt: the one shared nonlinear least-squares solver of the project
  * (Levenberg-Marquardt with analytic Jacobians, box bounds, robust losses, block-banded
- * normal equations). Capture, IK, retargeting and decomposition all fit through it.
+ * normal equations) and its Cholesky factorizations. Every iterative fit of the library goes
+ * through it (today the capture fit and its per-frame IK pin); no module keeps a solver or a
+ * factorization of its own. The stages that are not fits use closed forms: IK solves each bone
+ * analytically (docs/ik.md), and the decomposition alternates closed-form sub-problems
+ * (Procrustes, am_mat3_polar_rotation, small SPD systems through am_dense_cholesky).
  *
  * Problem: minimise  cost(x) = 1/2 * sum_blocks rho_b(|r_b(x)|^2)  over x in [lower, upper],
  * where each residual block r_b has `dim` rows (e.g. one 2D reprojection = 2 rows) and
@@ -18,6 +22,7 @@
  * small enough that the band covers it) uses the dense path (w = n - 1).
  *
  *     static am_status eval(void *user, const double *x, am_lsq_sink *s) {
+ *         (void)user;
  *         double r[1] = {10.0 * (x[1] - x[0] * x[0])}, J[2] = {-20.0 * x[0], 10.0};
  *         int32_t cols[2] = {0, 1};
  *         am_lsq_add(s, 1, r, 2, cols, J, NULL);
@@ -122,7 +127,7 @@ typedef struct am_lsq_report {
 typedef struct am_lsq am_lsq;
 
 /* Validate the problem and allocate the workspace: O(n * (w + 1)) doubles.
- * AM_E_ARG for n == 0, no callback, or lower > upper. */
+ * AM_E_ARG for n == 0 or lower > upper (a NULL problem or callback is a programmer error: assert). */
 AM_NODISCARD am_status am_lsq_create(const am_lsq_problem *problem, am_lsq **out, am_error *err);
 /* Minimise from x [n] (clamped into the bounds first), in place. Returns AM_OK when a tolerance
  * was met, AM_NOT_CONVERGED when max_iterations ran out (x is still the best point found),
@@ -143,6 +148,15 @@ void am_lsq_free(am_lsq *ws);
 AM_NODISCARD am_status am_band_cholesky(double *ab, size_t n, size_t w, am_error *err);
 /* Solve L L^T x = b in place (b [n] becomes x). */
 void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b);
+
+/* ---- small dense symmetric positive definite systems (row-major n x n) ----
+ * For many tiny systems (the decomposition's per-point skin weights over at most a few dozen
+ * candidate bones), where the band storage and its unrolled sums do not pay. In place A = L L^T in the lower triangle (the strict
+ * upper triangle is not read or written); AM_E_DEGENERATE if not positive definite (err may be
+ * NULL where that is an expected outcome). O(n^3), no allocation. */
+AM_NODISCARD am_status am_dense_cholesky(double *a, size_t n, am_error *err);
+/* Solve L L^T x = b in place with am_dense_cholesky's factor (b [n] becomes x). */
+void am_dense_cholesky_solve(const double *l, size_t n, double *b);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,8 @@
  *     if (am_rig_load("rig.json", &rig, &err) == AM_OK &&
  *         am_motion_load("motion.json", rig, &mo, &err) == AM_OK) {
  *         double *joints = am_alloc_array(mo->frame_count * rig->joint_count * 3, sizeof *joints);
- *         am_rig_fk_clip(rig, mo, joints);
+ *         if (joints) am_rig_fk_clip(rig, mo, joints);
+ *         am_free(joints);
  *     }
  *     am_motion_free(mo); am_rig_free(rig);
  *

@@ -10,8 +10,8 @@
  *
  *     am_synth_opts o = {.plan = AM_SYNTH_SNAKE, .motion = AM_SYNTH_WALK, .seed = 7};
  *     am_synth_clip *c = NULL;
- *     if (am_synth_tracks(&o, &c, &err) == AM_OK)
- *         am_synth_write(c, "snake.tracks.npz", "snake.truth.npz", &err);
+ *     if (am_synth_tracks(&o, &c, &err) != AM_OK ||
+ *         am_synth_write(c, "snake.tracks.npz", "snake.truth.npz", &err) != AM_OK) { ... }
  *     am_synth_clip_free(c);
  *
  * Deterministic for a given opts (own PRNG, no global state). World axes of SPEC 1.

@@ -7,6 +7,7 @@
 #include "anymove/multiview.h"
 #include "anymove/math.h"
 #include "anymove/opt.h"
+#include "math/math_internal.h"
 
 /* Parameters of one frame: [trans 3][root rotation vector w 3][euler of bone 1..B-1, 3 each].
  * The root rotation is exp(w) * Q0 with a per-frame reference Q0 (re-centred between solves). */
@@ -74,17 +75,6 @@ bool ami_fill_track(double *v, size_t T, size_t stride);
  * det's cameras in its order. */
 am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const am_triangulate_opts *o,
                          am_triangulation *tri, am_error *err);
-
-/* Body size (SPEC 5) of joints [J][3]. */
-double ami_body_size(const double *joints, size_t count);
-
-/* RNG: xoshiro256** seeded by splitmix64. */
-typedef struct ami_rng {
-    uint64_t s[4];
-} ami_rng;
-void ami_rng_seed(ami_rng *r, uint64_t seed);
-double ami_rng_uniform(ami_rng *r);  /* [0, 1) */
-double ami_rng_normal(ami_rng *r);   /* N(0, 1) */
 
 /* exp map of a rotation vector to a quaternion, and its left Jacobian J_l(w) [9]. */
 void ami_rotvec_left_jacobian(const double w[3], double Jl[9]);

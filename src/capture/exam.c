@@ -7,6 +7,7 @@
  * their limits: sit, rear, head slam). The root walks and turns; its height follows the
  * lowest contact joint onto the ground; low contact joints are then pinned by IK so a plant
  * really stands still (truth contacts are the frames where the pin holds). */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -137,7 +138,7 @@ static void ami_exam_plants(const uint8_t *low, size_t T, const double *free_pos
 am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_exam_opts *opts_in,
                            am_exam **out, am_error *err)
 {
-    AMI_CHECK(err, rig && out, AM_E_ARG, "exam without a rig");
+    assert(rig && out);
     *out = NULL;
     const am_exam_opts o = ami_exam_opts_defaults(opts_in);
     AMI_CHECK(err, o.frames >= 3 && o.frames <= 1000000, AM_E_ARG, "exam frames %zu (need 3..1e6)", o.frames);
@@ -326,7 +327,7 @@ am_status am_exam_generate(const am_rig *rig, const am_creature *cr, const am_ex
         }
     }
     if ((st = am_motion_compute_joints(mo, rig, err)) < 0) goto done;
-    ex->body_size = ami_body_size(mo->joints, J);
+    ex->body_size = am_body_size(mo->joints, J, NULL);
 
     /* The reading. */
     am_det *det = am_alloc(sizeof *det);

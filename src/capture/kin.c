@@ -1,6 +1,6 @@
 /* Kinematics for the capture fit: FK that also returns the world axes of every Euler partial,
  * so joint Jacobians are analytic (d p / d e_k = omega_k x (p - head)), the per-frame IK pin
- * used by the exam's planted feet and by the solve's foot lock, and a small RNG. */
+ * used by the exam's planted feet and by the solve's foot lock. */
 #include <math.h>
 #include <string.h>
 
@@ -53,13 +53,11 @@ void ami_fk_frame(const am_rig *rig, const double trans[3], const double q[4], c
     am_mat3_mul(Rq, rig->rest_rot, R0);
     am_mat4_from_rt(R0, trans, pose);
     for (size_t b = 1; b < rig->bone_count; b++) {
-        double G[16], Re[9], Me[16];
-        static const double zero[3] = {0, 0, 0};
+        double G[16], Re[9];
         am_mat4_mul(pose + 16 * (size_t)rig->parent[b], rig->offset + 16 * b, G);
         const double *e = euler + 3 * b;
         am_euler_xyz_to_mat3(e, Re);
-        am_mat4_from_rt(Re, zero, Me);
-        am_mat4_mul(G, Me, pose + 16 * b);
+        am_mat4_mul_rot(G, Re, pose + 16 * b);
         if (axes) {
             double Gr[9], Rz[9], Ry[9], GRz[9], GRzRy[9];
             am_mat4_get_rot(G, Gr);
@@ -151,21 +149,6 @@ size_t ami_lr_pairs(const am_rig *rig, int32_t *pairs)
     return n;
 }
 
-double ami_body_size(const double *joints, size_t count)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < count; i++)
-        for (int k = 0; k < 3; k++) {
-            double v = joints[3 * i + k];
-            if (!isfinite(v)) continue;
-            if (v < lo[k]) lo[k] = v;
-            if (v > hi[k]) hi[k] = v;
-        }
-    double d[3];
-    for (int k = 0; k < 3; k++) d[k] = hi[k] >= lo[k] ? hi[k] - lo[k] : 0.0;
-    return am_vec3_norm(d);
-}
-
 /* ---- IK pin ---- */
 typedef struct {
     const am_rig *rig;
@@ -245,43 +228,4 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
     }
     ami_fk_frame(rig, trans, q, euler, pose_scratch, NULL, joints_scratch);
     return am_vec3_dist(joints_scratch + 3 * j, target);
-}
-
-/* ---- RNG ---- */
-static uint64_t ami_splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-void ami_rng_seed(ami_rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) r->s[i] = ami_splitmix(&seed);
-}
-
-static uint64_t ami_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-double ami_rng_uniform(ami_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = ami_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = ami_rotl(s[3], 45);
-    return (double)(result >> 11) * 0x1.0p-53;
-}
-
-double ami_rng_normal(ami_rng *r)
-{
-    double u1 = ami_rng_uniform(r), u2 = ami_rng_uniform(r);
-    if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * AM_PI * u2);
 }

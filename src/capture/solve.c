@@ -1,5 +1,6 @@
 /* The capture pipeline (am_capture_solve) and its report. Stages and their order are
  * described in anymove/capture.h and docs/capture.md. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -197,7 +198,7 @@ static void ami_cap_extra_json(const am_capture_result *r, size_t T, am_buf *b)
 am_status am_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
                            const am_capture_opts *opts, am_capture_result **out, am_error *err)
 {
-    AMI_CHECK(err, det && rig && out, AM_E_ARG, "capture solve needs a det and a rig");
+    assert(det && rig && out);
     *out = NULL;
     double t_start = am_now();
     ami_cap c = {0};

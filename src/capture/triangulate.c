@@ -43,14 +43,11 @@ am_status ami_cap_init(ami_cap *c, am_error *err)
     size_t maxpts = J + 2;
     double *pp = am_alloc_array(maxpts * 3, sizeof(double)), *qq = am_alloc_array(maxpts * 3, sizeof(double));
     double *ww = am_alloc_array(maxpts, sizeof(double));
-    if (!tri || !tw || !known || !pp || !qq || !ww) {
-        am_free(tri);
-        am_free(tw);
-        am_free(known);
-        am_free(pp);
-        am_free(qq);
-        am_free(ww);
-        return AM_FAIL(err, AM_E_NOMEM, "triangulation");
+    double *pose = am_alloc_array(B * 16, sizeof(double));
+    am_status st = AM_OK;
+    if (!tri || !tw || !known || !pp || !qq || !ww || !pose) {
+        st = AM_FAIL(err, AM_E_NOMEM, "triangulation of %zu frames x %zu joints", T, J);
+        goto done;
     }
     for (size_t i = 0; i < T * J; i++) {
         double cf = c->fconf[i], cs = c->sconf[i];
@@ -70,16 +67,6 @@ am_status ami_cap_init(ami_cap *c, am_error *err)
 
     /* Points rigid with bone b: its head, its tail, and its children's heads. Root first. */
     double qprev[4] = {1, 0, 0, 0};
-    double *pose = am_alloc_array(B * 16, sizeof(double));
-    if (!pose) {
-        am_free(tri);
-        am_free(tw);
-        am_free(known);
-        am_free(pp);
-        am_free(qq);
-        am_free(ww);
-        return AM_FAIL(err, AM_E_NOMEM, "init pose");
-    }
     for (size_t t = 0; t < T; t++) {
         double *x = c->x + t * P;
         const double *tr = tri + t * J * 3;
@@ -162,12 +149,10 @@ am_status ami_cap_init(ami_cap *c, am_error *err)
                 if (e[k] > hi) e[k] = hi;
             }
             am_euler_xyz_to_mat3(e, Re);
-            double Me[16];
-            static const double zero[3] = {0, 0, 0};
-            am_mat4_from_rt(Re, zero, Me);
-            am_mat4_mul(G, Me, pose + 16 * b);
+            am_mat4_mul_rot(G, Re, pose + 16 * b);
         }
     }
+done:
     am_free(pose);
     am_free(tri);
     am_free(tw);
@@ -175,5 +160,5 @@ am_status ami_cap_init(ami_cap *c, am_error *err)
     am_free(pp);
     am_free(qq);
     am_free(ww);
-    return AM_OK;
+    return st;
 }

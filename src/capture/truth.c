@@ -94,7 +94,7 @@ am_status am_capture_truth_load(const char *path, am_capture_truth **out, am_err
     t->fps = 30.0;
     if (lag && am_array_scalar(lag, &v, NULL) == AM_OK && isfinite(v)) t->lag = (int)lround(v);
     if (fps && am_array_scalar(fps, &v, NULL) == AM_OK && v > 0) t->fps = v;
-    t->body_size = ami_body_size(t->joints, t->joint_count);
+    t->body_size = am_body_size(t->joints, t->joint_count, NULL);
     if (bs && am_array_scalar(bs, &v, NULL) == AM_OK && v > 0) t->body_size = v;
     for (size_t i = 0; i < joints->count; i++)
         if (!isfinite(t->joints[i])) {

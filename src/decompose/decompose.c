@@ -2,6 +2,7 @@
  * them out point-major, places the rest pose, then runs the stages in order: the trajectory
  * clustering (init.c), the alternating decomposition passes (ssdr.c) and the skeleton with
  * its articulated refit (skeleton.c). The passes never call back into the driver. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,7 +33,7 @@ void am_decompose_opts_defaults(const am_decompose_opts *in, am_decompose_opts *
 
 am_status am_decompose_validate(const am_tracks *tr, const am_decompose_opts *opts, am_error *err)
 {
-    AMI_CHECK(err, tr, AM_E_EMPTY, "no tracks");
+    assert(tr);
     am_decompose_opts o;
     am_decompose_opts_defaults(opts, &o);
     size_t T = tr->frame_count, N = tr->point_count;
@@ -131,7 +132,7 @@ static void ami_dec_release(ami_dec *d)
 static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am_decompose_opts *opts,
                                am_decomposition **out, am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_USAGE, "no output");
+    assert(out);
     *out = NULL;
     AMI_TRY(am_decompose_validate(tr, opts, err));
     am_decompose_opts o;

@@ -62,7 +62,6 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
 void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
 void ami_dec_pass_articulated(ami_dec *d, int sweeps); /* the same, bones carry their subtree */
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
-void ami_rot_polar(const double A[9], double R[9]);    /* R: warm start in, rotation out */
 /* Robust noise floor from second temporal differences of the visible tracks, metres. */
 double ami_dec_noise_floor(const ami_dec *d);
 /* Rest positions of points hidden in the reference frame rf, from their own visible frames
@@ -70,16 +69,6 @@ double ami_dec_noise_floor(const ami_dec *d);
 size_t ami_dec_place_hidden(ami_dec *d, size_t rf);
 /* The per-thread workspaces of the weight pass: [threads], zeroed; NULL when out of memory. */
 struct ami_work *ami_dec_work_alloc(size_t threads);
-
-/* out = G p for a [R | t] row-major 3x4 transform. Inline: the clustering's point errors call
- * it per point, bone and frame, and a cross-file call cost more than the arithmetic. */
-static inline void ami_xf_apply(const double *G, const double p[3], double out[3])
-{
-    double x = p[0], y = p[1], z = p[2];
-    out[0] = G[0] * x + G[1] * y + G[2] * z + G[3];
-    out[1] = G[4] * x + G[5] * y + G[6] * z + G[7];
-    out[2] = G[8] * x + G[9] * y + G[10] * z + G[11];
-}
 
 /* init.c */
 am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,

@@ -284,7 +284,7 @@ static double ami_point_err_sum(const ami_clu *c, size_t n, size_t k, double bou
     for (size_t f = 0; f < c->nf; f += c->fstep) {
         if (!c->gvis[f * N + n]) continue;
         double v[3];
-        ami_xf_apply(c->Gs + (f * c->bs + k) * 12, r, v);
+        am_mat34_apply(c->Gs + (f * c->bs + k) * 12, r, v);
         const float *o = c->gobs + (f * N + n) * 3;
         s += sqrt((v[0] - o[0]) * (v[0] - o[0]) + (v[1] - o[1]) * (v[1] - o[1]) + (v[2] - o[2]) * (v[2] - o[2]));
         if (s > bound) return s;

@@ -31,12 +31,16 @@
 #include <unistd.h>
 
 #include "anymove/math.h"
+#include "anymove/opt.h"
 #include "decompose_internal.h"
 #include "core/internal.h"
 
 #define AMI_HB 1024 /* log-histogram bins for medians */
 #define AMI_WMIN 0.02 /* smallest skin weight kept */
 #define AMI_MINSUP 3.0 /* visible weight mass below which a bone's frame is interpolated */
+/* Rotation extraction steps per bone and frame: capped, as it is warm-started from the previous
+ * alternation's rotation and so keeps converging across iterations. */
+#define AMI_POLAR_STEPS 6
 
 /* Four doubles as one GCC/Clang vector: a row of a 3x4 transform. Lowered to SSE2 pairs on
  * baseline x86-64; written this way because -O2 does not vectorize these short loops. */
@@ -65,51 +69,6 @@ typedef double ami_v4 __attribute__((vector_size(32)));
 #else
 #define AMI_INLINE static inline
 #endif
-
-/* Rotation R maximizing tr(R^T A) (the rotational part of A), warm-started at R. Mueller et
- * al.'s iteration rotates R towards A's columns; from a good start it converges in 1-3 steps,
- * and it never returns a reflection. */
-void ami_rot_polar(const double A[9], double R[9])
-{
-    double scale = 0.0;
-    for (int i = 0; i < 9; i++) scale += A[i] * A[i];
-    if (!(scale > 1e-300)) return;
-    double eps = 1e-12 * sqrt(scale);
-    double M[9];
-    memcpy(M, R, sizeof M);
-    /* capped: warm-started every alternation, so it keeps converging across iterations */
-    for (int it = 0; it < 6; it++) {
-        /* omega = sum_c col_c(M) x col_c(A) / |sum_c col_c(M).col_c(A)| */
-        double o0 = 0, o1 = 0, o2 = 0, dot = 0;
-        for (int c = 0; c < 3; c++) {
-            double m0 = M[c], m1 = M[3 + c], m2 = M[6 + c], a0 = A[c], a1 = A[3 + c], a2 = A[6 + c];
-            o0 += m1 * a2 - m2 * a1;
-            o1 += m2 * a0 - m0 * a2;
-            o2 += m0 * a1 - m1 * a0;
-            dot += m0 * a0 + m1 * a1 + m2 * a2;
-        }
-        double den = fabs(dot) + eps;
-        double v[3] = {o0 / den, o1 / den, o2 / den};
-        double ang = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (ang < 1e-13) break;
-        /* Rodrigues: Rd = I + sin(a) K + (1 - cos(a)) K^2 for the unit axis k = v / a */
-        double kx = v[0] / ang, ky = v[1] / ang, kz = v[2] / ang, sa = sin(ang), ca = 1.0 - cos(ang);
-        double Rd[9] = {1.0 - ca * (ky * ky + kz * kz), -sa * kz + ca * kx * ky, sa * ky + ca * kx * kz,
-                        sa * kz + ca * kx * ky, 1.0 - ca * (kx * kx + kz * kz), -sa * kx + ca * ky * kz,
-                        -sa * ky + ca * kx * kz, sa * kx + ca * ky * kz, 1.0 - ca * (kx * kx + ky * ky)};
-        double Mn[9];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                Mn[i * 3 + j] = Rd[i * 3] * M[j] + Rd[i * 3 + 1] * M[3 + j] + Rd[i * 3 + 2] * M[6 + j];
-        memcpy(M, Mn, sizeof M);
-        if (ang < 1e-9) break;
-    }
-    /* re-orthonormalize (drift over many products) through a quaternion */
-    double q[4];
-    am_quat_from_mat3(M, q);
-    am_quat_normalize(q, q);
-    am_quat_to_mat3(q, R);
-}
 
 /* ---- log histogram medians ---- */
 typedef struct {
@@ -200,34 +159,6 @@ void ami_dec_stats(ami_dec *d)
     }
 }
 
-/* Small dense Cholesky solve (n <= AMI_MAXC): A x = b, A SPD. Returns false if not SPD. */
-static bool ami_chol_solve(double *A, size_t n, double *b)
-{
-    for (size_t j = 0; j < n; j++) {
-        double s = A[j * n + j];
-        for (size_t k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-        if (!(s > 0.0)) return false;
-        s = sqrt(s);
-        A[j * n + j] = s;
-        for (size_t i = j + 1; i < n; i++) {
-            double v = A[i * n + j];
-            for (size_t k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = v / s;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        double v = b[i];
-        for (size_t k = 0; k < i; k++) v -= A[i * n + k] * b[k];
-        b[i] = v / A[i * n + i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double v = b[i];
-        for (size_t k = i + 1; k < n; k++) v -= A[k * n + i] * b[k];
-        b[i] = v / A[i * n + i];
-    }
-    return true;
-}
-
 /* min w^T E w + lam |w - wb|^2  s.t. sum w = 1, w >= 0, at most kmax non-zero.
  * Active set: solve the equality-constrained problem on the active bones, drop the most
  * negative weight until all are >= 0, then drop the smallest until at most kmax remain. */
@@ -250,24 +181,22 @@ static void ami_weights_qp(const double *E, size_t m, double lam, const double *
             w[ia[0]] = 1.0;
             return;
         }
-        double Hm[AMI_MAXC * AMI_MAXC], Hc[AMI_MAXC * AMI_MAXC], g[AMI_MAXC], one[AMI_MAXC];
+        double Hm[AMI_MAXC * AMI_MAXC], g[AMI_MAXC], one[AMI_MAXC];
         for (size_t a = 0; a < na; a++) {
             for (size_t b = 0; b < na; b++) Hm[a * na + b] = E[ia[a] * m + ia[b]];
             Hm[a * na + a] += lam + ridge;
             g[a] = lam * wb[ia[a]];
             one[a] = 1.0;
         }
-        memcpy(Hc, Hm, sizeof(double) * na * na);
-        bool ok = ami_chol_solve(Hc, na, g);
-        memcpy(Hc, Hm, sizeof(double) * na * na);
-        ok = ok && ami_chol_solve(Hc, na, one);
-        if (!ok) { /* numerically singular: keep the single best bone */
+        if (am_dense_cholesky(Hm, na, NULL) != AM_OK) { /* numerically singular: keep the single best bone */
             size_t best = ia[0];
             for (size_t a = 1; a < na; a++)
                 if (E[ia[a] * m + ia[a]] < E[best * m + best]) best = ia[a];
             w[best] = 1.0;
             return;
         }
+        am_dense_cholesky_solve(Hm, na, g);
+        am_dense_cholesky_solve(Hm, na, one);
         double s1 = 0.0, sg = 0.0;
         for (size_t a = 0; a < na; a++) s1 += one[a], sg += g[a];
         double nu = (1.0 - sg) / s1;
@@ -305,20 +234,6 @@ typedef struct ami_work {
 } ami_work;
 
 ami_work *ami_dec_work_alloc(size_t threads) { return am_alloc_array(threads, sizeof(ami_work)); }
-
-/* am_vec3_dot and am_mat3_mul_vec3 (same arithmetic, same order), inlined into the clone */
-AMI_INLINE double ami_dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-AMI_INLINE void ami_m3v(const double A[9], const double v[3], double out[3])
-{
-    double r0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
-    double r1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
-    double r2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
-    out[0] = r0, out[1] = r1, out[2] = r2;
-}
 
 /* One frame loop over point n: the reconstruction from its active bones, the pseudo-
  * observations (Huber-clipped, EM-filled), their residual statistics, and the right-hand
@@ -536,15 +451,15 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         }
         /* E_jk = sum_t (G_j r - p_t).(G_k r - p_t): the residual Gram matrix (PSD, origin-free). */
         double E[AMI_MAXC * AMI_MAXC], bv[AMI_MAXC], wb[AMI_MAXC], wsol[AMI_MAXC];
-        for (size_t a = 0; a < m; a++) bv[a] = ami_dot3(r, Y[a]) + z[a];
+        for (size_t a = 0; a < m; a++) bv[a] = am_vec3_dot(r, Y[a]) + z[a];
         for (size_t a = 0; a < m; a++) {
             for (size_t b = a; b < m; b++) {
                 size_t j = (size_t)cand[a], k = (size_t)cand[b];
                 const double *S = d->S + (j * AMI_MAXB + k) * 9;
                 double Sr[3];
-                ami_m3v(S, r, Sr);
-                double M = ami_dot3(r, Sr) + ami_dot3(r, d->U + (j * AMI_MAXB + k) * 3) +
-                           ami_dot3(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
+                am_mat3_mul_vec3(S, r, Sr);
+                double M = am_vec3_dot(r, Sr) + am_vec3_dot(r, d->U + (j * AMI_MAXB + k) * 3) +
+                           am_vec3_dot(r, d->U + (k * AMI_MAXB + j) * 3) + d->C[j * AMI_MAXB + k];
                 double v = M - bv[a] - bv[b] + P2;
                 E[a * m + b] = E[b * m + a] = v;
             }
@@ -599,7 +514,7 @@ AMI_HOT static void *ami_weights_worker(void *arg)
             }
             double Ai[9], nr[3];
             if (am_mat3_inverse(A, Ai) && am_mat3_det(A) > 1e-6 * (double)T * (double)T * (double)T) {
-                ami_m3v(Ai, rhs, nr);
+                am_mat3_mul_vec3(Ai, rhs, nr);
                 if (isfinite(nr[0]) && isfinite(nr[1]) && isfinite(nr[2])) memcpy(r, nr, sizeof nr);
             }
         }
@@ -773,7 +688,7 @@ static void ami_fit_bone(const double Q[12], const double H[16], const double *h
         for (int c = 0; c < 3; c++)
             Cm[i * 3 + c] = h0 ? Q[i * 4 + c] - h1[i] * a[c] + sw * h1[i] * h0[c] - q[i] * h0[c]
                                : Q[i * 4 + c] - q[i] * a[c] / sw;
-    ami_rot_polar(Cm, R);
+    am_mat3_polar_rotation(Cm, AMI_POLAR_STEPS, 1e-9, R);
     double v[3];
     am_mat3_mul_vec3(R, h0 ? h0 : a, v);
     for (int i = 0; i < 3; i++) tr[i] = h0 ? h1[i] - v[i] : (q[i] - v[i]) / sw;
@@ -912,7 +827,7 @@ void ami_dec_pass_articulated(ami_dec *d, int sweeps)
                 double h0[3], h1[3];
                 if (pinned) {
                     memcpy(h0, d->pivot + k * 3, sizeof h0);
-                    ami_xf_apply(g + (size_t)d->par[k] * 12, h0, h1);
+                    am_mat34_apply(g + (size_t)d->par[k] * 12, h0, h1);
                 }
                 if (Hs[15] > 1e-300) {
                     ami_fit_bone(Q, Hs, pinned ? h0 : NULL, h1, Gk);
@@ -998,7 +913,7 @@ double ami_dec_error_visible(const ami_dec *d, const double *G)
             double rc0 = 0.0, rc1 = 0.0, rc2 = 0.0;
             for (size_t a = 0; a < na; a++) {
                 double v[3];
-                ami_xf_apply(gk[a] + t * d->gs * 12, r, v);
+                am_mat34_apply(gk[a] + t * d->gs * 12, r, v);
                 rc0 += wk[a] * v[0], rc1 += wk[a] * v[1], rc2 += wk[a] * v[2];
             }
             double e0 = o[0] - rc0, e1 = o[1] - rc1, e2 = o[2] - rc2;
@@ -1042,7 +957,7 @@ size_t ami_dec_place_hidden(ami_dec *d, size_t rf)
             for (size_t t = 0; t < T; t++) {
                 if (!v[t]) continue;
                 double q[3];
-                ami_xf_apply(d->G + (t * d->gs + k) * 12, r, q);
+                am_mat34_apply(d->G + (t * d->gs + k) * 12, r, q);
                 err += (q[0] - o[t * 3]) * (q[0] - o[t * 3]) + (q[1] - o[t * 3 + 1]) * (q[1] - o[t * 3 + 1]) +
                        (q[2] - o[t * 3 + 2]) * (q[2] - o[t * 3 + 2]);
             }

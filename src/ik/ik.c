@@ -20,49 +20,13 @@
  * - The swing-twist decomposition of rotations (e.g. Dobrowolski 2015, "Swing-twist
  *   decomposition in Clifford algebra").
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
 #include "anymove/ik.h"
 #include "anymove/math.h"
 #include "core/internal.h"
-
-/* Inlined 3x3 kernels for the per-bone loop (the am_mat3_* calls cross a translation unit). */
-static inline void ami_m3mul(const double *A, const double *B, double *out)
-{
-    double r[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[i * 3 + j] = A[i * 3] * B[j] + A[i * 3 + 1] * B[3 + j] + A[i * 3 + 2] * B[6 + j];
-    memcpy(out, r, sizeof r);
-}
-
-/* out = A^T B */
-static inline void ami_m3tmul(const double *A, const double *B, double *out)
-{
-    double r[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[i * 3 + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
-    memcpy(out, r, sizeof r);
-}
-
-static inline void ami_m3v(const double *A, const double *v, double *out)
-{
-    double r0 = A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
-    double r1 = A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
-    double r2 = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
-    out[0] = r0, out[1] = r1, out[2] = r2;
-}
-
-/* Unit quaternion (w, x, y, z) to 3x3, without am_quat_to_mat3's renormalization. */
-static inline void ami_q2m(const double *q, double *R)
-{
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-}
 
 typedef struct ami_pt {
     int32_t joint;
@@ -108,15 +72,13 @@ void am_ik_default_mask(const am_rig *rig, uint8_t *mask)
 
 am_status am_ik_validate(const am_ik_job *job, am_error *err)
 {
-    AMI_CHECK(err, job && job->rig && job->out, AM_E_ARG, "IK job needs a rig and an output");
+    assert(job && job->rig && job->out && job->positions);
+    assert(job->out->euler && job->out->trans && job->out->root_quat);
     const am_rig *rig = job->rig;
     AMI_CHECK(err, job->frame_count > 0, AM_E_EMPTY, "no frames (T = 0)");
-    AMI_CHECK(err, job->positions, AM_E_ARG, "IK job needs positions");
     AMI_CHECK(err, job->out->bone_count == rig->bone_count && job->out->frame_count == job->frame_count,
               AM_E_SHAPE, "output motion has %zu frames x %zu bones, want %zu x %zu",
               job->out->frame_count, job->out->bone_count, job->frame_count, rig->bone_count);
-    AMI_CHECK(err, job->out->euler && job->out->trans && job->out->root_quat, AM_E_ARG,
-              "output motion without arrays");
     if (job->reference) {
         AMI_CHECK(err, job->reference->bone_count == rig->bone_count &&
                        job->reference->frame_count > 0 && job->reference->euler,
@@ -159,8 +121,8 @@ static void ami_local_to_world_delta(const ami_ik_ws *w, const am_rig *rig, size
                                      const double L[9], double q[4])
 {
     double T[9], M[9];
-    ami_m3mul(rig->rest_rot + b * 9, L, T);
-    ami_m3mul(T, w->Rinv + b * 9, M);
+    am_mat3_mul(rig->rest_rot + b * 9, L, T);
+    am_mat3_mul(T, w->Rinv + b * 9, M);
     am_quat_from_mat3(M, q);
 }
 
@@ -265,7 +227,7 @@ static void ami_priors(ami_ik_ws *w, const am_ik_opts *o, size_t t)
 {
     if (t == 0 || !(o->temporal > 0)) {
         if (t == 0)
-            for (size_t b = 0; b < w->B; b++) ami_q2m(w->ref_w + b * 4, w->prior_m + b * 9);
+            for (size_t b = 0; b < w->B; b++) am_quat_unit_to_mat3(w->ref_w + b * 4, w->prior_m + b * 9);
         return; /* the reference priors do not change from frame to frame */
     }
     double a = o->temporal;
@@ -280,7 +242,7 @@ static void ami_priors(ami_ik_ws *w, const am_ik_opts *o, size_t t)
         double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0;
         for (int k = 0; k < 4; k++) q[k] *= inv;
         if (!(n2 > 0)) q[0] = 1;
-        ami_q2m(q, w->prior_m + b * 9);
+        am_quat_unit_to_mat3(q, w->prior_m + b * 9);
     }
 }
 
@@ -320,6 +282,19 @@ static void ami_swing(const double a[3], const double d[3], double R[9])
     R[6] = -y + h * x * z, R[7] = x + h * y * z, R[8] = 1 - h * (x * x + y * y);
 }
 
+/* The twist about the unit axis d that turns a onto o, as |a_p||o_p| (sin, cos) of the angle
+ * between their projections a_p, o_p onto the plane normal to d. */
+static void ami_twist_terms(const double a[3], const double o[3], const double d[3], double *s,
+                            double *c)
+{
+    double ap[3], op[3], x[3];
+    am_vec3_madd(a, -am_vec3_dot(a, d), d, ap);
+    am_vec3_madd(o, -am_vec3_dot(o, d), d, op);
+    am_vec3_cross(ap, op, x);
+    *s = am_vec3_dot(d, x);
+    *c = am_vec3_dot(ap, op);
+}
+
 /* The twist about the unit axis d for a single-direction bone, from its grandchildren.
  * Twisting the bone by th turns each child point k, predicted with the child's prior local
  * rotation, about d; the child then needs a swing psi_k(th) to reach its observation. We take
@@ -340,7 +315,7 @@ static double ami_grandchild_twist(const ami_ik_ws *w, const am_ik_opts *o,
     for (int32_t ci = w->child_start[b]; ci < w->child_start[b + 1]; ci++) {
         size_t c = (size_t)w->child_list[ci];
         double Gc[9];
-        ami_m3mul(G0, w->prior_m + c * 9, Gc);
+        am_mat3_mul(G0, w->prior_m + c * 9, Gc);
         double hc[3];
         int32_t hj = rig->head_joint[c];
         if (mask[hj]) {
@@ -348,21 +323,19 @@ static double ami_grandchild_twist(const ami_ik_ws *w, const am_ik_opts *o,
         } else {
             double r[3], v[3];
             am_vec3_sub(rig->joint_rest + (size_t)hj * 3, rig->joint_rest + (size_t)rig->head_joint[b] * 3, r);
-            ami_m3v(G0, r, v);
+            am_mat3_mul_vec3(G0, r, v);
             am_vec3_add(head_b, v, hc);
         }
         for (int32_t i = w->pt_start[c]; i < w->pt_start[c + 1]; i++) {
-            double a[3], ob[3], ap[3], op[3], x[3];
-            ami_m3v(Gc, w->pts[i].r, a);
+            double a[3], ob[3], ts, tc;
+            am_mat3_mul_vec3(Gc, w->pts[i].r, a);
             am_vec3_sub(P + (size_t)w->pts[i].joint * 3, hc, ob);
-            am_vec3_madd(a, -am_vec3_dot(a, d), d, ap);
-            am_vec3_madd(ob, -am_vec3_dot(ob, d), d, op);
-            am_vec3_cross(ap, op, x);
             double len = am_vec3_norm(a) * am_vec3_norm(ob);
             if (!(len > 0)) continue;
             /* s_k sin phi_k and s_k cos phi_k without the trigonometry */
-            sum_s += am_vec3_dot(d, x) / len;
-            sum_c += am_vec3_dot(ap, op) / len;
+            ami_twist_terms(a, ob, d, &ts, &tc);
+            sum_s += ts / len;
+            sum_c += tc / len;
             any = true;
         }
     }
@@ -380,28 +353,26 @@ static bool ami_fit_rigid_fast(const ami_ik_ws *w, size_t b, const double *P, co
     int32_t i0 = w->pt_start[b], i1 = w->pt_start[b + 1];
     const ami_pt *m = &w->pts[i0];
     double a[3], v[3], d[3], S[9];
-    ami_m3v(Gbase, m->r, a);
+    am_mat3_mul_vec3(Gbase, m->r, a);
     am_vec3_sub(P + (size_t)m->joint * 3, h, v);
     if (am_vec3_normalize(v, d) <= 0) return false;
     ami_swing(a, d, S);
-    ami_m3mul(S, Gbase, G);
+    am_mat3_mul(S, Gbase, G);
     double sc = 0, cc = 0;
     for (int32_t i = i0 + 1; i < i1; i++) {
-        double x[3], o[3], xp[3], op[3], cr[3];
-        ami_m3v(G, w->pts[i].r, x);
+        double x[3], o[3], ts, tc;
+        am_mat3_mul_vec3(G, w->pts[i].r, x);
         am_vec3_sub(P + (size_t)w->pts[i].joint * 3, h, o);
-        am_vec3_madd(x, -am_vec3_dot(x, d), d, xp);
-        am_vec3_madd(o, -am_vec3_dot(o, d), d, op);
-        am_vec3_cross(xp, op, cr);
-        sc += am_vec3_dot(cr, d);
-        cc += am_vec3_dot(xp, op);
+        ami_twist_terms(x, o, d, &ts, &tc);
+        sc += ts;
+        cc += tc;
     }
     double R[9];
     ami_axis_rot(d, atan2(sc, cc), R);
-    ami_m3mul(R, G, G);
+    am_mat3_mul(R, G, G);
     for (int32_t i = i0; i < i1; i++) {
         double x[3], o[3];
-        ami_m3v(G, w->pts[i].r, x);
+        am_mat3_mul_vec3(G, w->pts[i].r, x);
         am_vec3_sub(P + (size_t)w->pts[i].joint * 3, h, o);
         double e2 = (x[0] - o[0]) * (x[0] - o[0]) + (x[1] - o[1]) * (x[1] - o[1]) + (x[2] - o[2]) * (x[2] - o[2]);
         double r2 = am_vec3_dot(w->pts[i].r, w->pts[i].r);
@@ -426,9 +397,9 @@ static void ami_local_from_g(const ami_ik_ws *w, const am_rig *rig, size_t b, co
                              const double G[9], double L[9])
 {
     double T[9];
-    ami_m3tmul(Gp, G, T);
-    ami_m3mul(w->Rinv + b * 9, T, L);
-    ami_m3mul(L, rig->rest_rot + b * 9, L);
+    am_mat3_tmul(Gp, G, T);
+    am_mat3_mul(w->Rinv + b * 9, T, L);
+    am_mat3_mul(L, rig->rest_rot + b * 9, L);
 }
 
 static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts *o,
@@ -444,7 +415,7 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
         const double *Gp = p < 0 ? I3 : w->G + (size_t)p * 9;
         /* prior: reference (or rest), slerped towards the previous frame */
         double Gbase[9];
-        ami_m3mul(Gp, w->prior_m + b * 9, Gbase);
+        am_mat3_mul(Gp, w->prior_m + b * 9, Gbase);
         /* posed head */
         double *h = w->head + b * 3;
         int32_t hj = rig->head_joint[b];
@@ -453,7 +424,7 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
         } else if (p >= 0) {
             double r[3], v[3];
             am_vec3_sub(rig->joint_rest + (size_t)hj * 3, rig->joint_rest + (size_t)rig->head_joint[p] * 3, r);
-            ami_m3v(Gp, r, v);
+            am_mat3_mul_vec3(Gp, r, v);
             am_vec3_add(w->head + (size_t)p * 3, v, h);
         } else if (job->reference) {
             memcpy(h, job->reference->trans, sizeof(double) * 3);
@@ -467,13 +438,13 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
         } else if (w->single[b]) {
             const ami_pt *pt = &w->pts[w->main_pt[b]];
             double a[3], v[3], S[9], d[3];
-            ami_m3v(Gbase, pt->r, a);
+            am_mat3_mul_vec3(Gbase, pt->r, a);
             am_vec3_sub(P + (size_t)pt->joint * 3, h, v);
             if (am_vec3_normalize(v, d) <= 1e-12) {
                 memcpy(G, Gbase, sizeof(double) * 9); /* the point sits on the head */
             } else {
                 ami_swing(a, d, S);
-                ami_m3mul(S, Gbase, G);
+                am_mat3_mul(S, Gbase, G);
                 double th = 0;
                 if (!(o->flags & AM_IK_NO_GRANDCHILD_TWIST))
                     th = ami_grandchild_twist(w, o, rig, P, mask, b, G, d, h);
@@ -485,7 +456,7 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
                         double cand = th + (k % 2 ? -1 : 1) * ((k + 1) / 2) * (AM_PI / 36);
                         double R[9], Gc[9], L[9], e[3];
                         ami_axis_rot(d, cand, R);
-                        ami_m3mul(R, G, Gc);
+                        am_mat3_mul(R, G, Gc);
                         ami_local_from_g(w, rig, b, Gp, Gc, L);
                         am_mat3_to_euler_xyz(L, e);
                         double viol = ami_limit_violation(e, rig->limits + b * 6);
@@ -500,7 +471,7 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
                 if (th != 0) {
                     double R[9];
                     ami_axis_rot(d, th, R);
-                    ami_m3mul(R, G, G);
+                    am_mat3_mul(R, G, G);
                 }
             }
         } else if (!ami_fit_rigid_fast(w, b, P, h, Gbase, G)) {
@@ -532,9 +503,9 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
             continue;
         }
         double Lw[9], L[9];
-        ami_m3tmul(Gp, G, Lw);
-        ami_m3mul(w->Rinv + b * 9, Lw, L);
-        ami_m3mul(L, rig->rest_rot + b * 9, L);
+        am_mat3_tmul(Gp, G, Lw);
+        am_mat3_mul(w->Rinv + b * 9, Lw, L);
+        am_mat3_mul(L, rig->rest_rot + b * 9, L);
         double *e = mo->euler + (t * B + b) * 3;
         if (t == 0) am_mat3_to_euler_xyz(L, e);
         else am_mat3_to_euler_xyz_near(L, mo->euler + ((t - 1) * B + b) * 3, e);

@@ -6,6 +6,7 @@
  * Keywords are matched caselessly because many exporters ignore case ("End site", "ROOT").
  * The hierarchy is tokenized freely (any whitespace, braces may touch words); the frame block
  * is read line by line, since the only way to report a short or long frame is by its line. */
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -332,9 +333,8 @@ static am_status ami_parse_motion(ami_lex *lx, am_bvh *b, am_error *err)
 am_status am_bvh_parse(const char *text, size_t len, const char *source, am_bvh **out,
                        am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "NULL output");
+    assert(out && (text || len == 0));
     *out = NULL;
-    if (!text && len) return AM_FAIL(err, AM_E_ARG, "NULL text");
     am_bvh *b = am_alloc(sizeof *b);
     if (!b) return AM_FAIL(err, AM_E_NOMEM, "BVH");
     ami_lex lx = {.p = text, .end = text + len, .source = source, .line = 1, .col = 1};
@@ -369,7 +369,8 @@ static void ami_indent(am_buf *o, size_t depth)
 
 am_status am_bvh_to_buf(const am_bvh *bvh, am_buf *o, am_error *err)
 {
-    if (!bvh || !o || bvh->joint_count == 0) return AM_FAIL(err, AM_E_ARG, "empty BVH");
+    assert(bvh && o);
+    if (bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
     size_t J = bvh->joint_count;
     size_t *depth = am_alloc_array(J, sizeof *depth);
     if (!depth) return AM_FAIL(err, AM_E_NOMEM, "BVH depth");

@@ -8,6 +8,7 @@
  * W_b = (C G_J C^T) R_rest(b). The root's world rotation C R_root C^T is root_quat.
  * The inverse map is the same conjugation backwards, so BVH -> rig -> BVH reproduces every
  * joint position up to rounding. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,9 +82,9 @@ static char *ami_unique_name(char *const *names, size_t n, const char *base, con
 
 am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out, am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "NULL output");
+    assert(bvh && out);
     *out = NULL;
-    if (!bvh || bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
+    if (bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
     size_t J = bvh->joint_count;
     double C[9], s = ami_scale(opts);
     ami_axes_matrix(ami_resolve_axes(bvh, opts), C);
@@ -188,10 +189,10 @@ static void ami_rest_rot_inv(const am_rig *rig, size_t b, double Rinv[9])
 am_status am_motion_from_bvh(const am_bvh *bvh, const am_rig *rig, const am_bvh_opts *opts,
                              am_motion **out, size_t *dropped, am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "NULL output");
+    assert(bvh && rig && out);
     *out = NULL;
     if (dropped) *dropped = 0;
-    if (!bvh || !rig || bvh->joint_count == 0) return AM_FAIL(err, AM_E_ARG, "NULL BVH or rig");
+    if (bvh->joint_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without joints");
     if (bvh->frame_count == 0) return AM_FAIL(err, AM_E_EMPTY, "BVH without frames");
     size_t J = bvh->joint_count, T = bvh->frame_count, B = rig->bone_count;
     double C[9], CT[9], s = ami_scale(opts);
@@ -315,9 +316,8 @@ static double ami_unwrap_deg(double a, double prev)
 am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bvh_opts *opts,
                              am_bvh **out, am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "NULL output");
+    assert(rig && mo && out);
     *out = NULL;
-    if (!rig || !mo) return AM_FAIL(err, AM_E_ARG, "NULL rig or motion");
     if (mo->bone_count != rig->bone_count)
         return AM_FAIL(err, AM_E_SHAPE, "motion has %zu bones, rig %zu", mo->bone_count,
                        rig->bone_count);

@@ -162,10 +162,8 @@ am_status am_det_write(const char *path, const am_det *det, am_error *err)
 {
     assert(path && det);
     size_t T = det->frame_count, J = det->joint_count;
-    AMI_CHECK(err, T * J == 0 || (det->front_uv && det->side_uv && det->front_conf &&
-                                  det->side_conf),
-              AM_E_ARG, "det without arrays");
-    AMI_CHECK(err, J == 0 || det->names, AM_E_ARG, "det without names");
+    assert(T * J == 0 || (det->front_uv && det->side_uv && det->front_conf && det->side_conf));
+    assert(J == 0 || det->names);
     size_t s_uv[3] = {T, J, 2}, s_conf[2] = {T, J}, s_names[1] = {J}, s_calib[2] = {2, 3};
     double fps = det->fps;
     am_array arrs[7];

@@ -10,6 +10,7 @@
  * The document keeps only decoded data (floats, plus uint32 for integer accessors); raw buffers
  * live during loading only.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static am_status ami_get_uint(ami_gctx *c, const json_t *obj, const char *path, 
 static am_status ami_get_index(ami_gctx *c, const json_t *obj, const char *path, const char *key,
                                bool required, size_t count, int32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0; /* every AM_OK path sets it; GCC -O3 cannot prove that */
     AMI_TRY(ami_get_uint(c, obj, path, key, required, UINT64_MAX, UINT64_MAX, &v));
     if (v == UINT64_MAX) {
         *out = -1;
@@ -494,7 +495,7 @@ static am_status ami_view_range(ami_gctx *c, const char *path, int32_t view, siz
 static am_status ami_read_sparse(ami_gctx *c, json_t *sp, const char *path, am_gltf_accessor *a,
                                  const ami_layout *l)
 {
-    uint64_t scount;
+    uint64_t scount = 0;
     AMI_TRY(ami_get_uint(c, sp, path, "count", true, 0, a->count, &scount));
     if (scount == 0) return AM_FAIL(c->err, AM_E_FORMAT, "%s.count: must be >= 1", path);
     json_t *ind = NULL, *val = NULL;
@@ -1189,8 +1190,8 @@ void am_gltf_free(am_gltf *doc)
 am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, const char *base_dir,
                            const am_gltf_opts *opts, am_gltf **out, am_error *err)
 {
-    if (out) *out = NULL;
-    AMI_CHECK(err, out && (buf || len == 0), AM_E_ARG, "NULL argument");
+    assert(out && (buf || len == 0));
+    *out = NULL;
     ami_gctx c = {0};
     c.source = source;
     c.base_dir = base_dir;
@@ -1228,8 +1229,8 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
 
 am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out, am_error *err)
 {
-    if (out) *out = NULL;
-    AMI_CHECK(err, path && out, AM_E_ARG, "NULL argument");
+    assert(path && out);
+    *out = NULL;
     uint64_t max = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
     char *data = NULL;
     size_t len = 0;
@@ -1303,26 +1304,16 @@ static void ami_eval_sampler(const am_gltf *doc, const am_gltf_sampler *sm, doub
         }
     } else if (sm->interp == AM_GLTF_STEP || last) {
         for (size_t i = 0; i < m; i++) out[i] = v[k * m + i];
+    } else if (quat) {
+        const float *a = v + k * m, *b = v + (k + 1) * m;
+        /* file order x, y, z, w; am_quat_slerp's w, x, y, z (its result is unit already) */
+        double qa[4] = {a[3], a[0], a[1], a[2]}, qb[4] = {b[3], b[0], b[1], b[2]}, q[4];
+        am_quat_slerp(qa, qb, u, q);
+        out[0] = q[1], out[1] = q[2], out[2] = q[3], out[3] = q[0];
+        return;
     } else {
         const float *a = v + k * m, *b = v + (k + 1) * m;
-        if (quat) {
-            double d = 0;
-            for (size_t i = 0; i < 4; i++) d += (double)a[i] * b[i];
-            double sb = d < 0 ? -1.0 : 1.0; /* shortest path */
-            d = fabs(d);
-            double wa, wb;
-            if (d > 0.9995) {
-                wa = 1 - u;
-                wb = u;
-            } else {
-                double th = acos(d), st = sin(th);
-                wa = sin((1 - u) * th) / st;
-                wb = sin(u * th) / st;
-            }
-            for (size_t i = 0; i < 4; i++) out[i] = wa * a[i] + sb * wb * b[i];
-        } else {
-            for (size_t i = 0; i < m; i++) out[i] = (1 - u) * a[i] + u * b[i];
-        }
+        for (size_t i = 0; i < m; i++) out[i] = (1 - u) * a[i] + u * b[i];
     }
     if (quat) {
         double n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
@@ -1337,7 +1328,7 @@ static void ami_eval_sampler(const am_gltf *doc, const am_gltf_sampler *sm, doub
 
 void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local)
 {
-    if (!doc || !local) return;
+    assert(doc && local);
     for (size_t i = 0; i < doc->node_count; i++)
         memcpy(local + 16 * i, doc->nodes[i].matrix, sizeof doc->nodes[i].matrix);
     if (anim < 0 || (size_t)anim >= doc->animation_count) return;
@@ -1384,7 +1375,7 @@ void am_gltf_sample_local(const am_gltf *doc, int anim, double t, double *local)
 
 void am_gltf_world_from_local(const am_gltf *doc, const double *local, double *world)
 {
-    if (!doc || !local || !world) return;
+    assert(doc && local && world);
     for (size_t k = 0; k < doc->node_count; k++) {
         size_t n = doc->node_order ? (size_t)doc->node_order[k] : k;
         int32_t p = doc->nodes[n].parent;

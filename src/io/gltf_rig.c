@@ -27,6 +27,7 @@
  * from FK parent-first so FK reproduces the pose: exactly for joints whose local translation is
  * their bind translation.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,29 +90,24 @@ static void ami_origin_world(const double M[16], double out[3])
     am_gltf_to_world(g, out);
 }
 
-/* The rotation of a (scaled, maybe slightly sheared) matrix: polar decomposition by Newton
- * iterations X <- (X + X^-T) / 2, which converge quadratically for well-conditioned input. */
+/* The rotation of a (scaled, maybe slightly sheared) matrix. Scaled to det 1 first so that the
+ * quaternion start is close; skins are rigid up to float noise, so one or two steps remain. */
 static void ami_polar(const double M[9], double R[9])
 {
-    double X[9], inv[9];
+    double X[9];
     double det = am_mat3_det(M);
     if (!(fabs(det) > 1e-300) || !isfinite(det)) {
         am_mat3_identity(R);
         return;
     }
-    double s = cbrt(fabs(det));
+    double s = cbrt(fabs(det)), q[4];
     for (int i = 0; i < 9; i++) X[i] = M[i] / s;
-    for (int it = 0; it < 8; it++) {
-        if (!am_mat3_inverse(X, inv)) break;
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) X[r * 3 + c] = 0.5 * (X[r * 3 + c] + inv[c * 3 + r]);
-    }
     /* A mirror (negative determinant) has no rotation; keep the nearest proper frame. */
-    if (am_mat3_det(X) < 0)
+    if (det < 0)
         for (int r = 0; r < 3; r++) X[r * 3 + 0] = -X[r * 3 + 0];
-    double q[4];
     am_quat_from_mat3(X, q);
     am_quat_to_mat3(q, R);
+    am_mat3_polar_rotation(X, 32, 0.0, R);
 }
 
 /* Rest world matrices of every node (glTF axes). */
@@ -174,7 +170,7 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
 {
     memset(k, 0, sizeof *k);
     k->root = -1;
-    AMI_CHECK(err, doc, AM_E_ARG, "NULL document");
+    assert(doc);
     if (skin < 0) skin = 0;
     AMI_CHECK(err, (size_t)skin < doc->skin_count, AM_E_ARG,
               "skin %d: the document has %zu skins", skin, doc->skin_count);
@@ -320,9 +316,9 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
 
 am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    assert(doc && out);
     *out = NULL;
-    AMI_CHECK(err, doc && doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
+    AMI_CHECK(err, doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
     ami_gskel k;
     am_status s = ami_gskel_build(doc, skin, &k, err);
     if (s < 0) {
@@ -470,9 +466,8 @@ done:
 am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, int anim,
                               double fps, am_motion **out, am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_ARG, "NULL out");
+    assert(doc && rig && out);
     *out = NULL;
-    AMI_CHECK(err, doc && rig, AM_E_ARG, "NULL document or rig");
     AMI_CHECK(err, isfinite(fps) && fps > 0, AM_E_ARG, "fps must be > 0, got %g", fps);
     AMI_CHECK(err, anim >= -1 && (anim < 0 || (size_t)anim < doc->animation_count), AM_E_ARG,
               "animation %d: the document has %zu", anim, doc->animation_count);

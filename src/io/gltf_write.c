@@ -326,13 +326,12 @@ static void ami_clip_pose(const am_rig *rig, const am_motion *mo, size_t t, doub
 
 static am_status ami_check_clip(const am_rig *rig, const am_motion *mo, size_t c, am_error *err)
 {
-    AMI_CHECK(err, mo != NULL, AM_E_ARG, "clip %zu is NULL", c);
+    assert(mo && mo->trans && mo->root_quat);
     AMI_CHECK(err, mo->bone_count == rig->bone_count, AM_E_ARG,
               "clip %zu has %zu bones, the rig %zu (bind the motion to the rig)", c,
               mo->bone_count, rig->bone_count);
     AMI_CHECK(err, mo->frame_count > 0, AM_E_EMPTY, "clip %zu has no frames", c);
     AMI_CHECK(err, isfinite(mo->fps) && mo->fps > 0, AM_E_VALUE, "clip %zu: fps %g", c, mo->fps);
-    AMI_CHECK(err, mo->trans && mo->root_quat, AM_E_ARG, "clip %zu has no root track", c);
     if (mo->bone_names)
         for (size_t b = 0; b < rig->bone_count; b++)
             AMI_CHECK(err, mo->bone_names[b] && strcmp(mo->bone_names[b], rig->bone_names[b]) == 0,
@@ -356,15 +355,14 @@ static am_status ami_check_clip(const am_rig *rig, const am_motion *mo, size_t c
 
 static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_error *err)
 {
-    AMI_CHECK(err, m->vertex_count > 0 && m->positions, AM_E_EMPTY, "mesh has no vertices");
+    assert(m->positions || m->vertex_count == 0);
+    assert(m->influences == 0 || (m->bone_index && m->weights));
+    assert(m->triangles || m->triangle_count == 0);
+    AMI_CHECK(err, m->vertex_count > 0, AM_E_EMPTY, "mesh has no vertices");
     AMI_CHECK(err, m->vertex_count <= UINT32_MAX, AM_E_LIMIT, "mesh has %zu vertices", m->vertex_count);
-    AMI_CHECK(err, m->influences == 0 || (m->bone_index && m->weights), AM_E_ARG,
-              "mesh has %zu influences but no bone_index/weights", m->influences);
     for (size_t i = 0; i < m->vertex_count * 3; i++)
         AMI_CHECK(err, isfinite(m->positions[i]), AM_E_NONFINITE, "mesh vertex %zu position", i / 3);
     if (m->triangle_count) {
-        AMI_CHECK(err, m->triangles != NULL, AM_E_ARG, "mesh has %zu triangles but no indices",
-                  m->triangle_count);
         for (size_t i = 0; i < m->triangle_count * 3; i++)
             AMI_CHECK(err, m->triangles[i] >= 0 && (size_t)m->triangles[i] < m->vertex_count,
                       AM_E_VALUE, "mesh triangle %zu: vertex %d out of range (%zu vertices)", i / 3,
@@ -763,8 +761,7 @@ static am_status ami_write(const am_gltf_export *ex, ami_gw *g, am_buf *json, am
     size_t B = rig->bone_count;
     AMI_CHECK(err, B > 0, AM_E_EMPTY, "rig has no bones");
     AMI_CHECK(err, B <= 65536, AM_E_LIMIT, "%zu bones (glTF joint indices are 16-bit)", B);
-    AMI_CHECK(err, ex->clip_count == 0 || ex->clips, AM_E_ARG, "%zu clips but no clip array",
-              ex->clip_count);
+    assert(ex->clip_count == 0 || ex->clips);
     for (size_t c = 0; c < ex->clip_count; c++) AMI_TRY(ami_check_clip(rig, ex->clips[c], c, err));
     if (ex->mesh) AMI_TRY(ami_check_mesh(rig, ex->mesh, err));
 

@@ -285,8 +285,7 @@ static am_status ami_motion_to_tree(const am_motion *mo, json_t **out, am_error 
     *out = NULL;
     size_t T = mo->frame_count, B = mo->bone_count, J = mo->joint_count;
     AMI_CHECK(err, T > 0, AM_E_EMPTY, "a motion needs at least one frame");
-    AMI_CHECK(err, mo->trans && mo->root_quat && (B == 0 || mo->euler || mo->quat), AM_E_ARG,
-              "motion without trans, root_quat or rotations");
+    assert(mo->trans && mo->root_quat && (B == 0 || mo->euler || mo->quat));
     /* Both forms are written (SPEC 4.3); derive whichever the motion lacks. */
     double *quat = NULL, *euler = NULL;
     if (B && !mo->quat) {

@@ -142,12 +142,10 @@ static double ami_elem_f64(const am_array *arr, size_t i)
 
 static am_status ami_check_numeric(const am_array *arr, am_error *err)
 {
-    AMI_CHECK(err, arr, AM_E_ARG, "NULL array");
+    assert(arr && (arr->count == 0 || arr->data || arr->dtype == AM_DTYPE_STR));
     AMI_CHECK(err, arr->dtype < AM_DTYPE_COUNT && arr->dtype != AM_DTYPE_STR, AM_E_DTYPE,
               "array '%s' has dtype %s, expected a number", arr->name ? arr->name : "",
               am_dtype_name(arr->dtype));
-    AMI_CHECK(err, arr->count == 0 || arr->data, AM_E_ARG, "array '%s' has no data",
-              arr->name ? arr->name : "");
     return AM_OK;
 }
 
@@ -623,9 +621,8 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
 am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts, am_array *arr,
                        am_error *err)
 {
-    assert(arr);
+    assert(arr && (buf || len == 0));
     memset(arr, 0, sizeof *arr);
-    if (!buf && len) return AM_FAIL(err, AM_E_ARG, "NULL buffer");
     static const unsigned char empty[1] = {0};
     am_status s = ami_npy_parse(buf ? buf : empty, len, opts, arr, NULL, err);
     if (s != AM_OK) am_array_clear(arr);
@@ -697,8 +694,7 @@ am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err)
     AMI_CHECK(err, count == arr->count, AM_E_ARG, "array '%s': count %zu, shape holds %" PRIu64,
               arr->name ? arr->name : "", arr->count, count);
     bool is_str = arr->dtype == AM_DTYPE_STR;
-    AMI_CHECK(err, count == 0 || (is_str ? arr->strings != NULL : arr->data != NULL), AM_E_ARG,
-              "array '%s' has no data", arr->name ? arr->name : "");
+    assert(count == 0 || (is_str ? arr->strings != NULL : arr->data != NULL));
 
     size_t chars = arr->str_chars;
     if (is_str) {

@@ -294,7 +294,8 @@ am_status am_npz_write(const char *path, const am_array *arrays, size_t count, b
     assert(path && (arrays || count == 0));
     for (size_t i = 0; i < count; i++) {
         const char *nm = arrays[i].name;
-        AMI_CHECK(err, nm && nm[0], AM_E_ARG, "array %zu has no name", i);
+        assert(nm);
+        AMI_CHECK(err, nm[0], AM_E_ARG, "array %zu has an empty name", i);
         AMI_CHECK(err, strlen(nm) < 1000, AM_E_ARG, "array name too long");
         for (size_t k = 0; k < i; k++)
             AMI_CHECK(err, strcmp(arrays[k].name, nm) != 0, AM_E_DUPLICATE,

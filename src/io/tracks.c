@@ -171,7 +171,7 @@ am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err)
 {
     assert(path && tr);
     size_t T = tr->frame_count, N = tr->point_count, F = tr->face_count;
-    AMI_CHECK(err, T * N == 0 || tr->points, AM_E_ARG, "tracks without points");
+    assert(T * N == 0 || tr->points);
     double fps = tr->fps > 0 ? tr->fps : 30.0;
     am_array arrs[4];
     size_t n = 0;

@@ -4,56 +4,6 @@
 
 #include "anymove/math.h"
 
-void am_mat3_identity(double R[9])
-{
-    memset(R, 0, 9 * sizeof *R);
-    R[0] = R[4] = R[8] = 1.0;
-}
-
-void am_mat3_mul(const double A[9], const double B[9], double out[9])
-{
-    double r[9];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            r[i * 3 + j] = A[i * 3] * B[j] + A[i * 3 + 1] * B[3 + j] + A[i * 3 + 2] * B[6 + j];
-        }
-    }
-    memcpy(out, r, sizeof r);
-}
-
-void am_mat3_tmul(const double A[9], const double B[9], double out[9])
-{
-    double r[9];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            r[i * 3 + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
-        }
-    }
-    memcpy(out, r, sizeof r);
-}
-
-void am_mat3_transpose(const double A[9], double out[9])
-{
-    double r[9];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) r[j * 3 + i] = A[i * 3 + j];
-    }
-    memcpy(out, r, sizeof r);
-}
-
-void am_mat3_mul_vec3(const double A[9], const double v[3], double out[3])
-{
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = A[i * 3] * v[0] + A[i * 3 + 1] * v[1] + A[i * 3 + 2] * v[2];
-    am_vec3_set(out, r[0], r[1], r[2]);
-}
-
-double am_mat3_det(const double A[9])
-{
-    return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
-           A[2] * (A[3] * A[7] - A[4] * A[6]);
-}
-
 int am_mat3_inverse(const double A[9], double out[9])
 {
     double det = am_mat3_det(A);
@@ -106,24 +56,6 @@ void am_mat3_rot_z(double a, double R[9])
     R[6] = 0.0; R[7] = 0.0; R[8] = 1.0;
 }
 
-void am_mat4_identity(double M[16])
-{
-    memset(M, 0, 16 * sizeof *M);
-    M[0] = M[5] = M[10] = M[15] = 1.0;
-}
-
-void am_mat4_mul(const double A[16], const double B[16], double out[16])
-{
-    double r[16];
-    for (int i = 0; i < 4; i++) {
-        for (int j = 0; j < 4; j++) {
-            r[i * 4 + j] = A[i * 4] * B[j] + A[i * 4 + 1] * B[4 + j] + A[i * 4 + 2] * B[8 + j] +
-                           A[i * 4 + 3] * B[12 + j];
-        }
-    }
-    memcpy(out, r, sizeof r);
-}
-
 int am_mat4_inverse(const double A[16], double out[16])
 {
     /* Laplace expansion by complementary 2x2 minors of the top two and bottom two rows. */
@@ -162,34 +94,3 @@ int am_mat4_inverse(const double A[16], double out[16])
     return 1;
 }
 
-void am_mat4_from_rt(const double R[9], const double t[3], double M[16])
-{
-    double r[16] = {R[0], R[1], R[2], t[0], R[3], R[4], R[5], t[1],
-                    R[6], R[7], R[8], t[2], 0.0,  0.0,  0.0,  1.0};
-    memcpy(M, r, sizeof r);
-}
-
-void am_mat4_get_rot(const double M[16], double R[9])
-{
-    double r[9] = {M[0], M[1], M[2], M[4], M[5], M[6], M[8], M[9], M[10]};
-    memcpy(R, r, sizeof r);
-}
-
-void am_mat4_get_trans(const double M[16], double t[3])
-{
-    am_vec3_set(t, M[3], M[7], M[11]);
-}
-
-void am_mat4_mul_point(const double M[16], const double p[3], double out[3])
-{
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = M[i * 4] * p[0] + M[i * 4 + 1] * p[1] + M[i * 4 + 2] * p[2] + M[i * 4 + 3];
-    am_vec3_set(out, r[0], r[1], r[2]);
-}
-
-void am_mat4_mul_dir(const double M[16], const double v[3], double out[3])
-{
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = M[i * 4] * v[0] + M[i * 4 + 1] * v[1] + M[i * 4 + 2] * v[2];
-    am_vec3_set(out, r[0], r[1], r[2]);
-}

@@ -6,6 +6,8 @@
  *   4x4 symmetric matrix built from the cross-covariance. Always a proper rotation, no SVD
  *   reflection fix-up.
  * - The cyclic Jacobi eigenvalue method (Golub & Van Loan, "Matrix Computations", 8.5).
+ * - M. Mueller, J. Bender, N. Chentanez, M. Macklin, "A Robust Method to Extract the
+ *   Rotational Part of Deformations", MIG 2016: the warm-started polar rotation.
  */
 #include <assert.h>
 #include <math.h>
@@ -159,4 +161,43 @@ double am_kabsch(const double *p, const double *q, const double *w, size_t n, do
         err += ami_weight(w, i) * am_vec3_dot(x, x);
     }
     return sqrt(err / wsum);
+}
+
+/* Mueller et al.'s iteration rotates R towards A's columns; from a good start it converges in
+ * 1-3 steps, and it never returns a reflection. */
+void am_mat3_polar_rotation(const double A[9], int max_steps, double tol, double R[9])
+{
+    double scale = 0.0;
+    for (int i = 0; i < 9; i++) scale += A[i] * A[i];
+    if (!(scale > 1e-300)) return;
+    double eps = 1e-12 * sqrt(scale);
+    double M[9];
+    memcpy(M, R, sizeof M);
+    for (int it = 0; it < max_steps; it++) {
+        /* omega = sum_c col_c(M) x col_c(A) / |sum_c col_c(M).col_c(A)| */
+        double o0 = 0, o1 = 0, o2 = 0, dot = 0;
+        for (int c = 0; c < 3; c++) {
+            double m0 = M[c], m1 = M[3 + c], m2 = M[6 + c], a0 = A[c], a1 = A[3 + c], a2 = A[6 + c];
+            o0 += m1 * a2 - m2 * a1;
+            o1 += m2 * a0 - m0 * a2;
+            o2 += m0 * a1 - m1 * a0;
+            dot += m0 * a0 + m1 * a1 + m2 * a2;
+        }
+        double den = fabs(dot) + eps;
+        double v[3] = {o0 / den, o1 / den, o2 / den};
+        double ang = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (ang < 1e-13) break;
+        /* Rodrigues: Rd = I + sin(a) K + (1 - cos(a)) K^2 for the unit axis k = v / a */
+        double kx = v[0] / ang, ky = v[1] / ang, kz = v[2] / ang, sa = sin(ang), ca = 1.0 - cos(ang);
+        double Rd[9] = {1.0 - ca * (ky * ky + kz * kz), -sa * kz + ca * kx * ky, sa * ky + ca * kx * kz,
+                        sa * kz + ca * kx * ky, 1.0 - ca * (kx * kx + kz * kz), -sa * kx + ca * ky * kz,
+                        -sa * ky + ca * kx * kz, sa * kx + ca * ky * kz, 1.0 - ca * (kx * kx + ky * ky)};
+        am_mat3_mul(Rd, M, M);
+        if (ang < tol) break;
+    }
+    /* re-orthonormalize (drift over many products) through a quaternion */
+    double q[4];
+    am_quat_from_mat3(M, q);
+    am_quat_normalize(q, q);
+    am_quat_to_mat3(q, R);
 }

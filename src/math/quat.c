@@ -3,32 +3,6 @@
 
 #include "anymove/math.h"
 
-void am_quat_identity(double out[4])
-{
-    out[0] = 1.0;
-    out[1] = out[2] = out[3] = 0.0;
-}
-
-void am_quat_mul(const double a[4], const double b[4], double out[4])
-{
-    double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-    double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-    double y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-    double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-    out[0] = w;
-    out[1] = x;
-    out[2] = y;
-    out[3] = z;
-}
-
-void am_quat_conj(const double q[4], double out[4])
-{
-    out[0] = q[0];
-    out[1] = -q[1];
-    out[2] = -q[2];
-    out[3] = -q[3];
-}
-
 void am_quat_normalize(const double q[4], double out[4])
 {
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -111,16 +85,7 @@ void am_quat_to_mat3(const double q[4], double R[9])
 {
     double n[4];
     am_quat_normalize(q, n);
-    double w = n[0], x = n[1], y = n[2], z = n[3];
-    R[0] = 1.0 - 2.0 * (y * y + z * z);
-    R[1] = 2.0 * (x * y - w * z);
-    R[2] = 2.0 * (x * z + w * y);
-    R[3] = 2.0 * (x * y + w * z);
-    R[4] = 1.0 - 2.0 * (x * x + z * z);
-    R[5] = 2.0 * (y * z - w * x);
-    R[6] = 2.0 * (x * z - w * y);
-    R[7] = 2.0 * (y * z + w * x);
-    R[8] = 1.0 - 2.0 * (x * x + y * y);
+    am_quat_unit_to_mat3(n, R);
 }
 
 void am_quat_from_mat3(const double R[9], double out[4])

@@ -1,6 +1,7 @@
 /* Scoring a capture solve against an exam's truth (SPEC 5): per-joint error, geodesic local
  * rotation error, reprojection (as the solve reported it), lag recovered, contact precision /
  * recall, and foot slide over every true plant. Joints and bones are matched by name. */
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -34,8 +35,8 @@ static double ami_json_real(json_t *o, const char *a, const char *b)
 am_status am_capture_score_motion(const am_capture_truth *tr, const am_motion *mo, am_capture_score *out,
                                   am_error *err)
 {
+    assert(tr && mo && out);
     memset(out, 0, sizeof *out);
-    AMI_CHECK(err, tr && mo, AM_E_ARG, "score needs a truth and a motion");
     AMI_CHECK(err, mo->joints && mo->joint_names, AM_E_SCHEMA, "motion.json has no joints to score");
     AMI_CHECK(err, mo->frame_count == tr->frame_count, AM_E_SHAPE, "motion has %zu frames, truth %zu", mo->frame_count,
               tr->frame_count);

@@ -1,4 +1,5 @@
 /* Rotation and joint-position metrics (SPEC 5; pose2rot's geodesic error). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,7 @@ am_status am_motion_rotation_error(const am_rig *rig, const am_motion *pred, con
 {
     am_rot_error_opts o = {0};
     if (opts) o = *opts;
-    AMI_CHECK(err, rig && pred && truth && out, AM_E_ARG, "NULL argument");
+    assert(rig && pred && truth && out);
     size_t B = rig->bone_count;
     AMI_CHECK(err, pred->bone_count == B && truth->bone_count == B, AM_E_SHAPE,
               "motions have %zu and %zu bones, the rig %zu", pred->bone_count, truth->bone_count, B);
@@ -116,7 +117,7 @@ am_status am_joint_position_error(const double *pred, const double *truth, size_
                                   size_t joints, const uint8_t *mask, double *out_per_joint,
                                   am_stats *out, am_error *err)
 {
-    AMI_CHECK(err, pred && truth && out, AM_E_ARG, "NULL argument");
+    assert(pred && truth && out);
     size_t cnt = frames * joints;
     double *d = am_alloc_array(cnt ? cnt : 1, sizeof *d);
     if (!d) return AM_FAIL(err, AM_E_NOMEM, "position error");
@@ -134,21 +135,4 @@ am_status am_joint_position_error(const double *pred, const double *truth, size_
     am_status st = am_stats_compute(d, frames * joints, out, err);
     am_free(d);
     return st;
-}
-
-double am_body_size(const double *points, size_t n, const uint8_t *mask)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    bool any = false;
-    for (size_t i = 0; i < n; i++) {
-        if (mask && !mask[i]) continue;
-        any = true;
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], points[i * 3 + (size_t)k]);
-            hi[k] = fmax(hi[k], points[i * 3 + (size_t)k]);
-        }
-    }
-    if (!any) return 0;
-    double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-    return am_vec3_norm(d);
 }

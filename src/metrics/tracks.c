@@ -5,26 +5,11 @@
 #include "anymove/metrics.h"
 #include "core/internal.h"
 
-double am_body_size_f32(const float *points, size_t n)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
-        const float *p = points + i * 3;
-        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
-        used++;
-    }
-    if (!used) return 0.0;
-    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                (hi[2] - lo[2]) * (hi[2] - lo[2]));
-}
-
 am_status am_track_recon_error(const float *pred, const float *truth, const uint8_t *visible, size_t T,
                                size_t N, am_track_errors *out, am_error *err)
 {
     AMI_CHECK(err, T > 0 && N > 0, AM_E_EMPTY, "no entries to compare");
-    double body = am_body_size_f32(truth, N);
+    double body = am_body_size_f32(truth, N, NULL);
     AMI_CHECK(err, body > 0.0, AM_E_DEGENERATE, "true points at frame 0 have zero extent");
     double s_all = 0.0, s_hid = 0.0;
     size_t n_hid = 0;
@@ -47,6 +32,12 @@ am_status am_track_recon_error(const float *pred, const float *truth, const uint
     return AM_OK;
 }
 
+static double ami_dist2(const double p[3], const float q[3])
+{
+    double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
 double am_joint_chamfer(const double *pred, size_t P, const float *truth, size_t J, size_t T)
 {
     if (!P || !J || !T) return NAN;
@@ -57,20 +48,12 @@ double am_joint_chamfer(const double *pred, size_t P, const float *truth, size_t
         double a = 0.0, b = 0.0;
         for (size_t j = 0; j < J; j++) {
             double best = INFINITY;
-            for (size_t p = 0; p < P; p++) {
-                double dx = pp[p * 3] - tt[j * 3], dy = pp[p * 3 + 1] - tt[j * 3 + 1], dz = pp[p * 3 + 2] - tt[j * 3 + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                if (d2 < best) best = d2;
-            }
+            for (size_t p = 0; p < P; p++) best = fmin(best, ami_dist2(pp + p * 3, tt + j * 3));
             a += sqrt(best);
         }
         for (size_t p = 0; p < P; p++) {
             double best = INFINITY;
-            for (size_t j = 0; j < J; j++) {
-                double dx = pp[p * 3] - tt[j * 3], dy = pp[p * 3 + 1] - tt[j * 3 + 1], dz = pp[p * 3 + 2] - tt[j * 3 + 2];
-                double d2 = dx * dx + dy * dy + dz * dz;
-                if (d2 < best) best = d2;
-            }
+            for (size_t j = 0; j < J; j++) best = fmin(best, ami_dist2(pp + p * 3, tt + j * 3));
             b += sqrt(best);
         }
         sum += 0.5 * (a / (double)J + b / (double)P);

@@ -1,5 +1,7 @@
 /* Levenberg-Marquardt over streamed residual blocks, with box bounds, IRLS robust losses and
- * a banded Cholesky for time-structured problems. Sources are listed in anymove/opt.h. */
+ * a banded Cholesky for time-structured problems, and the dense Cholesky of small systems.
+ * Sources are listed in anymove/opt.h. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -145,6 +147,37 @@ void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
     }
 }
 
+am_status am_dense_cholesky(double *a, size_t n, am_error *err)
+{
+    for (size_t j = 0; j < n; j++) {
+        double s = a[j * n + j];
+        for (size_t k = 0; k < j; k++) s -= a[j * n + k] * a[j * n + k];
+        if (!(s > 0.0)) return AM_FAIL(err, AM_E_DEGENERATE, "matrix not positive definite at row %zu", j);
+        s = sqrt(s);
+        a[j * n + j] = s;
+        for (size_t i = j + 1; i < n; i++) {
+            double v = a[i * n + j];
+            for (size_t k = 0; k < j; k++) v -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = v / s;
+        }
+    }
+    return AM_OK;
+}
+
+void am_dense_cholesky_solve(const double *l, size_t n, double *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = b[i];
+        for (size_t k = 0; k < i; k++) v -= l[i * n + k] * b[k];
+        b[i] = v / l[i * n + i];
+    }
+    for (size_t i = n; i-- > 0;) {
+        double v = b[i];
+        for (size_t k = i + 1; k < n; k++) v -= l[k * n + i] * b[k];
+        b[i] = v / l[i * n + i];
+    }
+}
+
 /* y = A h for the symmetric banded A. */
 static void ami_band_symv(const double *ab, size_t n, size_t w, const double *h, double *y)
 {
@@ -192,9 +225,8 @@ void am_lsq_free(am_lsq *ws)
 
 am_status am_lsq_create(const am_lsq_problem *pb, am_lsq **out, am_error *err)
 {
-    if (!out) return AM_FAIL(err, AM_E_ARG, "no output pointer");
+    assert(pb && pb->eval && out);
     *out = NULL;
-    AMI_CHECK(err, pb && pb->eval, AM_E_ARG, "least-squares problem without an evaluation callback");
     AMI_CHECK(err, pb->param_count > 0, AM_E_ARG, "least-squares problem with no parameters");
     size_t n = pb->param_count;
     size_t w = n - 1;

@@ -10,21 +10,6 @@
  * bones are rebuilt from their nearest cached ancestor, so any bone count works. */
 #define AMI_FK_CACHE 128
 
-/* out = A * [R | 0] for a rigid A (3x4 product; the last row stays 0 0 0 1). */
-static void ami_mul_rot(const double A[16], const double R[9], double out[16])
-{
-    double r[16];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            r[i * 4 + j] = A[i * 4] * R[j] + A[i * 4 + 1] * R[3 + j] + A[i * 4 + 2] * R[6 + j];
-        }
-        r[i * 4 + 3] = A[i * 4 + 3];
-    }
-    r[12] = r[13] = r[14] = 0.0;
-    r[15] = 1.0;
-    memcpy(out, r, sizeof r);
-}
-
 static void ami_root_pose(const am_rig *rig, const double trans[3], const double root_quat[4],
                           double P[16])
 {
@@ -40,7 +25,7 @@ static void ami_child_pose(const am_rig *rig, size_t b, const double Pparent[16]
 {
     double T[16];
     am_mat4_mul(Pparent, rig->offset + 16 * b, T);
-    ami_mul_rot(T, Rloc, P);
+    am_mat4_mul_rot(T, Rloc, P);
 }
 
 void am_rig_fk_rot(const am_rig *rig, const double trans[3], const double root_quat[4],
@@ -108,11 +93,11 @@ static void ami_uncached_pose(const am_rig *rig, size_t b, const double *euler,
 {
     double T[16], L[16], R[9];
     am_euler_xyz_to_mat3(euler + 3 * b, R);
-    ami_mul_rot(rig->offset + 16 * b, R, T);
+    am_mat4_mul_rot(rig->offset + 16 * b, R, T);
     size_t p = (size_t)rig->parent[b];
     while (p >= AMI_FK_CACHE) {
         am_euler_xyz_to_mat3(euler + 3 * p, R);
-        ami_mul_rot(rig->offset + 16 * p, R, L);
+        am_mat4_mul_rot(rig->offset + 16 * p, R, L);
         am_mat4_mul(L, T, T);
         p = (size_t)rig->parent[p];
     }

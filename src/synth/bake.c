@@ -3,6 +3,7 @@
  * Truth joints are the skin joints that carry weight on some vertex (helpers are left out),
  * parented to their nearest deforming ancestor.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,7 @@ typedef struct {
 
 am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out, am_error *err)
 {
-    AMI_CHECK(err, doc && out, AM_E_USAGE, "no document");
+    assert(doc && out);
     *out = NULL;
     am_bake_opts o = {0};
     if (opts) o = *opts;
@@ -209,13 +210,7 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
         }
     }
     am_free(jmap);
-    c->body_size = 0.0;
-    {
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (size_t n = 0; n < N; n++)
-            for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], c->truth[n * 3 + (size_t)i]), hi[i] = fmax(hi[i], c->truth[n * 3 + (size_t)i]);
-        c->body_size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    }
+    c->body_size = am_body_size_f32(c->truth, N, NULL);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
     if (o.noise > 0.0 || o.hidden > 0.0) {
         am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);

@@ -6,6 +6,7 @@
  * travelling wave. Skin weights fall off with the distance to each capsule's surface, so
  * points near a joint blend its two bones smoothly, as a skinned character does.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "anymove/math.h"
 #include "anymove/synth.h"
 #include "core/internal.h"
+#include "math/math_internal.h"
 
 #define AMI_SB 48 /* max bones of a plan */
 
@@ -38,28 +40,7 @@ typedef struct {
     double yaw_amp; /* root heading sway, radians */
 } ami_creature;
 
-/* ---- deterministic PRNG (splitmix64) ---- */
-typedef struct {
-    uint64_t s;
-} ami_rng;
-
-static uint64_t ami_next(ami_rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double ami_uniform(ami_rng *r) { return ((double)(ami_next(r) >> 11) + 0.5) / 9007199254740992.0; }
-
-static double ami_gauss(ami_rng *r)
-{
-    double u1 = ami_uniform(r), u2 = ami_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * AM_PI * u2);
-}
-
-static double ami_jit(ami_rng *r, double rel) { return 1.0 + rel * (2.0 * ami_uniform(r) - 1.0); }
+static double ami_jit(ami_rng *r, double rel) { return 1.0 + rel * (2.0 * ami_rng_uniform(r) - 1.0); }
 
 static int ami_bone(ami_creature *c, int parent, double hx, double hy, double hz, double tx, double ty, double tz,
                     double radius)
@@ -271,7 +252,7 @@ static void ami_plan(am_synth_plan plan, bool walk, ami_rng *rng, ami_creature *
     }
     }
     /* per-seed phase shift of every channel so that two seeds never look alike */
-    double shift = ami_uniform(rng);
+    double shift = ami_rng_uniform(rng);
     for (int b = 0; b < c->n; b++)
         for (int k = 0; k < c->b[b].nch; k++) {
             c->b[b].ch[k].phase += shift * c->b[b].ch[k].freq;
@@ -319,12 +300,7 @@ static void ami_pose(const ami_creature *c, bool walk, double t, double *M)
             RL[11] += c->bob * sin(4.0 * AM_PI * cyc);
             memcpy(W, RL, sizeof RL);
         } else {
-            const double *P = M + bn->parent * 12;
-            for (int i = 0; i < 3; i++) {
-                for (int j = 0; j < 4; j++)
-                    W[i * 4 + j] = P[i * 4] * L[j] + P[i * 4 + 1] * L[4 + j] + P[i * 4 + 2] * L[8 + j];
-                W[i * 4 + 3] += P[i * 4 + 3];
-            }
+            am_mat34_mul(M + bn->parent * 12, L, W);
         }
     }
 }
@@ -360,16 +336,16 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
     /* lost for good: ~30% of the budget; a lost track ends uniformly in [0.3 T, T) */
     double f_lost = hidden > 0.0 ? 0.3 * hidden / 0.35 : 0.0;
     for (size_t n = 0; n < N; n++) {
-        if (ami_uniform(&rng) >= f_lost) continue;
-        size_t cut = (size_t)((0.3 + 0.7 * ami_uniform(&rng)) * (double)T);
+        if (ami_rng_uniform(&rng) >= f_lost) continue;
+        size_t cut = (size_t)((0.3 + 0.7 * ami_rng_uniform(&rng)) * (double)T);
         for (size_t t = cut; t < T; t++) tr->visible[t * N + n] = 0;
     }
     /* dropout bursts of 1-5 frames: ~30% */
     double p_start = hidden > 0.0 ? 0.3 * hidden / 3.0 : 0.0;
     for (size_t n = 0; n < N; n++)
         for (size_t t = 0; t < T; t++) {
-            if (ami_uniform(&rng) >= p_start) continue;
-            size_t len = 1 + (size_t)(ami_uniform(&rng) * 5.0);
+            if (ami_rng_uniform(&rng) >= p_start) continue;
+            size_t len = 1 + (size_t)(ami_rng_uniform(&rng) * 5.0);
             for (size_t u = t; u < T && u < t + len; u++) tr->visible[u * N + n] = 0;
         }
     /* two occluders sweeping across the body: ~40%, radius found by bisection */
@@ -380,8 +356,8 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
         double a[2][3], b[2][3];
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < 3; i++) {
-                a[k][i] = lo[i] + (hi[i] - lo[i]) * ami_uniform(&rng);
-                b[k][i] = lo[i] + (hi[i] - lo[i]) * ami_uniform(&rng);
+                a[k][i] = lo[i] + (hi[i] - lo[i]) * ami_rng_uniform(&rng);
+                b[k][i] = lo[i] + (hi[i] - lo[i]) * ami_rng_uniform(&rng);
             }
         /* occluders follow the body's travel: offsets relative to the frame centroid */
         double *cen = am_alloc_array(T * 3, sizeof(double));
@@ -440,7 +416,7 @@ am_status am_synth_degrade(am_tracks *tr, double body, double noise, double hidd
             hid++;
             continue;
         }
-        for (int k = 0; k < 3; k++) p[k] = (float)(p[k] + sigma * ami_gauss(&rng));
+        for (int k = 0; k < 3; k++) p[k] = (float)(p[k] + sigma * ami_rng_normal(&rng));
     }
     if (hidden_share) *hidden_share = (double)hid / (double)(T * N);
     return AM_OK;
@@ -487,7 +463,7 @@ void am_synth_clip_free(am_synth_clip *c)
 static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *crp, am_synth_clip **out,
                                       am_error *err)
 {
-    AMI_CHECK(err, out, AM_E_USAGE, "no output");
+    assert(out);
     *out = NULL;
     am_synth_opts o = {0};
     if (opts) o = *opts;
@@ -562,7 +538,7 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         atot += area[b];
     }
     for (size_t n = 0; n < N; n++) {
-        double u = ami_uniform(&rng) * atot;
+        double u = ami_rng_uniform(&rng) * atot;
         int b = 0;
         while (b < crp->n - 1 && u > area[b]) u -= area[b++];
         const ami_sbone *bn = &crp->b[b];
@@ -573,10 +549,10 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
         am_vec3_cross(ax, e1, e2);
         double r = bn->radius;
         /* along the axis, extended by the radius at both ends with a rounded profile */
-        double s = -r + ami_uniform(&rng) * (len + 2.0 * r), rr = r;
+        double s = -r + ami_rng_uniform(&rng) * (len + 2.0 * r), rr = r;
         if (s < 0.0) rr = sqrt(fmax(r * r - s * s, 0.0));
         if (s > len) rr = sqrt(fmax(r * r - (s - len) * (s - len), 0.0));
-        double th = 2.0 * AM_PI * ami_uniform(&rng), p[3];
+        double th = 2.0 * AM_PI * ami_rng_uniform(&rng), p[3];
         for (int i = 0; i < 3; i++) p[i] = bn->head[i] + s * ax[i] + rr * (cos(th) * e1[i] + sin(th) * e2[i]);
         for (int i = 0; i < 3; i++) rest[n * 3 + i] = (float)p[i];
         double dsurf[AMI_SB], dmin = INFINITY;
@@ -606,24 +582,19 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
             for (int s2 = 0; s2 < 4; s2++) {
                 double w = bw[n * 4 + s2];
                 if (w <= 0.0) continue;
-                const double *G = M + bi[n * 4 + s2] * 12;
-                for (int i = 0; i < 3; i++) acc[i] += w * (G[i * 4] * r[0] + G[i * 4 + 1] * r[1] + G[i * 4 + 2] * r[2] + G[i * 4 + 3]);
+                double v[3];
+                am_mat34_apply(M + bi[n * 4 + s2] * 12, r, v);
+                for (int i = 0; i < 3; i++) acc[i] += w * v[i];
             }
             for (int i = 0; i < 3; i++) c->truth[(t * N + n) * 3 + i] = (float)acc[i];
         }
         for (size_t j = 0; j < J; j++) {
-            const double *G = M + jbone[j] * 12;
-            for (int i = 0; i < 3; i++)
-                c->joints[(t * J + j) * 3 + i] = (float)(G[i * 4] * jrest[j][0] + G[i * 4 + 1] * jrest[j][1] +
-                                                         G[i * 4 + 2] * jrest[j][2] + G[i * 4 + 3]);
+            double v[3];
+            am_mat34_apply(M + jbone[j] * 12, jrest[j], v);
+            for (int i = 0; i < 3; i++) c->joints[(t * J + j) * 3 + i] = (float)v[i];
         }
     }
-    {
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (size_t n = 0; n < N; n++)
-            for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], c->truth[n * 3 + i]), hi[i] = fmax(hi[i], c->truth[n * 3 + i]);
-        c->body_size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    }
+    c->body_size = am_body_size_f32(c->truth, N, NULL);
     memcpy(tr->points, c->truth, sizeof(float) * T * N * 3);
     am_status st = am_synth_degrade(tr, c->body_size, o.noise, o.hidden, o.seed, &c->hidden_share, err);
     am_free(rest), am_free(bi), am_free(bw), am_free(M);

@@ -10,6 +10,30 @@ trap 'rm -rf "$TMP"' EXIT
 am_passed=0
 am_failed=0
 
+# am_need_shared REL...: the files of the shared folder this script reads. A missing one fails the
+# script at once, naming it: a test that needs ../shared never passes by finding nothing (an
+# exit-2 expectation would even pass on "no such file").
+am_need_shared() {
+  local rel missing=0
+  for rel in "$@"; do
+    if [ ! -e "$AM_SHARED/$rel" ]; then
+      am_fail "shared_$rel" "$AM_SHARED/$rel is missing: these tests need the shared folder (../shared next to the sources, or AM_SHARED)"
+      missing=1
+    fi
+  done
+  if [ "$missing" -ne 0 ]; then am_done; exit 1; fi
+}
+
+# am_need_tool NAME...: programs this script runs (scripts/deps.sh installs them); a missing one
+# fails the script, never skips its checks.
+am_need_tool() {
+  local t missing=0
+  for t in "$@"; do
+    if ! command -v "$t" >/dev/null 2>&1; then am_fail "tool_$t" "$t is not installed: run scripts/deps.sh"; missing=1; fi
+  done
+  if [ "$missing" -ne 0 ]; then am_done; exit 1; fi
+}
+
 am_pass() { am_passed=$((am_passed + 1)); echo "ok   $1"; }
 am_fail() { am_failed=$((am_failed + 1)); echo "FAIL $1"; shift; for l in "$@"; do echo "     $l"; done; }
 

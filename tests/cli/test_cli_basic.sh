@@ -2,6 +2,10 @@
 # The CLI's contract: --version, --help on every command, fk and info on real files, and
 # bad input -> exit 2 with a message naming the file, never a crash.
 . "$(dirname "$0")/lib.sh"
+am_need_shared golden/fk/testrig.json golden/fk/testrig_motion.json golden/npz/plain.npz \
+  golden/npz/object.npz golden/npz/truncated.npz data/gltf/khronos_fox/Fox.glb data/gltf/Flamingo.glb \
+  data/gltf/khronos_simpleskin/simple_skin.gltf
+am_need_tool python3
 G=$AM_SHARED/golden
 
 expect version 0 '^anymove [0-9]+\.[0-9]+' -- "$AM_BIN" --version

@@ -3,6 +3,8 @@
 # load them) and Blender 3.4's importer (headless). Both play the animation and every bone's
 # world position at every frame must match `anymove fk` to 0.1 mm.
 . "$(dirname "$0")/lib.sh"
+am_need_shared golden/fk/testrig.json golden/fk/testrig_motion.json
+am_need_tool node
 rig=$AM_SOURCE/examples/walker/rig.json
 motion=$AM_SOURCE/examples/walker/walk.json
 G=$AM_SHARED/golden/fk

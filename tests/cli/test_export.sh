@@ -2,6 +2,8 @@
 # anymove export: the golden motion becomes a validator-clean .glb; bad input exits 2 with a
 # message naming the file and leaves neither the output nor its temporary behind.
 . "$(dirname "$0")/lib.sh"
+am_need_shared golden/fk/testrig.json golden/fk/testrig_motion.json
+am_need_tool node
 G=$AM_SHARED/golden/fk
 
 # The golden rig + motion: written, clean under the Khronos validator, deterministic.

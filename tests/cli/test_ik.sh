@@ -2,6 +2,8 @@
 # anymove convert / ik / score ik: BVH and glTF in, motion.json + rig.json out, positions back to
 # rotations (exact FK, low geodesic error with the reference), BVH and glTF out, bad input -> 2.
 . "$(dirname "$0")/lib.sh"
+am_need_shared data/gltf/quaternius/Fox.glb
+am_need_tool node jq python3
 C=$AM_SOURCE/fuzz/corpus/bvh
 D=$AM_SHARED/data
 
@@ -16,9 +18,7 @@ expect score_ik_ref 0 '"pose2rot": \{"frames": 2, "count": [0-9]+, "mean_deg": [
 expect score_ik_variants 0 '"no_leaves_all_frames".*' -- "$AM_BIN" score ik "$TMP/h/motion.json" "$TMP/h_ik/motion.json" --rig "$TMP/h/rig.json" --frames 1
 expect ik_bvh_noref 0 '' -- "$AM_BIN" ik "$TMP/h/motion.json" --rig "$TMP/h/rig.json" --no-reference -o "$TMP/h_ik2" -q
 expect ik_bvh_out_parses 0 'rig.json' -- "$AM_BIN" convert "$TMP/h_ik/animation.bvh" --up y -o "$TMP/h_back"
-if [ -x "$(command -v node)" ] && [ -x "$AM_VALIDATOR" ]; then
-  expect ik_glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/h_ik/animation.glb"
-fi
+expect ik_glb_validates 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/h_ik/animation.glb"
 
 # motion.json + rig -> BVH and glTF
 expect convert_to_bvh 0 '' -- "$AM_BIN" convert "$TMP/h/motion.json" --rig "$TMP/h/rig.json" -o "$TMP/h.bvh" -q
@@ -29,26 +29,22 @@ if [ "$(jq -c '.joints | keys' "$TMP/h/rig.json")" = "$(jq -c '.joints | keys' "
   am_pass convert_bvh_roundtrip_joints; else am_fail convert_bvh_roundtrip_joints "joint sets differ"; fi
 
 # glTF: a skinned model's clip, helper bones listed, ik reproduces its positions
-if [ -f "$D/gltf/quaternius/Fox.glb" ]; then
-  expect convert_glb_clips 0 'Walk' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --list-clips
-  expect convert_glb 0 '' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Walk -o "$TMP/fox" -q
-  expect convert_glb_helpers 0 'PoleTarget' -- jq -c .helpers "$TMP/fox/rig.json"
-  expect ik_glb_ref 0 '' -- "$AM_BIN" ik "$TMP/fox/motion.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox/motion.json" -o "$TMP/fox_ik" -q
-  expect ik_glb_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/fox_ik/report.json"
-  expect score_glb_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox/motion.json" "$TMP/fox_ik/motion.json"
-  expect convert_glb_bad_clip 2 "no clip 'Sleep'" -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Sleep -o "$TMP/x"
-fi
+expect convert_glb_clips 0 'Walk' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --list-clips
+expect convert_glb 0 '' -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Walk -o "$TMP/fox" -q
+expect convert_glb_helpers 0 'PoleTarget' -- jq -c .helpers "$TMP/fox/rig.json"
+expect ik_glb_ref 0 '' -- "$AM_BIN" ik "$TMP/fox/motion.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox/motion.json" -o "$TMP/fox_ik" -q
+expect ik_glb_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/fox_ik/report.json"
+expect score_glb_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox/motion.json" "$TMP/fox_ik/motion.json"
+expect convert_glb_bad_clip 2 "no clip 'Sleep'" -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Sleep -o "$TMP/x"
 
 # joints.npz input (written without numpy by ik_npz.py)
-if command -v python3 >/dev/null; then
-  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/j.npz"
-  expect ik_npz 0 '' -- "$AM_BIN" ik "$TMP/j.npz" --rig "$TMP/h/rig.json" --reference "$TMP/h/motion.json" -o "$TMP/npz_ik" -q
-  expect ik_npz_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/npz_ik/report.json"
-  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/nan.npz" nan
-  expect ik_npz_nan 2 "nan\.npz: error: NaN or infinite value \(.*frame 1" -- "$AM_BIN" ik "$TMP/nan.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
-  python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/empty.npz" empty
-  expect ik_npz_empty 2 'empty input' -- "$AM_BIN" ik "$TMP/empty.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
-fi
+python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/j.npz"
+expect ik_npz 0 '' -- "$AM_BIN" ik "$TMP/j.npz" --rig "$TMP/h/rig.json" --reference "$TMP/h/motion.json" -o "$TMP/npz_ik" -q
+expect ik_npz_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/npz_ik/report.json"
+python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/nan.npz" nan
+expect ik_npz_nan 2 "nan\.npz: error: NaN or infinite value \(.*frame 1" -- "$AM_BIN" ik "$TMP/nan.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
+python3 "$(dirname "$0")/ik_npz.py" "$TMP/h/motion.json" "$TMP/empty.npz" empty
+expect ik_npz_empty 2 'empty input' -- "$AM_BIN" ik "$TMP/empty.npz" --rig "$TMP/h/rig.json" -o "$TMP/x"
 
 # Bad input: exit 2 with the place named.
 printf 'HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n' > "$TMP/nomotion.bvh"

@@ -2,6 +2,8 @@
 # Track2Rig end to end: synth -> rig -> score, the outputs' contracts (fk accepts the rig, the
 # GLB validates), the baseline and --bones auto, bake, and every bad input -> exit 2.
 . "$(dirname "$0")/lib.sh"
+am_need_shared data/gltf/khronos_fox/Fox.glb
+am_need_tool node python3
 
 S="$TMP/snake"
 expect synth_tracks 0 'snake walk seed 3' -- "$AM_BIN" synth tracks --plan snake --motion walk --seed 3 \
@@ -35,10 +37,9 @@ expect rig_bad_method 2 'ours or ssdr' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP
 expect rig_missing_file 2 'error' -- "$AM_BIN" rig "$TMP/nope.npz" -o "$TMP/x"
 expect rig_too_many_bones 2 '1..64' -- "$AM_BIN" rig "$S.tracks.npz" -o "$TMP/x" --bones 65
 expect score_missing_dir 2 'error' -- "$AM_BIN" score rig --truth "$S.truth.npz" "$TMP/nowhere"
-if command -v python3 >/dev/null 2>&1; then
-  # mknpz OUT T N MODE: points [T,N,3] float32 (+ visible), MODE picks the defect
-  mknpz() {
-    python3 - "$@" <<'PY'
+# mknpz OUT T N MODE: points [T,N,3] float32 (+ visible), MODE picks the defect
+mknpz() {
+  python3 - "$@" <<'PY'
 import struct, sys, zipfile, math
 out, T, N, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 def npy(dtype, shape, raw):
@@ -58,27 +59,24 @@ with zipfile.ZipFile(out, 'w') as zf:
     zf.writestr('points.npy', npy('<f4', (T, N, 3), struct.pack('<%df' % len(pts), *pts)))
     zf.writestr('visible.npy', npy('|b1', (vt, vn), bytes(vis)))
 PY
-  }
-  mknpz "$TMP/hidden.npz" 10 50 hidden
-  expect rig_all_hidden 2 'hidden' -- "$AM_BIN" rig "$TMP/hidden.npz" -o "$TMP/x"
-  mknpz "$TMP/nan.npz" 10 50 nan
-  expect rig_nan_visible 2 '(NaN|finite)' -- "$AM_BIN" rig "$TMP/nan.npz" -o "$TMP/x"
-  mknpz "$TMP/one.npz" 1 50 ok
-  expect rig_one_frame 2 '(2 frames|frame)' -- "$AM_BIN" rig "$TMP/one.npz" -o "$TMP/x"
-  mknpz "$TMP/static.npz" 10 50 static
-  expect rig_static 2 'static' -- "$AM_BIN" rig "$TMP/static.npz" -o "$TMP/x"
-  mknpz "$TMP/mismatch.npz" 10 50 mismatch
-  expect rig_visible_mismatch 2 '(shape|visible)' -- "$AM_BIN" rig "$TMP/mismatch.npz" -o "$TMP/x"
-  mknpz "$TMP/few.npz" 10 3 ok
-  expect rig_fewer_points_than_bones 2 'bones need' -- "$AM_BIN" rig "$TMP/few.npz" -o "$TMP/x" --bones 5
-fi
+}
+mknpz "$TMP/hidden.npz" 10 50 hidden
+expect rig_all_hidden 2 'hidden' -- "$AM_BIN" rig "$TMP/hidden.npz" -o "$TMP/x"
+mknpz "$TMP/nan.npz" 10 50 nan
+expect rig_nan_visible 2 '(NaN|finite)' -- "$AM_BIN" rig "$TMP/nan.npz" -o "$TMP/x"
+mknpz "$TMP/one.npz" 1 50 ok
+expect rig_one_frame 2 '(2 frames|frame)' -- "$AM_BIN" rig "$TMP/one.npz" -o "$TMP/x"
+mknpz "$TMP/static.npz" 10 50 static
+expect rig_static 2 'static' -- "$AM_BIN" rig "$TMP/static.npz" -o "$TMP/x"
+mknpz "$TMP/mismatch.npz" 10 50 mismatch
+expect rig_visible_mismatch 2 '(shape|visible)' -- "$AM_BIN" rig "$TMP/mismatch.npz" -o "$TMP/x"
+mknpz "$TMP/few.npz" 10 3 ok
+expect rig_fewer_points_than_bones 2 'bones need' -- "$AM_BIN" rig "$TMP/few.npz" -o "$TMP/x" --bones 5
 
 FOX="$AM_SHARED/data/gltf/khronos_fox/Fox.glb"
-if [ -f "$FOX" ]; then
-  expect bake_fox 0 '1728 vertices x [0-9]+ frames, 576 faces, 22 deforming joints' -- \
-    "$AM_BIN" bake "$FOX" --fps 10 -o "$TMP/fox"
-  expect bake_rig_fox 0 'rig: wrote' -- "$AM_BIN" rig "$TMP/fox.tracks.npz" -o "$TMP/foxrig" --bones 8
-  expect bake_fox_score 0 '"true_joints": 22' -- "$AM_BIN" score rig --truth "$TMP/fox.truth.npz" "$TMP/foxrig"
-  expect bake_bad_clip 2 'no animation named' -- "$AM_BIN" bake "$FOX" --clip Nope -o "$TMP/fox2"
-fi
+expect bake_fox 0 '1728 vertices x [0-9]+ frames, 576 faces, 22 deforming joints' -- \
+  "$AM_BIN" bake "$FOX" --fps 10 -o "$TMP/fox"
+expect bake_rig_fox 0 'rig: wrote' -- "$AM_BIN" rig "$TMP/fox.tracks.npz" -o "$TMP/foxrig" --bones 8
+expect bake_fox_score 0 '"true_joints": 22' -- "$AM_BIN" score rig --truth "$TMP/fox.truth.npz" "$TMP/foxrig"
+expect bake_bad_clip 2 'no animation named' -- "$AM_BIN" bake "$FOX" --clip Nope -o "$TMP/fox2"
 am_done

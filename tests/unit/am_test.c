@@ -1,8 +1,12 @@
 #include "am_test.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int am_test_failures;
@@ -30,7 +34,54 @@ static const char *ami_test_join(const char *env, const char *fallback, const ch
     return b;
 }
 
-const char *am_test_shared(const char *rel) { return ami_test_join("AM_SHARED", "../../shared", rel); }
+const char *am_test_shared(const char *rel)
+{
+    const char *path = ami_test_join("AM_SHARED", "../../shared", rel);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        am_test_fail(__FILE__, __LINE__, "%s: missing; these tests need the shared folder (../shared next to the "
+                     "sources, or AM_SHARED)", path);
+    return path;
+}
+
+static size_t ami_each_file(const char *dir, const char *ext,
+                            void (*fn)(const char *path, const char *name, void *user), void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t count = 0, el = strlen(ext);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t n = strlen(e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            count += ami_each_file(path, ext, fn, user);
+        } else if (n > el && strcmp(e->d_name + n - el, ext) == 0) {
+            fn(path, e->d_name, user);
+            count++;
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+size_t am_test_each_file(const char *dir, const char *ext,
+                         void (*fn)(const char *path, const char *name, void *user), void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        am_test_fail(__FILE__, __LINE__, "%s: cannot read the folder", dir);
+        return 0;
+    }
+    closedir(d);
+    size_t count = ami_each_file(dir, ext, fn, user);
+    if (!count) am_test_fail(__FILE__, __LINE__, "%s: no %s file found", dir, ext);
+    return count;
+}
 const char *am_test_source(const char *rel) { return ami_test_join("AM_SOURCE", "..", rel); }
 
 const char *am_test_tmpdir(void)
@@ -56,6 +107,24 @@ void am_test_diff_add(am_test_diff *d, double a, double b)
 }
 
 double am_test_diff_mean(const am_test_diff *d) { return d->count ? d->sum / (double)d->count : 0.0; }
+
+int am_test_fork(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0 && !freopen("/dev/null", "w", stderr)) _exit(3);
+    return (int)pid;
+}
+
+void am_test_child_exit(void) { _exit(0); }
+
+bool am_test_child_aborted(int pid)
+{
+    if (pid < 0) return false;
+    int status = 0;
+    if (waitpid((pid_t)pid, &status, 0) != pid) return false;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
 
 int am_test_run(const am_test_case *cases, size_t count, int argc, char **argv)
 {

@@ -9,6 +9,7 @@
 #define AM_TEST_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +20,15 @@ extern int am_test_failures;
 extern const char *am_test_current;
 
 void am_test_fail(const char *file, int line, const char *fmt, ...) AM_PRINTF(3, 4);
-/* Path under the shared folder ($AM_SHARED, else ../shared next to the sources). */
+/* Path under the shared folder ($AM_SHARED, else ../shared next to the sources). A path that
+ * does not exist fails the current test, naming it: tests that need ../shared never pass by
+ * finding nothing to check. */
 const char *am_test_shared(const char *rel);
+/* Call fn(path, name, user) for every file below dir (recursively, dot files left out) whose
+ * name ends in ext. Fails the current test when dir cannot be read or holds no such file.
+ * Returns how many files were visited. */
+size_t am_test_each_file(const char *dir, const char *ext,
+                         void (*fn)(const char *path, const char *name, void *user), void *user);
 /* Path under the source tree ($AM_SOURCE). */
 const char *am_test_source(const char *rel);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
@@ -58,6 +66,17 @@ double am_test_diff_mean(const am_test_diff *d);
          if (am_s_ != AM_OK) { char am_m_[600]; \
              am_test_fail(__FILE__, __LINE__, "%s failed: %s", #expr, \
                           am_error_format(am_m_, sizeof am_m_, (errp))); } } while (0)
+
+/* Death tests (the NULL policy's asserts): the statement runs in a forked child whose stderr
+ * is silenced; the check passes when the child ends by SIGABRT. */
+int am_test_fork(void);              /* 0 in the child, its pid in the parent, -1 on failure */
+bool am_test_child_aborted(int pid); /* waits for the child */
+#define AM_CHECK_ABORTS(stmt) \
+    do { int am_pid_ = am_test_fork(); \
+         if (am_pid_ == 0) { stmt; am_test_child_exit(); } \
+         if (!am_test_child_aborted(am_pid_)) \
+             am_test_fail(__FILE__, __LINE__, "did not abort: %s", #stmt); } while (0)
+void am_test_child_exit(void);       /* the child's exit when stmt returned */
 
 typedef struct am_test_case {
     const char *name;

@@ -1,5 +1,4 @@
 /* BVH reader, writer and rig/motion conversion. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -412,38 +411,23 @@ done:
     am_bvh_free(b);
 }
 
-static void ami_roundtrip_dir(const char *dir, size_t *files)
+static void ami_roundtrip_file(const char *path, const char *name, void *user)
 {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t n = strlen(e->d_name);
-        if (n > 4 && strcmp(e->d_name + n - 4, ".bvh") == 0) {
-            am_bvh *b = NULL;
-            am_error err = {0};
-            AM_CHECK_OK(am_bvh_load(path, NULL, &b, &err), &err);
-            if (b) {
-                double w = ami_check_roundtrip(b, AM_BVH_AXES_AUTO, 7);
-                printf("  %s: %zu joints, %zu frames, worst %.2e of size\n", e->d_name,
-                       b->joint_count, b->frame_count, w);
-                (*files)++;
-            }
-            am_bvh_free(b);
-        } else if (!strchr(e->d_name, '.')) {
-            ami_roundtrip_dir(path, files);
-        }
+    (void)user;
+    am_bvh *b = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_bvh_load(path, NULL, &b, &err), &err);
+    if (b) {
+        double w = ami_check_roundtrip(b, AM_BVH_AXES_AUTO, 7);
+        printf("  %s: %zu joints, %zu frames, worst %.2e of size\n", name, b->joint_count,
+               b->frame_count, w);
     }
-    closedir(d);
+    am_bvh_free(b);
 }
 
 static void bvh_shared_data_roundtrips(void)
 {
-    size_t files = 0;
-    ami_roundtrip_dir(am_test_shared("data/bvh"), &files);
+    size_t files = am_test_each_file(am_test_shared("data/bvh"), ".bvh", ami_roundtrip_file, NULL);
     printf("  %zu shared BVH files\n", files);
 }
 

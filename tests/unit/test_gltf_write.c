@@ -7,21 +7,16 @@
 #include "anymove/gltf.h"
 #include "anymove/math.h"
 #include "anymove/io.h"
+#include "math/math_internal.h"
 
 /* Keypoints must come back to this (SPEC 4.5: "must match motion.json joints"). */
 #define AMI_TOL_POS 1e-5
 
 /* ---- fixtures ---------------------------------------------------------------------------- */
 
-/* Tiny deterministic PRNG so failures reproduce. */
-static uint64_t ami_rng = 0x9E3779B97F4A7C15ull;
-static double ami_rand(void)
-{
-    ami_rng ^= ami_rng << 13;
-    ami_rng ^= ami_rng >> 7;
-    ami_rng ^= ami_rng << 17;
-    return (double)(ami_rng >> 11) / 9007199254740992.0;
-}
+/* The library's generator, seeded, so failures reproduce. */
+static ami_rng g_rng = {0x9E3779B97F4A7C15ull};
+static double ami_rand(void) { return ami_rng_uniform(&g_rng); }
 static double ami_rand_range(double lo, double hi) { return lo + (hi - lo) * ami_rand(); }
 
 /* Random unit direction kept out of the cone around -Y where roll-0 frames are only nearly

