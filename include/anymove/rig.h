@@ -4,7 +4,7 @@
  * A rig is built once from a raw description (am_rig_desc: joints + bones + limits, in any
  * order), validated, sorted parents-first, and holds everything FK needs precomputed:
  * rest frames, true inverses of the rest matrices, rest offsets, lengths, keypoints and
- * resolved limits. FK itself never allocates.
+ * resolved limits. Per-frame FK never allocates.
  *
  *     am_rig *rig = NULL;  am_motion *mo = NULL;  am_error err = {0};
  *     if (am_rig_load("rig.json", &rig, &err) == AM_OK &&
@@ -64,6 +64,7 @@ typedef struct am_rig {
     uint8_t *is_helper;     /* [B] 1 for non-deforming helper bones (IK targets); else 0 */
     char *name;             /* rig "name" or NULL */
     char *extra_json;       /* other keys of rig.json, kept for rewriting; NULL if none */
+    struct ami_rig_lookup *lookup; /* private: hashed bone and joint names (am_rig_find_*) */
 } am_rig;
 
 /* Validate and build. Errors name the bone or joint: unknown joint, duplicate name, no root
@@ -74,7 +75,7 @@ AM_NODISCARD am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_er
 
 void am_rig_free(am_rig *rig);
 
-/* -1 if absent. */
+/* -1 if absent. O(1): names are hashed when the rig is built. */
 int am_rig_find_bone(const am_rig *rig, const char *name);
 int am_rig_find_joint(const am_rig *rig, const char *name);
 
@@ -123,7 +124,8 @@ AM_NODISCARD am_status am_motion_compute_joints(am_motion *mo, const am_rig *rig
 
 void am_motion_free(am_motion *mo);
 
-/* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order). */
+/* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order).
+ * O(T x (B + J)); rigs over 128 bones get one [B][16] pose array per call (am_alloc). */
 void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);
 
 /* ---- skinning (SPEC 4.4) ---- */
