@@ -115,7 +115,25 @@ typedef struct am_motion {
     char *extra_json;       /* other keys (reproj_px, sync, contacts...) as JSON object text */
 } am_motion;
 
-/* Allocate a zeroed motion with identity rotations, names copied from the rig. */
+/* Frame rates every loader and constructor accepts (frames per second). Anything outside is
+ * refused before any work (AM_E_VALUE from files, AM_E_ARG from arguments): 1e-300 passes
+ * "fps > 0" and then asks for keyframe times no float can hold. */
+#define AM_FPS_MIN 1e-3
+#define AM_FPS_MAX 1e4
+/* True when fps is finite and within [AM_FPS_MIN, AM_FPS_MAX]. */
+bool am_fps_valid(double fps);
+
+/* What one motion may hold: frames x (trans 3 + root_quat 4 + (euler 3 + quat 4) per bone +
+ * joints 3 per joint) x 8 bytes. Every producer (motion.json, BVH and glTF conversion,
+ * solvers) creates motions through am_motion_create, which refuses more with AM_E_LIMIT, as
+ * does the calling scope's am_context.max_bytes when smaller. 512 MiB is an hour of a
+ * 40-bone character at 30 fps. */
+#define AM_MOTION_MAX_BYTES ((uint64_t)512 << 20)
+/* Bytes a motion of T frames of this rig (with quat and joints) takes, saturating. */
+uint64_t am_motion_bytes(const am_rig *rig, size_t frame_count);
+
+/* Allocate a zeroed motion with identity rotations, names copied from the rig. fps must
+ * satisfy am_fps_valid (AM_E_ARG); more than AM_MOTION_MAX_BYTES is AM_E_LIMIT. */
 AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps,
                                         am_motion **out, am_error *err);
 

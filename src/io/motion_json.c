@@ -80,12 +80,14 @@ static void ami_motion_tmp_free(ami_motion_tmp *t)
 
 static am_status ami_check_unique(char *const *names, size_t n, const char *path, am_error *err)
 {
-    /* Quadratic, but name lists are bone/joint lists: tens to a few hundred entries. */
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(names[i], names[k]) == 0)
-                return AM_FAIL(err, AM_E_DUPLICATE, "%s[%zu]: '%s' repeats %s[%zu]", path, i,
-                               names[i], path, k);
+    ami_names m;
+    size_t first = 0, second = 0;
+    am_status s = ami_names_index(&m, (const char *const *)names, n, &first, &second);
+    ami_names_free(&m);
+    if (s == AM_E_DUPLICATE)
+        return AM_FAIL(err, AM_E_DUPLICATE, "%s[%zu]: '%s' repeats %s[%zu]", path, second,
+                       names[second], path, first);
+    AMI_CHECK(err, s == AM_OK, s, "%s: %zu names", path, n);
     return AM_OK;
 }
 
@@ -220,7 +222,8 @@ static am_status ami_motion_fill(const json_t *doc, const am_rig *rig, am_motion
 {
     AMI_TRY(ami_json_expect(doc, JSON_OBJECT, "", err));
     AMI_TRY(ami_json_get_number(doc, "", "fps", true, &mo->fps, err));
-    AMI_CHECK(err, mo->fps > 0, AM_E_VALUE, "fps: must be > 0, got %g", mo->fps);
+    AMI_CHECK(err, am_fps_valid(mo->fps), AM_E_VALUE, "fps: %g is outside [%g, %g]", mo->fps,
+              AM_FPS_MIN, AM_FPS_MAX);
     AMI_TRY(ami_motion_bones(doc, rig, mo, t, err));
 
     json_t *v = NULL;
