@@ -65,18 +65,45 @@ static double ami_scale(const am_bvh_opts *opts)
     return opts && opts->scale > 0 && isfinite(opts->scale) ? opts->scale : 1.0;
 }
 
-/* Name not yet in names[0..n): base + suffix, then base + suffix + "_2", "_3"... */
-static char *ami_unique_name(char *const *names, size_t n, const char *base, const char *suffix)
+/* Name not yet in the map: base + suffix, then base + suffix + "_2", "_3"... */
+static char *ami_unique_name(const ami_names *taken, const char *base, const char *suffix)
 {
     char buf[320];
     for (unsigned k = 1; k < 100000; k++) {
         if (k == 1) snprintf(buf, sizeof buf, "%s%s", base, suffix);
         else snprintf(buf, sizeof buf, "%s%s_%u", base, suffix, k);
-        bool taken = false;
-        for (size_t i = 0; i < n && !taken; i++) taken = strcmp(names[i], buf) == 0;
-        if (!taken) return am_strdup(buf);
+        if (ami_names_find_str(taken, buf) < 0) return am_strdup(buf);
     }
     return NULL;
+}
+
+/* Children of every joint (or bone) in index order: kids[first[p] .. first[p + 1]). parent[i]
+ * < i, -1 for roots. */
+static am_status ami_children(const int32_t *parent, size_t stride, size_t n, size_t **first_out,
+                              int32_t **kids_out)
+{
+    size_t *first = am_alloc_array(n + 1, sizeof *first);
+    size_t *fill = am_alloc_array(n + 1, sizeof *fill);
+    int32_t *kids = am_alloc_array(n ? n : 1, sizeof *kids);
+    if (!first || !fill || !kids) {
+        am_free(first);
+        am_free(fill);
+        am_free(kids);
+        return AM_E_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t p = *(const int32_t *)((const char *)parent + i * stride);
+        if (p >= 0) first[p + 1]++;
+    }
+    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+    for (size_t i = 0; i < n; i++) {
+        int32_t p = *(const int32_t *)((const char *)parent + i * stride);
+        if (p >= 0) kids[first[p] + fill[p]++] = (int32_t)i;
+    }
+    am_free(fill);
+    *first_out = first;
+    *kids_out = kids;
+    return AM_OK;
 }
 
 am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out, am_error *err)
@@ -98,25 +125,41 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
     const char **bhead = am_alloc_array(J, sizeof(char *));
     const char **btail = am_alloc_array(J, sizeof(char *));
     const char **bparent = am_alloc_array(J, sizeof(char *));
+    size_t *subtree = am_alloc_array(J, sizeof *subtree); /* joints in j's block, j included */
+    size_t *first = NULL;
+    int32_t *kids = NULL;
+    ami_names taken = {0};
     am_status st = AM_OK;
     size_t nj = J;
-    if (!pos || !jnames || !tail || !bhead || !btail || !bparent) {
+    if (!pos || !jnames || !tail || !bhead || !btail || !bparent || !subtree ||
+        ami_children(&bvh->joints[0].parent, sizeof bvh->joints[0], J, &first, &kids) != AM_OK ||
+        ami_names_reserve(&taken, max_joints) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
         goto done;
     }
+    /* Depth-first order puts every joint's descendants right after it. */
+    for (size_t j = 0; j < J; j++) subtree[j] = 1;
+    for (size_t j = J; j-- > 1;)
+        if (bvh->joints[j].parent >= 0) subtree[bvh->joints[j].parent] += subtree[j];
     ami_rest_positions(bvh, pos);
     for (size_t j = 0; j < J; j++) {
         double w[3];
         am_mat3_mul_vec3(C, pos + j * 3, w);
         am_vec3_scale(w, s, pos + j * 3);
         jnames[j] = bvh->joints[j].name; /* borrowed; extra names below are owned */
+        int32_t prev;
+        if (ami_names_add(&taken, jnames[j], strlen(jnames[j]), (int32_t)j, &prev) != AM_OK) {
+            st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
+            goto done;
+        }
     }
     for (size_t j = 0; j < J; j++) {
         const am_bvh_joint *jt = &bvh->joints[j];
         tail[j] = -1;
-        for (size_t c = j + 1; c < J && tail[j] < 0; c++)
-            if (bvh->joints[c].parent == (int32_t)j && am_vec3_dist(pos + c * 3, pos + j * 3) > eps)
-                tail[j] = (int32_t)c;
+        for (size_t k = first[j]; k < first[j + 1] && tail[j] < 0; k++) {
+            size_t c = (size_t)kids[k];
+            if (am_vec3_dist(pos + c * 3, pos + j * 3) > eps) tail[j] = (int32_t)c;
+        }
         if (tail[j] >= 0) continue;
         double d[3] = {0, 0, 0};
         const char *suffix = "_tail";
@@ -130,10 +173,8 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
             /* Synthetic tail: along the first descendant away from the joint, else along
              * the parent's bone, else up; a tenth of the skeleton long. */
             bool found = false;
-            for (size_t c = j + 1; c < J && !found; c++) {
-                int32_t a = bvh->joints[c].parent;
-                while (a > (int32_t)j) a = bvh->joints[a].parent;
-                if (a == (int32_t)j && am_vec3_dist(pos + c * 3, pos + j * 3) > eps) {
+            for (size_t c = j + 1; c < j + subtree[j] && !found; c++) {
+                if (am_vec3_dist(pos + c * 3, pos + j * 3) > eps) {
                     am_vec3_sub(pos + c * 3, pos + j * 3, d);
                     found = true;
                 }
@@ -144,8 +185,11 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
             am_vec3_normalize(d, d);
             am_vec3_scale(d, fmax(0.1 * size, 1e-3), d);
         }
-        jnames[nj] = ami_unique_name(jnames, nj, jt->name, suffix);
-        if (!jnames[nj]) {
+        jnames[nj] = ami_unique_name(&taken, jt->name, suffix);
+        int32_t prev;
+        if (!jnames[nj] ||
+            ami_names_add(&taken, jnames[nj], strlen(jnames[nj]), (int32_t)nj, &prev) != AM_OK) {
+            am_free(jnames[nj]);
             st = AM_FAIL(err, AM_E_NOMEM, "joint name");
             goto done;
         }
@@ -171,6 +215,11 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
 done:
     if (jnames)
         for (size_t j = J; j < nj; j++) am_free(jnames[j]);
+    ami_names_free(&taken);
+    am_free(subtree);
+    am_free(first);
+    am_free(kids);
+    if (st != AM_OK) am_error_set_file(err, bvh->source);
     am_free(pos);
     am_free(jnames);
     am_free(tail);
@@ -271,6 +320,7 @@ fail:
     am_free(map);
     am_free(moved);
     am_motion_free(mo);
+    am_error_set_file(err, bvh->source);
     return st;
 }
 
@@ -335,10 +385,22 @@ am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bv
     size_t *stack = am_alloc_array(B + 1, sizeof *stack);
     int32_t *where = am_alloc_array(B, sizeof *where);   /* bone -> BVH joint */
     uint8_t *has_child = am_alloc_array(B, 1);
+    size_t *first = NULL;
+    int32_t *kids = NULL;
+    ami_names like_names = {0};
     am_status st = AM_OK;
-    if (!b || !order || !stack || !where || !has_child) {
+    if (!b || !order || !stack || !where || !has_child ||
+        ami_children(rig->parent, sizeof *rig->parent, B, &first, &kids) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH");
         goto fail;
+    }
+    for (size_t k = 0; like && k < like->joint_count; k++) {
+        int32_t prev;
+        if (ami_names_add(&like_names, like->joints[k].name, strlen(like->joints[k].name),
+                          (int32_t)k, &prev) != AM_OK) {
+            st = AM_FAIL(err, AM_E_NOMEM, "BVH template names");
+            goto fail;
+        }
     }
     b->joints = am_alloc_array(B, sizeof *b->joints);
     if (!b->joints) {
@@ -352,8 +414,7 @@ am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bv
         size_t cur = stack[--sp];
         where[cur] = (int32_t)n;
         order[n++] = cur;
-        for (size_t c = B; c-- > cur + 1;)
-            if (rig->parent[c] == (int32_t)cur) stack[sp++] = c;
+        for (size_t k = first[cur + 1]; k-- > first[cur];) stack[sp++] = (size_t)kids[k];
     }
     if (n != B) {
         st = AM_FAIL(err, AM_E_ROOT, "rig bones not reachable from the root");
@@ -384,10 +445,8 @@ am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bv
             am_vec3_scale(jt->end_offset, 1.0 / s, jt->end_offset);
         }
         /* channel layout: the template's when it has three distinct rotation axes */
-        const am_bvh_joint *lj = NULL;
-        if (like)
-            for (size_t k = 0; k < like->joint_count && !lj; k++)
-                if (strcmp(like->joints[k].name, jt->name) == 0) lj = &like->joints[k];
+        int32_t lk = ami_names_find_str(&like_names, jt->name);
+        const am_bvh_joint *lj = lk >= 0 ? &like->joints[lk] : NULL;
         if (lj) {
             unsigned rots = 0, mask = 0, pos_mask = 0;
             for (uint32_t c = 0; c < lj->channel_count; c++) {
@@ -466,6 +525,9 @@ am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bv
     am_free(stack);
     am_free(where);
     am_free(has_child);
+    am_free(first);
+    am_free(kids);
+    ami_names_free(&like_names);
     *out = b;
     return AM_OK;
 fail:
@@ -473,6 +535,9 @@ fail:
     am_free(stack);
     am_free(where);
     am_free(has_child);
+    am_free(first);
+    am_free(kids);
+    ami_names_free(&like_names);
     am_bvh_free(b);
     return st;
 }
