@@ -149,13 +149,18 @@ typedef struct am_gltf {
                                 reader; used by am_gltf_world_from_local, NULL = index order) */
     int32_t scene;           /* default scene or -1 */
     char *generator;
+    char *source;            /* the name given to the reader (named in the errors of
+                                am_rig_from_gltf / am_motion_from_gltf), or NULL */
 } am_gltf;
 
 typedef struct am_gltf_opts {
-    uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+    uint64_t max_bytes;      /* budget for the file, its external buffers and every decoded
+                                accessor together, each checked before it is read or
+                                allocated; 0 = 1 GiB (or the scope's max_bytes if smaller) */
 } am_gltf_opts;
 
-/* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */
+/* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder and
+ * are read only when their real path (symlinks resolved) lies inside it. */
 AM_NODISCARD am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out,
                                     am_error *err);
 /* From memory; external URIs are refused unless base_dir is given. */
@@ -191,6 +196,8 @@ AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **o
 /* Sample animation `anim` of the skin's joints into a motion bound to `rig` (from
  * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
  * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
+ * fps must pass am_fps_valid (AM_E_ARG); a clip whose frames would take more than
+ * AM_MOTION_MAX_BYTES (duration x fps x the rig's channels) is AM_E_LIMIT before any work.
  * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
  * relative to the bind pose; FK reproduces the joint nodes' positions exactly where joints keep
  * their bind-pose local translation (scale and non-root translation are approximated). */

@@ -39,6 +39,12 @@ typedef struct ami_stage {
 ami_stage ami_stage_begin(const char *name);
 double ami_stage_end(const ami_stage *stage);
 
+/* am_file_read of a file that must lie inside dir once both are resolved (symlinks, ".."):
+ * what a document names (glTF buffers and images) is read only from its own folder.
+ * Outside -> AM_E_UNSUPPORTED naming path and where it leads; errors name path. */
+AM_NODISCARD am_status ami_file_read_within(const char *dir, const char *path, size_t max_bytes,
+                                            char **out, size_t *len, am_error *err);
+
 /* Free an array of n am_alloc'd strings and the array (NULL is fine). */
 void ami_strings_free(char **s, size_t n);
 

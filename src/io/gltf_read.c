@@ -26,6 +26,8 @@
 
 /* Index arrays are int32 in the public structs; this keeps every count representable. */
 #define AMI_GLTF_MAX_ITEMS ((size_t)0x7fffffff)
+/* am_gltf_opts.max_bytes when 0. */
+#define AMI_GLTF_DEFAULT_BUDGET ((uint64_t)1 << 30)
 
 /* ---- axis conversion (SPEC 4.5) ---------------------------------------------------------- */
 
@@ -239,7 +241,8 @@ static int ami_hex(char ch)
 }
 
 /* An external buffer: a relative path under base_dir. Absolute paths, URLs and ".." segments
- * are refused, so a document cannot make us read outside its folder. */
+ * are refused, and the file is opened only when its real path (symlinks resolved) lies inside
+ * base_dir, so a document cannot make us read outside its folder. */
 static am_status ami_load_external(ami_gctx *c, const char *uri, const char *path, uint8_t **out,
                                    size_t *out_len)
 {
@@ -279,8 +282,20 @@ static am_status ami_load_external(ami_gctx *c, const char *uri, const char *pat
         return AM_FAIL(c->err, AM_E_ARG, "%s: path too long", path);
     char *data = NULL;
     size_t len = 0;
-    am_status s = am_file_read(full, (size_t)c->max_bytes, &data, &len, c->err);
+    uint64_t left = c->max_bytes > c->decoded_bytes ? c->max_bytes - c->decoded_bytes : 1;
+    am_status s = ami_file_read_within(c->base_dir[0] ? c->base_dir : ".", full,
+                                       left > SIZE_MAX ? SIZE_MAX : (size_t)left, &data, &len,
+                                       c->err);
+    if (s < 0 && c->err) {
+        /* The document is the file to name; the buffer is part of the detail. */
+        char info[sizeof c->err->info + 400];
+        snprintf(info, sizeof info, "%.100s: '%.100s': %s", path, full, c->err->info);
+        memcpy(c->err->info, info, sizeof c->err->info - 1);
+        c->err->info[sizeof c->err->info - 1] = '\0';
+        c->err->file[0] = '\0';
+    }
     if (s < 0) return s;
+    c->decoded_bytes += len;
     *out = (uint8_t *)data;
     *out_len = len;
     return AM_OK;
@@ -1183,6 +1198,7 @@ void am_gltf_free(am_gltf *doc)
     }
     am_free(doc->animations);
     am_free(doc->generator);
+    am_free(doc->source);
     am_free(doc);
 }
 
@@ -1194,8 +1210,10 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
     ami_gctx c = {0};
     c.source = source;
     c.base_dir = base_dir;
-    c.max_bytes = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
+    c.max_bytes = ami_budget(opts && opts->max_bytes ? opts->max_bytes : AMI_GLTF_DEFAULT_BUDGET);
     c.err = err;
+    /* The document's bytes stay in memory while it is decoded: they count. */
+    c.decoded_bytes = len;
     am_status s;
     if (len > c.max_bytes) {
         s = AM_FAIL(err, AM_E_LIMIT, "%zu bytes, limit %llu", len,
@@ -1217,6 +1235,8 @@ am_status am_gltf_read_mem(const void *buf, size_t len, const char *source, cons
     for (size_t i = 0; i < c.buffer_count; i++) am_free(c.buffers[i].owned);
     am_free(c.buffers);
     am_free(c.views);
+    if (s == AM_OK && source && !(c.doc->source = am_strdup(source)))
+        s = AM_FAIL(err, AM_E_NOMEM, "document name");
     if (s < 0) {
         am_gltf_free(c.doc);
         am_error_set_file(err, source);
@@ -1230,10 +1250,10 @@ am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out
 {
     if (out) *out = NULL;
     AMI_CHECK(err, path && out, AM_E_ARG, "NULL argument");
-    uint64_t max = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
+    uint64_t max = ami_budget(opts && opts->max_bytes ? opts->max_bytes : AMI_GLTF_DEFAULT_BUDGET);
     char *data = NULL;
     size_t len = 0;
-    AMI_TRY(am_file_read(path, (size_t)max, &data, &len, err));
+    AMI_TRY(am_file_read(path, max > SIZE_MAX ? SIZE_MAX : (size_t)max, &data, &len, err));
     /* External buffers resolve against the file's folder. */
     char dir[2048];
     const char *slash = strrchr(path, '/');
