@@ -5,10 +5,14 @@
  * failure names the file and the array ("front_conf has shape [10,5], expected [10,6] to match
  * front_uv") because det files are written by external detectors that get shapes wrong.
  * Decisions: fps and names are required (SPEC 4.2 marks only calib optional); no frames or no
- * joints is AM_E_EMPTY; a NaN pixel is allowed only where its confidence is exactly 0.
+ * joints is AM_E_EMPTY; a NaN pixel is allowed only where its confidence is exactly 0; fps
+ * must pass am_fps_valid (1e-300 is positive, and solve would run on it for seconds before
+ * the animation writer choked). Dtypes and shapes are checked from the members' headers
+ * before any array is inflated (ami_npz_load_checked).
  */
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "io/npy_internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -44,8 +48,8 @@ static am_status ami_need_float(const char *path, const am_npz *z, const char *n
     return AM_OK;
 }
 
-static am_status ami_det_float(const char *path, const am_array *a, const char *name, size_t T,
-                               size_t J, int ndim, float **out, am_error *err)
+static am_status ami_det_shape(const char *path, const am_array *a, const char *name, size_t T,
+                               size_t J, int ndim, am_error *err)
 {
     if (!ami_shape_is(a, ndim, T, J, 2)) {
         char sh[128];
@@ -57,6 +61,12 @@ static am_status ami_det_float(const char *path, const am_array *a, const char *
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "%s has shape %s, expected [%zu,%zu] to match front_uv", name, sh, T, J);
     }
+    return AM_OK;
+}
+
+static am_status ami_det_float(const char *path, const am_array *a, const char *name,
+                               float **out, am_error *err)
+{
     *out = am_alloc_array(a->count, sizeof **out);
     if (!*out) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%s", name);
     return am_array_to_f32(a, *out, err);
@@ -81,7 +91,8 @@ static am_status ami_det_check_view(const char *path, const char *view, const fl
     return AM_OK;
 }
 
-static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am_error *err)
+/* Every dtype and shape, from the headers alone (no array has data yet). */
+static am_status ami_det_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
     const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
@@ -99,14 +110,10 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     AMI_TRY(ami_need_float(path, z, "side_uv", &suv, err));
     AMI_TRY(ami_need_float(path, z, "front_conf", &fc, err));
     AMI_TRY(ami_need_float(path, z, "side_conf", &sc, err));
-    det->frame_count = T;
-    det->joint_count = J;
-    AMI_TRY(ami_det_float(path, fuv, "front_uv", T, J, 3, &det->front_uv, err));
-    AMI_TRY(ami_det_float(path, suv, "side_uv", T, J, 3, &det->side_uv, err));
-    AMI_TRY(ami_det_float(path, fc, "front_conf", T, J, 2, &det->front_conf, err));
-    AMI_TRY(ami_det_float(path, sc, "side_conf", T, J, 2, &det->side_conf, err));
-    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
-    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
+    AMI_TRY(ami_det_shape(path, fuv, "front_uv", T, J, 3, err));
+    AMI_TRY(ami_det_shape(path, suv, "side_uv", T, J, 3, err));
+    AMI_TRY(ami_det_shape(path, fc, "front_conf", T, J, 2, err));
+    AMI_TRY(ami_det_shape(path, sc, "side_conf", T, J, 2, err));
 
     const am_array *fps = am_npz_find(z, "fps");
     if (!fps) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
@@ -116,10 +123,6 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
                           "fps has dtype %s and shape %s, expected a number",
                           am_dtype_name(fps->dtype), sh);
     }
-    AMI_TRY(am_array_scalar(fps, &det->fps, err));
-    if (!(isfinite(det->fps) && det->fps > 0))
-        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected a positive number",
-                          det->fps);
 
     const am_array *names = am_npz_find(z, "names");
     if (!names) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'names'");
@@ -131,13 +134,6 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "names has shape %s, expected [%zu] to match front_uv", sh, J);
     }
-    det->names = am_alloc_array(J, sizeof *det->names);
-    if (!det->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
-    for (size_t j = 0; j < J; j++) {
-        det->names[j] = am_strdup(names->strings[j]);
-        if (!det->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
-    }
-
     const am_array *calib = am_npz_find(z, "calib");
     if (calib) {
         if (calib->dtype != AM_DTYPE_F32 && calib->dtype != AM_DTYPE_F64)
@@ -148,6 +144,40 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
             ami_shape_str(calib, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "calib has shape %s, expected [2,3]", sh);
         }
+    }
+    return AM_OK;
+}
+
+/* The values, once ami_det_check passed. */
+static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am_error *err)
+{
+    const am_array *fuv = am_npz_find(z, "front_uv");
+    size_t T = fuv->shape[0], J = fuv->shape[1];
+    /* fps first: a file that no clip can have comes back before any of its arrays is used. */
+    AMI_TRY(am_array_scalar(am_npz_find(z, "fps"), &det->fps, err));
+    if (!am_fps_valid(det->fps))
+        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g is outside [%g, %g]", det->fps,
+                          AM_FPS_MIN, AM_FPS_MAX);
+    det->frame_count = T;
+    det->joint_count = J;
+    AMI_TRY(ami_det_float(path, fuv, "front_uv", &det->front_uv, err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "side_uv"), "side_uv", &det->side_uv, err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "front_conf"), "front_conf", &det->front_conf,
+                          err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "side_conf"), "side_conf", &det->side_conf, err));
+    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
+    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
+
+    const am_array *names = am_npz_find(z, "names");
+    det->names = am_alloc_array(J, sizeof *det->names);
+    if (!det->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
+    for (size_t j = 0; j < J; j++) {
+        det->names[j] = am_strdup(names->strings[j]);
+        if (!det->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
+    }
+
+    const am_array *calib = am_npz_find(z, "calib");
+    if (calib) {
         AMI_TRY(am_array_to_f64(calib, det->calib, err));
         for (int i = 0; i < 6; i++)
             if (!isfinite(det->calib[i]))
@@ -163,7 +193,7 @@ am_status am_det_load(const char *path, am_det **out, am_error *err)
     assert(path && out);
     *out = NULL;
     am_npz *z = NULL;
-    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    AMI_TRY(ami_npz_load_checked(path, NULL, ami_det_check, &z, err));
     am_det *det = am_alloc(sizeof *det);
     am_status st = det ? ami_det_fill(path, z, det, err)
                        : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "det");
