@@ -65,11 +65,32 @@ static uint32_t ami_pos1(int v)
     return v < 1 ? 1u : (uint32_t)v;
 }
 
+/* Bytes jansson will allocate for a document, bounded from its structural characters before
+ * parsing (measured on jansson 2.14: ~40 bytes a number, ~90 a string, ~135 an empty array,
+ * ~340 a one-member object; counting inside strings only overestimates). */
+static uint64_t ami_json_tree_cost(const char *text, size_t len)
+{
+    uint64_t values = 1, arrays = 0, objects = 0, quotes = 0;
+    for (size_t i = 0; i < len; i++) {
+        switch (text[i]) {
+        case ',':
+        case ':': values++; break;
+        case '[': arrays++; break;
+        case '{': objects++; break;
+        case '"': quotes++; break;
+        default: break;
+        }
+    }
+    return (uint64_t)len + 48 * values + 128 * arrays + 320 * objects + 24 * quotes;
+}
+
 am_status ami_json_parse(const char *text, size_t len, const char *source, json_t **out,
                          am_error *err)
 {
     *out = NULL;
     if (!text) len = 0;
+    AMI_TRY(AMI_BUDGET_CHECK(err, source, ami_json_tree_cost(text, len), AMI_JSON_DEFAULT_BUDGET,
+                             "a JSON document of %zu bytes", len));
     /* Editors on Windows like to start UTF-8 files with a BOM; it carries no meaning. */
     if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
         (unsigned char)text[2] == 0xBF) {
