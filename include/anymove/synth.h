@@ -89,7 +89,7 @@ void am_synth_clip_free(am_synth_clip *clip);
 /* ---- bake: an animated glTF as tracks + truth (`anymove bake`) ---- */
 typedef struct am_bake_opts {
     const char *clip;        /* animation name; NULL = the first animation */
-    double fps;              /* sampling rate; default 30 */
+    double fps;              /* sampling rate; 0 = 30, else it must pass am_fps_valid */
     double noise, hidden;    /* optional degradation as in am_synth_degrade (0 = none) */
     uint32_t seed;           /* degradation seed */
 } am_bake_opts;
@@ -98,7 +98,9 @@ typedef struct am_bake_opts {
  * on other skins or none move with their node) plus morph targets, at t = t_min + i / fps,
  * converted to SPEC 1 world axes; triangles become `faces`. Truth joints: the first skin's
  * joints that carry weight (helpers left out), parented to the nearest deforming ancestor;
- * bone_count = their number (0 for morph-only models). */
+ * bone_count = their number (0 for morph-only models). The clip's duration x fps x (vertices
+ * and joints, ~50 bytes a vertex a frame) is budgeted (1 GiB, or the scope's max_bytes) before
+ * anything is sampled: AM_E_LIMIT naming the document. */
 AM_NODISCARD am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out,
                                     am_error *err);
 

@@ -19,6 +19,13 @@ static const am_gltf_accessor *ami_acc(const am_gltf *doc, int32_t i, size_t com
     return a->components == comps && a->data ? a : NULL;
 }
 
+/* What one bake may allocate for its frames. A vertex costs 50 bytes a frame: points and
+ * truth points (12 each), visibility (1) and the npz writer's serialized copies of all three;
+ * a joint 24 (truth joints and their copy). 1 GiB is 20,000 vertices for 1,000 frames. */
+#define AMI_BAKE_MAX_BYTES ((uint64_t)1 << 30)
+#define AMI_BAKE_VERTEX_FRAME_BYTES 50.0
+#define AMI_BAKE_JOINT_FRAME_BYTES 24.0
+
 typedef struct {
     int32_t node, mesh;
     size_t prim, first, count;
@@ -30,7 +37,9 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
     *out = NULL;
     am_bake_opts o = {0};
     if (opts) o = *opts;
-    if (!(o.fps > 0.0)) o.fps = 30.0;
+    if (o.fps == 0.0) o.fps = 30.0;
+    AMI_CHECK(err, am_fps_valid(o.fps), AM_E_ARG, "fps %g is outside [%g, %g]", o.fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     AMI_CHECK(err, doc->animation_count > 0, AM_E_VALUE, "the model has no animation to bake");
     int anim = 0;
     if (o.clip) {
@@ -42,10 +51,11 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
     const am_gltf_animation *an = &doc->animations[anim];
     double dur = an->t_max - an->t_min;
     if (!(dur >= 0.0)) dur = 0.0;
-    size_t T = (size_t)floor(dur * o.fps + 1e-9) + 1;
+    /* 1e12 frames saturate the count: no budget holds them (a 2.5 KB file may declare a
+     * 333,000 s clip). */
+    size_t T = (size_t)fmin(floor(dur * o.fps + 1e-9), 1e12) + 1;
     AMI_CHECK(err, T >= 2, AM_E_VALUE, "animation '%s' lasts %.3g s: fewer than 2 frames at %g fps",
               an->name ? an->name : "0", dur, o.fps);
-    AMI_CHECK(err, T <= 100000, AM_E_LIMIT, "animation too long (%zu frames)", T);
 
     /* the vertices: every POSITION of every primitive of every node with a mesh */
     ami_part parts[256];
@@ -69,7 +79,14 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
         }
     }
     AMI_CHECK(err, N > 0, AM_E_EMPTY, "the model has no mesh vertices");
-    AMI_CHECK(err, N * T <= 200000000u, AM_E_LIMIT, "%zu vertices x %zu frames is too large", N, T);
+    /* Before any frame is allocated (every skin joint counted: an upper bound). */
+    size_t SJ0 = doc->skin_count ? doc->skins[0].joint_count : 0;
+    double need = (double)T * ((double)N * AMI_BAKE_VERTEX_FRAME_BYTES +
+                               (double)SJ0 * AMI_BAKE_JOINT_FRAME_BYTES);
+    AMI_TRY(AMI_BUDGET_CHECK(err, doc->source,
+                             need >= 1.8e19 ? UINT64_MAX : (uint64_t)need, AMI_BAKE_MAX_BYTES,
+                             "animation '%s': %.6g s at %g fps = %zu frames x %zu vertices",
+                             an->name ? an->name : "0", dur, o.fps, T, N));
 
     /* deforming joints: skin joints with weight on some vertex */
     const am_gltf_skin *sk = doc->skin_count ? &doc->skins[0] : NULL;
