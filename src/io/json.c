@@ -274,6 +274,13 @@ static am_status ami_numbers_rec(const json_t *v, char *path, size_t plen, size_
         return AM_FAIL(err, AM_E_SHAPE, "%s: expected %zu element%s, got %zu",
                        ami_path_name(path), shape[level], shape[level] == 1 ? "" : "s", n);
     for (size_t i = 0; i < n; i++) {
+        /* A finite number needs no path: only a failing element pays for formatting one
+         * (a motion has millions of numbers). */
+        const json_t *e = json_array_get(v, i);
+        if (level + 1 == ndim && json_is_number(e) && isfinite(json_number_value(e))) {
+            if (*cursor) *(*cursor)++ = json_number_value(e);
+            continue;
+        }
         if (plen < AMI_JSON_PATH_MAX)
             snprintf(path + plen, AMI_JSON_PATH_MAX - plen, "[%zu]", i);
         size_t sub = strlen(path);
