@@ -80,8 +80,8 @@ AM_NODISCARD am_status am_npy_parse(const void *buf, size_t len, const am_npz_op
 AM_NODISCARD am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err);
 void am_array_clear(am_array *arr);
 
-/* A member whose size differs from what its npy header promises is refused (AM_E_FORMAT when
- * it holds more: the rest is never inflated; AM_E_SHAPE when less). */
+/* A member holding more than its npy header promises (beyond 4 KiB of padding) is refused
+ * AM_E_FORMAT without inflating the rest; one holding less, AM_E_SHAPE. */
 AM_NODISCARD am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
                                        const am_npz_opts *opts, am_npz **out, am_error *err);
 AM_NODISCARD am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,

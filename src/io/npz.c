@@ -6,8 +6,9 @@
  *
  * Reading opens the caller's buffer as a zip source (no temporary files) with ZIP_CHECKCONS so
  * local and central headers must agree, then works in two passes. First every member's npy
- * header alone is inflated: a member declaring more bytes than its header promises is refused
- * (a zip bomb behind a small header), the archive's total cost is budgeted, and a typed
+ * header alone is inflated: a member declaring more bytes than its header promises (beyond a
+ * little padding) is refused (a zip bomb behind a small header), the archive's total cost is
+ * budgeted, and a typed
  * loader checks the shapes, all before any array is read. Then each member is inflated to
  * exactly its declared size, and one byte further: that probe is what makes libzip verify the
  * CRC, and it catches members that inflate past their declared size.
@@ -35,6 +36,9 @@
 
 /* am_npz_opts.max_bytes when 0: the budget of one archive, all its arrays together. */
 #define AMI_NPZ_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
+/* Bytes a member may hold after the data its header promises (numpy ignores them; some writers
+ * pad). They are inflated, so the CRC is still checked; a longer tail is refused unread. */
+#define AMI_NPZ_TAIL_SLACK 4096u
 /* Members get a fixed timestamp so the writer is deterministic (2000-01-01 12:00 UTC). */
 #define AMI_NPZ_MTIME ((time_t)946728000)
 /* Deflate level 1, not zlib's default 6: float arrays barely compress, and level 6 spent 3x the
@@ -260,7 +264,7 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
         st = ami_read_head(za, i, member, zs.size, source, opts, &hd, err);
         if (st != AM_OK) break;
         uint64_t promised = hd.data_ofs + hd.data_bytes;
-        if (zs.size > promised) {
+        if (zs.size > promised + AMI_NPZ_TAIL_SLACK) {
             char sh[AM_MAX_DIMS * 22 + 4];
             ami_head_shape(&hd, sh, sizeof sh);
             st = AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0,
