@@ -49,7 +49,7 @@ typedef struct am_synth_opts {
     am_synth_motion motion;  /* default idle */
     uint32_t seed;           /* proportions, phases, sampling and degradations */
     size_t frames;           /* T; default 120 */
-    double fps;              /* default 30 */
+    double fps;              /* 0 = 30, else it must pass am_fps_valid */
     size_t points;           /* N surface points; default 2000 */
     double noise;            /* Gaussian sigma per axis, fraction of body size; default 0.003;
                                 negative = 0 */

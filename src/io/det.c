@@ -215,6 +215,8 @@ am_status am_det_write(const char *path, const am_det *det, am_error *err)
                                   det->side_conf),
               AM_E_ARG, "det without arrays");
     AMI_CHECK(err, J == 0 || det->names, AM_E_ARG, "det without names");
+    AMI_CHECK(err, am_fps_valid(det->fps), AM_E_ARG, "fps %g is outside [%g, %g]", det->fps,
+              AM_FPS_MIN, AM_FPS_MAX);
     size_t s_uv[3] = {T, J, 2}, s_conf[2] = {T, J}, s_names[1] = {J}, s_calib[2] = {2, 3};
     double fps = det->fps;
     am_array arrs[7];

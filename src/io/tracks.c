@@ -192,7 +192,10 @@ am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err)
     assert(path && tr);
     size_t T = tr->frame_count, N = tr->point_count, F = tr->face_count;
     AMI_CHECK(err, T * N == 0 || tr->points, AM_E_ARG, "tracks without points");
-    double fps = tr->fps > 0 ? tr->fps : 30.0;
+    /* What the reader refuses is not written: 0 means the default, anything else must pass. */
+    double fps = tr->fps == 0 ? 30.0 : tr->fps;
+    AMI_CHECK(err, am_fps_valid(fps), AM_E_ARG, "fps %g is outside [%g, %g]", fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     am_array arrs[4];
     size_t n = 0;
     size_t s_pts[3] = {T, N, 3}, s_vis[2] = {T, N}, s_faces[2] = {F, 3};
