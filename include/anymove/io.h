@@ -136,7 +136,11 @@ AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
 
-/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ---- */
+/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ----
+ * Limits: files of at most 64 MiB (rig), 512 MiB (motion), 16 MiB (creature); the text and
+ * its parse tree together within 2 GiB (estimated from the text before parsing) or the
+ * calling scope's am_context.max_bytes: AM_E_LIMIT naming the file. Names are matched by
+ * hash, so loading is linear in the bones and joints. */
 /* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
 AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
                                     am_rig **out, am_error *err);

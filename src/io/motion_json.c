@@ -11,7 +11,7 @@
 
 /* A long capture at 60 fps with 60 bones is ~100 MB of JSON; jansson needs about ten times
  * the text in memory, so refuse what would not fit a workstation anyway. */
-#define AMI_MOTION_MAX_BYTES ((size_t)512 << 20)
+#define AMI_MOTION_JSON_MAX_BYTES ((size_t)512 << 20)
 
 /* Below this norm a quaternion has no direction to normalize to. */
 #define AMI_QUAT_MIN_NORM 1e-6
@@ -276,7 +276,7 @@ am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out, a
 {
     *out = NULL;
     json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_MOTION_MAX_BYTES, &doc, err);
+    am_status s = ami_json_load_file(path, AMI_MOTION_JSON_MAX_BYTES, &doc, err);
     if (s == AM_OK) s = ami_motion_from_doc(doc, rig, out, err);
     json_decref(doc);
     if (s != AM_OK) am_error_set_file(err, path);
