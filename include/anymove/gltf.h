@@ -193,11 +193,17 @@ void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, do
  * Safe on untrusted documents from am_gltf_read_mem. */
 AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out,
                                         am_error *err);
+/* Node evaluations one sampling may do (frames x nodes): about ten seconds; a 1,000-node model
+ * for 200,000 frames. */
+#define AM_GLTF_MAX_NODE_FRAMES 2e8
+
 /* Sample animation `anim` of the skin's joints into a motion bound to `rig` (from
  * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
  * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
  * fps must pass am_fps_valid (AM_E_ARG); a clip whose frames would take more than
- * AM_MOTION_MAX_BYTES (duration x fps x the rig's channels) is AM_E_LIMIT before any work.
+ * AM_MOTION_MAX_BYTES (duration x fps x the rig's channels), or whose frames x nodes exceed
+ * AM_GLTF_MAX_NODE_FRAMES (the work: every frame evaluates every node), is AM_E_LIMIT
+ * before any work.
  * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
  * relative to the bind pose; FK reproduces the joint nodes' positions exactly where joints keep
  * their bind-pose local translation (scale and non-root translation are approximated). */

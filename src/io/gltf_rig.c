@@ -556,6 +556,13 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
                                    "animation %d: %.6g s at %g fps = %zu frames x %zu bones", anim,
                                    t1 - t0, fps, T, B);
     if (s < 0) return s;
+    /* Time, too: every frame evaluates every node. */
+    if ((double)T * (double)(N ? N : 1) > AM_GLTF_MAX_NODE_FRAMES) {
+        s = AM_FAIL(err, AM_E_LIMIT, "animation %d: %zu frames x %zu nodes to evaluate, over %.0e",
+                    anim, T, N, AM_GLTF_MAX_NODE_FRAMES);
+        am_error_set_file(err, doc->source);
+        return s;
+    }
 
     ami_gskel k;
     s = ami_gskel_build(doc, skin, &k, err);

@@ -83,6 +83,9 @@ am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_cl
     size_t SJ0 = doc->skin_count ? doc->skins[0].joint_count : 0;
     double need = (double)T * ((double)N * AMI_BAKE_VERTEX_FRAME_BYTES +
                                (double)SJ0 * AMI_BAKE_JOINT_FRAME_BYTES);
+    AMI_CHECK(err, (double)T * (double)(doc->node_count + N) <= AM_GLTF_MAX_NODE_FRAMES,
+              AM_E_LIMIT, "animation '%s': %zu frames x %zu nodes and vertices to evaluate",
+              an->name ? an->name : "0", T, doc->node_count + N);
     AMI_TRY(AMI_BUDGET_CHECK(err, doc->source,
                              need >= 1.8e19 ? UINT64_MAX : (uint64_t)need, AMI_BAKE_MAX_BYTES,
                              "animation '%s': %.6g s at %g fps = %zu frames x %zu vertices",

@@ -576,11 +576,33 @@ static void gltf_clip_length_budgeted_before_sampling(void)
     /* the same clip at a frame rate no float time can step is an argument error */
     AM_CHECK_STATUS(am_motion_from_gltf(doc, 0, rig, 0, 1e-300, &mo, &err), AM_E_ARG);
     AM_CHECK_STATUS(am_motion_from_gltf(doc, 0, rig, 0, 1e5, &mo, &err), AM_E_ARG);
-    /* 0.0001 fps: 34 frames, fine */
-    AM_CHECK_OK(am_motion_from_gltf(doc, 0, rig, 0, 1e-4 * 10, &mo, &err), &err);
+    /* 0.001 fps: 334 frames, fine */
+    AM_CHECK_OK(am_motion_from_gltf(doc, 0, rig, 0, 1e-3, &mo, &err), &err);
+    AM_CHECK(mo && mo->frame_count == 334);
     am_motion_free(mo);
     am_rig_free(rig);
     am_gltf_free(doc);
+
+    /* within the byte budget (2e6 frames x 2 bones) but 2e6 frames x 120 nodes of work */
+    am_buf b = {0};
+    const char *nodes = strstr(gltf, "{\"name\": \"b\"");
+    am_buf_append(&b, gltf, (size_t)(strchr(nodes, '}') + 1 - gltf));
+    for (int i = 0; i < 118; i++) am_buf_printf(&b, ", {\"name\": \"filler%d\"}", i);
+    am_buf_printf(&b, "%s", strchr(nodes, '}') + 1);
+    mo = NULL;
+    rig = NULL;
+    AM_CHECK_OK(am_gltf_read_mem(b.data, b.len, "busy.gltf", NULL, NULL, &doc, &err), &err);
+    if (doc) AM_CHECK_OK(am_rig_from_gltf(doc, 0, &rig, &err), &err);
+    if (rig) {
+        AM_CHECK(doc->node_count == 120);
+        t0 = am_now();
+        AM_CHECK_STATUS(am_motion_from_gltf(doc, 0, rig, 0, 6, &mo, &err), AM_E_LIMIT);
+        AM_CHECK(strcmp(err.file, "busy.gltf") == 0 && strstr(err.info, "nodes to evaluate"));
+        AM_CHECK(am_now() - t0 < 1.0);
+    }
+    am_rig_free(rig);
+    am_gltf_free(doc);
+    am_buf_free(&b);
 }
 
 /* ---- frame rates: 1e-3 to 1e4, checked at load ------------------------------------------- */
