@@ -8,10 +8,9 @@
  * local and central headers must agree, then works in two passes. First every member's npy
  * header alone is inflated: a member declaring more bytes than its header promises (beyond a
  * little padding) is refused (a zip bomb behind a small header), the archive's total cost is
- * budgeted, and a typed
- * loader checks the shapes, all before any array is read. Then each member is inflated to
- * exactly its declared size, and one byte further: that probe is what makes libzip verify the
- * CRC, and it catches members that inflate past their declared size.
+ * budgeted, and a typed loader checks the shapes, all before any array is read. Then each
+ * member is inflated to exactly its declared size, and one byte further: that probe is what
+ * makes libzip verify the CRC, and it catches members that inflate past their declared size.
  *
  * Writing serializes every array first, then builds the archive under a temporary name and
  * renames it into place, so a failure leaves no partial output.
@@ -227,8 +226,13 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
     zip_int64_t n = zip_get_num_entries(za, 0);
     if (n < 0) return AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0, "cannot list the zip archive");
     if (n == 0) return check ? check(z, source, err) : AM_OK;
-    AMI_CHECK(err, (uint64_t)n <= SIZE_MAX / sizeof(am_array) / 2, AM_E_LIMIT, "%" PRId64 " members",
+    uint64_t limit = opts && opts->max_bytes ? opts->max_bytes : AMI_NPZ_DEFAULT_MAX_BYTES;
+    /* The member table itself: a central directory lists a member in 46 bytes. */
+    uint64_t per_member = sizeof(am_array) + sizeof(zip_uint64_t) + sizeof(uint64_t);
+    AMI_CHECK(err, (uint64_t)n <= SIZE_MAX / per_member, AM_E_LIMIT, "%" PRId64 " members",
               (int64_t)n);
+    AMI_TRY(AMI_BUDGET_CHECK(err, source, (uint64_t)n * per_member, limit, "%" PRId64 " members",
+                             (int64_t)n));
     z->arrays = am_alloc_array((size_t)n, sizeof *z->arrays);
     zip_uint64_t *member_of = am_alloc_array((size_t)n, sizeof *member_of);
     uint64_t *member_size = am_alloc_array((size_t)n, sizeof *member_size);
@@ -237,8 +241,7 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
         am_free(member_size);
         return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "%" PRId64 " members", (int64_t)n);
     }
-    uint64_t limit = opts && opts->max_bytes ? opts->max_bytes : AMI_NPZ_DEFAULT_MAX_BYTES;
-    uint64_t total = 0;
+    uint64_t total = (uint64_t)n * per_member;
     am_status st = AM_OK;
 
     /* Pass 1: every member's header, nothing else inflated. The archive's cost (each member's
