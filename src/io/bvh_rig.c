@@ -15,6 +15,7 @@
 #include "anymove/bvh.h"
 #include "anymove/math.h"
 #include "core/internal.h"
+#include "rig/rig_internal.h"
 
 /* World = C * file. Y up, facing +Z: (x, y, z) -> (x, -z, y), as glTF (SPEC 4.5). */
 static void ami_axes_matrix(am_bvh_axes axes, double C[9])
@@ -77,35 +78,6 @@ static char *ami_unique_name(const ami_names *taken, const char *base, const cha
     return NULL;
 }
 
-/* Children of every joint (or bone) in index order: kids[first[p] .. first[p + 1]). parent[i]
- * < i, -1 for roots. */
-static am_status ami_children(const int32_t *parent, size_t stride, size_t n, size_t **first_out,
-                              int32_t **kids_out)
-{
-    size_t *first = am_alloc_array(n + 1, sizeof *first);
-    size_t *fill = am_alloc_array(n + 1, sizeof *fill);
-    int32_t *kids = am_alloc_array(n ? n : 1, sizeof *kids);
-    if (!first || !fill || !kids) {
-        am_free(first);
-        am_free(fill);
-        am_free(kids);
-        return AM_E_NOMEM;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int32_t p = *(const int32_t *)((const char *)parent + i * stride);
-        if (p >= 0) first[p + 1]++;
-    }
-    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
-    for (size_t i = 0; i < n; i++) {
-        int32_t p = *(const int32_t *)((const char *)parent + i * stride);
-        if (p >= 0) kids[first[p] + fill[p]++] = (int32_t)i;
-    }
-    am_free(fill);
-    *first_out = first;
-    *kids_out = kids;
-    return AM_OK;
-}
-
 am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **out, am_error *err)
 {
     if (!out) return AM_FAIL(err, AM_E_ARG, "NULL output");
@@ -132,7 +104,7 @@ am_status am_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am_rig **o
     am_status st = AM_OK;
     size_t nj = J;
     if (!pos || !jnames || !tail || !bhead || !btail || !bparent || !subtree ||
-        ami_children(&bvh->joints[0].parent, sizeof bvh->joints[0], J, &first, &kids) != AM_OK ||
+        !ami_children_lists(&bvh->joints[0].parent, sizeof bvh->joints[0], J, &first, &kids) ||
         ami_names_reserve(&taken, max_joints) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
         goto done;
@@ -390,7 +362,7 @@ am_status am_bvh_from_motion(const am_rig *rig, const am_motion *mo, const am_bv
     ami_names like_names = {0};
     am_status st = AM_OK;
     if (!b || !order || !stack || !where || !has_child ||
-        ami_children(rig->parent, sizeof *rig->parent, B, &first, &kids) != AM_OK) {
+        !ami_children_lists(rig->parent, sizeof *rig->parent, B, &first, &kids)) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH");
         goto fail;
     }

@@ -35,6 +35,7 @@
 #include "anymove/math.h"
 #include "anymove/io.h"
 #include "core/internal.h"
+#include "rig/rig_internal.h"
 
 #define AMI_MIN_BONE 0.01 /* metres: the zero-length guard */
 
@@ -170,31 +171,6 @@ static char *ami_unique_name(ami_names *taken, const char *base, int32_t index)
         return NULL;
     }
     return name;
-}
-
-/* Children of every joint in index order: kids[first[p] .. first[p + 1]); parent[j] = -1 for
- * roots, any order otherwise. */
-static am_status ami_joint_children(const int32_t *parent, size_t n, size_t **first_out,
-                                    int32_t **kids_out)
-{
-    size_t *first = am_alloc_array(n + 1, sizeof *first);
-    size_t *fill = am_alloc_array(n + 1, sizeof *fill);
-    int32_t *kids = am_alloc_array(n ? n : 1, sizeof *kids);
-    if (!first || !fill || !kids) {
-        am_free(first);
-        am_free(fill);
-        am_free(kids);
-        return AM_E_NOMEM;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (parent[i] >= 0) first[parent[i] + 1]++;
-    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
-    for (size_t i = 0; i < n; i++)
-        if (parent[i] >= 0) kids[first[parent[i]] + fill[parent[i]]++] = (int32_t)i;
-    am_free(fill);
-    *first_out = first;
-    *kids_out = kids;
-    return AM_OK;
 }
 
 static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_error *err)
@@ -397,7 +373,7 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
     ami_names taken = {0};
     size_t nj = J, nb = 0;
     if (!jnames || !jpos || !order || !tail || !len || !bn || !bh || !bt || !bp ||
-        ami_joint_children(k.parent, J, &first, &kids) != AM_OK ||
+        !ami_children_lists(k.parent, sizeof *k.parent, J, &first, &kids) ||
         ami_names_reserve(&taken, 2 * J) != AM_OK) {
         s = AM_FAIL(err, AM_E_NOMEM, "rig of %zu joints", J);
         goto done;

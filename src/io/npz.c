@@ -83,6 +83,23 @@ void am_npz_free(am_npz *z)
     am_free(z);
 }
 
+/* Read up to want bytes of an open member into dst (*got: how many came; fewer at its end). */
+static am_status ami_zip_read(zip_file_t *zf, unsigned char *dst, uint64_t want, uint64_t *got,
+                              const char *source, const char *member, am_error *err)
+{
+    while (*got < want) {
+        zip_int64_t n = zip_fread(zf, dst + *got, want - *got);
+        if (n < 0) {
+            zip_error_t *ze = zip_file_get_error(zf);
+            return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                              "member '%s': %s", member, zip_error_strerror(ze));
+        }
+        if (n == 0) break;
+        *got += (uint64_t)n;
+    }
+    return AM_OK;
+}
+
 /* Read one member completely into a fresh buffer. */
 static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *member, uint64_t size,
                                  const char *source, unsigned char **out, am_error *err)
@@ -99,23 +116,11 @@ static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *memb
                           "member '%s': %s", member, zip_error_strerror(ze));
     }
     uint64_t got = 0;
-    am_status st = AM_OK;
-    while (got < size) {
-        zip_int64_t n = zip_fread(zf, data + got, size - got);
-        if (n < 0) {
-            zip_error_t *ze = zip_file_get_error(zf);
-            st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
-                            "member '%s': %s", member, zip_error_strerror(ze));
-            break;
-        }
-        if (n == 0) {
-            st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
-                            "member '%s' ends after %" PRIu64 " of %" PRIu64 " bytes", member, got,
-                            size);
-            break;
-        }
-        got += (uint64_t)n;
-    }
+    am_status st = ami_zip_read(zf, data, size, &got, source, member, err);
+    if (st == AM_OK && got < size)
+        st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
+                        "member '%s' ends after %" PRIu64 " of %" PRIu64 " bytes", member, got,
+                        size);
     if (st == AM_OK) {
         unsigned char probe;
         zip_int64_t n = zip_fread(zf, &probe, 1);
@@ -161,27 +166,17 @@ static am_status ami_read_head(zip_t *za, zip_uint64_t index, const char *member
                           "member '%s': %s", member, zip_error_strerror(ze));
     }
     unsigned char pre[12];
-    size_t want = size < sizeof pre ? (size_t)size : sizeof pre, got = 0, need = 0;
+    uint64_t want = size < sizeof pre ? size : sizeof pre, got = 0;
+    size_t need = 0;
     unsigned char *buf = NULL;
     am_error e;
     memset(&e, 0, sizeof e);
     am_status st = AM_OK;
     for (int pass = 0; pass < 2 && st == AM_OK; pass++) {
-        unsigned char *dst = pass == 0 ? pre : buf;
-        while (got < want) {
-            zip_int64_t n = zip_fread(zf, dst + got, want - got);
-            if (n < 0) {
-                zip_error_t *ze = zip_file_get_error(zf);
-                st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
-                                "member '%s': %s", member, zip_error_strerror(ze));
-                break;
-            }
-            if (n == 0) break;
-            got += (size_t)n;
-        }
+        st = ami_zip_read(zf, pass == 0 ? pre : buf, want, &got, source, member, err);
         if (st != AM_OK) break;
         if (pass == 0) {
-            st = ami_npy_header_bytes(pre, got, &need, &e);
+            st = ami_npy_header_bytes(pre, (size_t)got, &need, &e);
             if (st == AM_OK && need > size) {
                 st = AM_FAIL_OFS(&e, AM_E_TRUNCATED, NULL, size,
                                  "npy header needs %zu bytes, the member has %" PRIu64, need, size);
@@ -196,7 +191,7 @@ static am_status ami_read_head(zip_t *za, zip_uint64_t index, const char *member
                 st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member '%s': header", member);
                 break;
             }
-            memcpy(buf, pre, got);
+            memcpy(buf, pre, (size_t)got);
             want = need;
         } else if (got < want) {
             st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,

@@ -12,6 +12,7 @@
 #include "anymove/math.h"
 #include "anymove/rig.h"
 #include "core/internal.h"
+#include "rig/rig_internal.h"
 
 /* Bones shorter than this have no direction, hence no frame. */
 #define AMI_MIN_BONE_LENGTH 1e-9
@@ -202,6 +203,33 @@ static am_status ami_resolve_links(const am_rig_desc *d, ami_rig_scratch *s, am_
     return AM_OK;
 }
 
+bool ami_children_lists(const int32_t *parent, size_t stride, size_t n, size_t **first_out,
+                        int32_t **kids_out)
+{
+    size_t *first = am_alloc_array(n + 1, sizeof *first);
+    size_t *fill = am_alloc_array(n + 1, sizeof *fill);
+    int32_t *kids = am_alloc_array(n ? n : 1, sizeof *kids);
+    if (!first || !fill || !kids) {
+        am_free(first);
+        am_free(fill);
+        am_free(kids);
+        return false;
+    }
+#define AMI_PARENT(i) (*(const int32_t *)(const void *)((const char *)parent + (i) * stride))
+    for (size_t i = 0; i < n; i++)
+        if (AMI_PARENT(i) >= 0) first[AMI_PARENT(i) + 1]++;
+    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+    for (size_t i = 0; i < n; i++) {
+        int32_t p = AMI_PARENT(i);
+        if (p >= 0) kids[first[p] + fill[p]++] = (int32_t)i;
+    }
+#undef AMI_PARENT
+    am_free(fill);
+    *first_out = first;
+    *kids_out = kids;
+    return true;
+}
+
 /* Pop the smallest file index off a binary min-heap of n entries. */
 static int32_t ami_heap_pop(int32_t *heap, size_t *n)
 {
@@ -237,23 +265,12 @@ static void ami_heap_push(int32_t *heap, size_t *n, int32_t v)
 static am_status ami_sort_bones(const am_rig_desc *d, ami_rig_scratch *s, am_error *err)
 {
     size_t B = d->bone_count;
-    /* Children of each bone, in file order: first[p]..first[p + 1] in kids. */
-    size_t *first = am_alloc_array(B + 1, sizeof *first);
-    int32_t *kids = am_alloc_array(B, sizeof *kids);
+    size_t *first = NULL;
+    int32_t *kids = NULL;
     int32_t *heap = am_alloc_array(B, sizeof *heap);
-    if (!first || !kids || !heap) {
-        am_free(first);
-        am_free(kids);
+    if (!heap || !ami_children_lists(s->parent, sizeof *s->parent, B, &first, &kids)) {
         am_free(heap);
         return AM_FAIL(err, AM_E_NOMEM, "sorting %zu bones", B);
-    }
-    for (size_t b = 0; b < B; b++)
-        if (s->parent[b] >= 0) first[s->parent[b] + 1]++;
-    for (size_t b = 0; b < B; b++) first[b + 1] += first[b];
-    for (size_t b = 0; b < B; b++) {
-        if (s->parent[b] < 0) continue;
-        size_t p = (size_t)s->parent[b];
-        kids[first[p] + (size_t)s->rank[p]++] = (int32_t)b; /* rank counts filled slots here */
     }
     size_t n = 0, pos = 0;
     for (size_t b = 0; b < B; b++)
