@@ -163,6 +163,10 @@ static am_status ami_parse_hierarchy(ami_lex *lx, am_bvh *b, am_error *err)
         if (lx->tok_len > AMI_BVH_NAME_MAX)
             return AM_FAIL_AT(err, AM_E_LIMIT, lx->source, lx->tok_line, lx->tok_col,
                               "joint name longer than %u bytes", AMI_BVH_NAME_MAX);
+        /* A C string would end at the NUL: two different names could then read as one. */
+        if (memchr(lx->tok, '\0', lx->tok_len))
+            return AM_FAIL_AT(err, AM_E_SYNTAX, lx->source, lx->tok_line, lx->tok_col,
+                              "joint name contains a NUL byte");
         if (b->joint_count >= AMI_BVH_MAX_JOINTS)
             return AM_FAIL_AT(err, AM_E_LIMIT, lx->source, kw_line, kw_col,
                               "more than %u joints", AMI_BVH_MAX_JOINTS);
@@ -182,7 +186,8 @@ static am_status ami_parse_hierarchy(ami_lex *lx, am_bvh *b, am_error *err)
         jt->name = am_strndup(lx->tok, lx->tok_len);
         int32_t prev;
         if (!jt->name ||
-            ami_names_add(&lx->names, jt->name, lx->tok_len, (int32_t)b->joint_count, &prev) != AM_OK)
+            ami_names_add(&lx->names, jt->name, strlen(jt->name), (int32_t)b->joint_count, &prev) !=
+                AM_OK)
             return AM_FAIL(err, AM_E_NOMEM, "BVH joint name");
         jt->parent = stack_top;
         jt->channel_start = (uint32_t)b->channel_count;

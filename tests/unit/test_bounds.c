@@ -655,6 +655,18 @@ static void frame_rates_outside_range_refused_at_load(void)
     AM_CHECK(err.line == 13 && strstr(err.info, "Frame Time 1e-06"));
 }
 
+/* The BVH fuzzer's find: a joint name with a NUL byte was hashed past its copy's end. */
+static void bvh_joint_name_with_nul_refused(void)
+{
+    static const char text[] = "HIERARCHY\nROOT Hi\0ps\n{\nOFFSET 0 0 0\nCHANNELS 0\n"
+                               "End Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 1\n"
+                               "Frame Time: 0.1\n\n";
+    am_bvh *b = NULL;
+    am_error err = {0};
+    AM_CHECK_STATUS(am_bvh_parse(text, sizeof text - 1, "nul.bvh", &b, &err), AM_E_SYNTAX);
+    AM_CHECK(err.line == 2 && strstr(err.info, "NUL"));
+}
+
 /* ---- external files stay inside the document's folder ------------------------------------ */
 
 static void files_are_read_only_inside_their_folder(void)
@@ -702,5 +714,6 @@ static void files_are_read_only_inside_their_folder(void)
     X(loaders_refuse_over_the_scope_budget_with_limit)                                           \
     X(gltf_clip_length_budgeted_before_sampling)                                                 \
     X(frame_rates_outside_range_refused_at_load)                                                 \
+    X(bvh_joint_name_with_nul_refused)                                                           \
     X(files_are_read_only_inside_their_folder)
 AM_TEST_MAIN(AM_TESTS)
