@@ -191,6 +191,8 @@ static am_status ami_read_head(zip_t *za, zip_uint64_t index, const char *member
                 st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member '%s': header", member);
                 break;
             }
+            /* A header may be shorter than the 12 bytes read to find its length. */
+            if (got > need) got = need;
             memcpy(buf, pre, (size_t)got);
             want = need;
         } else if (got < want) {

@@ -468,6 +468,21 @@ static void npz_member_larger_than_its_header_is_not_inflated(void)
     AM_CHECK_MSG(dt < 2.0, "%.2f s: the member was inflated", dt);
 }
 
+/* The npz fuzzer's find: a header shorter than the 12 bytes read to learn its length. */
+static void npz_member_with_a_short_header_refused(void)
+{
+    am_buf m[1] = {{0}};
+    am_buf_append(&m[0], "\x93NUMPY\x01\x00\x00\x00{}", 12);
+    const char *names[1] = {"a.npy"};
+    const char *path = tmp_path("short.npz");
+    zip_members(path, names, m, 1);
+    am_buf_free(&m[0]);
+    am_npz *z = NULL;
+    am_error err = {0};
+    AM_CHECK_STATUS(am_npz_load(path, NULL, &z, &err), AM_E_FORMAT);
+    AM_CHECK(z == NULL && strstr(err.info, "a.npy"));
+}
+
 static void tracks_shapes_checked_before_any_member_is_inflated(void)
 {
     /* points [200,20000,3] (48 MB of zeros) beside a visible of the wrong shape */
@@ -710,6 +725,7 @@ static void files_are_read_only_inside_their_folder(void)
     X(npy_u0_and_wide_empty_strings_roundtrip)                                                   \
     X(npy_strings_cost_what_decoding_allocates)                                                  \
     X(npz_member_larger_than_its_header_is_not_inflated)                                         \
+    X(npz_member_with_a_short_header_refused)                                                    \
     X(tracks_shapes_checked_before_any_member_is_inflated)                                       \
     X(loaders_refuse_over_the_scope_budget_with_limit)                                           \
     X(gltf_clip_length_budgeted_before_sampling)                                                 \
