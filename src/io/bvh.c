@@ -187,8 +187,11 @@ static am_status ami_parse_hierarchy(ami_lex *lx, am_bvh *b, am_error *err)
         int32_t prev;
         if (!jt->name ||
             ami_names_add(&lx->names, jt->name, strlen(jt->name), (int32_t)b->joint_count, &prev) !=
-                AM_OK)
+                AM_OK) {
+            am_free(jt->name); /* not counted yet: am_bvh_free would not see it */
+            jt->name = NULL;
             return AM_FAIL(err, AM_E_NOMEM, "BVH joint name");
+        }
         jt->parent = stack_top;
         jt->channel_start = (uint32_t)b->channel_count;
         int32_t self = (int32_t)b->joint_count++;
