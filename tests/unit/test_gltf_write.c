@@ -35,18 +35,18 @@ static void ami_rand_dir(double d[3])
 }
 
 #define AMI_MAX_BONES 64
-typedef struct ami_names {
+typedef struct ami_random_names {
     char joint[2 * AMI_MAX_BONES + 1][32];
     char bone[AMI_MAX_BONES][32];
     const char *jp[2 * AMI_MAX_BONES + 1], *bp[AMI_MAX_BONES], *head[AMI_MAX_BONES],
         *tail[AMI_MAX_BONES], *parent[AMI_MAX_BONES];
     double pos[(2 * AMI_MAX_BONES + 1) * 3];
-} ami_names;
+} ami_random_names;
 
 /* A random tree of n bones: most children connected to their parent's tail, some offset. */
 static am_rig *ami_random_rig(size_t n)
 {
-    static ami_names nm;
+    static ami_random_names nm;
     memset(&nm, 0, sizeof nm);
     size_t J = 0;
     am_vec3_set(nm.pos, 0, 0, 1);
