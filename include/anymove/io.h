@@ -155,7 +155,8 @@ typedef struct am_joints {
     double *conf;                      /* [T][J] in [0,1] (NaN where missing), or NULL */
 } am_joints;
 /* T x J joints, every one missing (NaN), fps 30, names unset (NULL entries to fill with
- * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY. */
+ * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY; more than
+ * 2 GiB (T x J x 24 bytes, 32 with conf, and the names), or the scope's max_bytes, AM_E_LIMIT. */
 AM_NODISCARD am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_conf,
                                         am_joints **out, am_error *err);
 /* Shape-checked: joints [T,J,3] float with T, J >= 1 (AM_E_EMPTY), names [J] strings (empty

@@ -146,13 +146,13 @@ typedef struct am_motion {
 /* True when fps is finite and within [AM_FPS_MIN, AM_FPS_MAX]. */
 bool am_fps_valid(double fps);
 
-/* What one motion may hold: frames x (trans 3 + root_quat 4 + (euler 3 + quat 4) per bone +
- * joints 3 per joint) x 8 bytes. Every producer (motion.json, BVH and glTF conversion,
+/* What one motion may hold: frames x (trans 3 + root_quat 4 + (euler 3 + quat 4 + loc 3) per
+ * bone + joints 3 per joint) x 8 bytes, loc counted whether or not the motion gets it. Every producer (motion.json, BVH and glTF conversion,
  * solvers) creates motions through am_motion_create, which refuses more with AM_E_LIMIT, as
  * does the calling scope's am_context.max_bytes when smaller. 512 MiB is an hour of a
  * 40-bone character at 30 fps. */
 #define AM_MOTION_MAX_BYTES ((uint64_t)512 << 20)
-/* Bytes a motion of T frames of this rig (with quat and joints) takes, saturating. */
+/* Bytes a motion of T frames of this rig (with quat, loc and joints) takes, saturating. */
 uint64_t am_motion_bytes(const am_rig *rig, size_t frame_count);
 
 /* Allocate a zeroed motion with identity rotations, names copied from the rig. fps must

@@ -119,7 +119,9 @@ am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_con
     *out = NULL;
     size_t T = frame_count, J = joint_count;
     AMI_CHECK(err, T && J, AM_E_EMPTY, "joints with %zu frames and %zu joints", T, J);
-    AMI_CHECK(err, T <= SIZE_MAX / 24 / J, AM_E_LIMIT, "joints of %zu x %zu", T, J);
+    AMI_TRY(AMI_BUDGET_CHECK(err, NULL,
+                             ami_points_bytes((double)T * (double)J, with_conf ? 32.0 : 24.0, (double)J),
+                             AMI_POINTS_MAX_BYTES, "joints of %zu frames x %zu joints", T, J));
     am_joints *jt = am_alloc(sizeof *jt);
     if (!jt) return AM_FAIL(err, AM_E_NOMEM, "joints");
     jt->frame_count = T;

@@ -18,8 +18,9 @@ am_status am_mdet_create(size_t C, size_t T, size_t J, am_mdet **out, am_error *
     assert(out);
     *out = NULL;
     AMI_CHECK(err, C && T && J, AM_E_EMPTY, "det with %zu cameras, %zu frames, %zu joints", C, T, J);
-    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16) && C * T < (SIZE_MAX / 16) / J, AM_E_LIMIT,
-              "det of %zu x %zu x %zu", C, T, J);
+    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16), AM_E_LIMIT, "det of %zu x %zu x %zu", C, T, J);
+    AMI_TRY(AMI_BUDGET_CHECK(err, NULL, ami_points_bytes((double)C * (double)T * (double)J, 12.0, (double)(C + J)),
+                             AMI_POINTS_MAX_BYTES, "det of %zu cameras x %zu frames x %zu joints", C, T, J));
     am_mdet *d = am_alloc(sizeof *d);
     if (!d) return AM_FAIL(err, AM_E_NOMEM, "det");
     d->camera_count = C;

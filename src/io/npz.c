@@ -241,6 +241,7 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
     }
     uint64_t total = (uint64_t)n * per_member;
     am_status st = AM_OK;
+    ami_names names = {0}; /* the arrays' names so far: a zip may list a million members */
 
     /* Pass 1: every member's header, nothing else inflated. The archive's cost (each member's
      * buffer plus what decoding it allocates) is then known, budgeted and shape-checked before
@@ -289,13 +290,15 @@ static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *
             st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member name");
             break;
         }
-        for (size_t k = 0; k + 1 < z->count && st == AM_OK; k++)
-            if (strcmp(z->arrays[k].name, arr->name) == 0)
-                st = AM_FAIL_AT(err, AM_E_DUPLICATE, source, 0, 0, "array '%s' appears twice",
-                                arr->name);
+        int32_t prev;
+        if (ami_names_add(&names, arr->name, strlen(arr->name), (int32_t)z->count - 1, &prev) != AM_OK)
+            st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member names");
+        else if (prev >= 0)
+            st = AM_FAIL_AT(err, AM_E_DUPLICATE, source, 0, 0, "array '%s' appears twice", arr->name);
         uint64_t cost = zs.size + (hd.in_place ? 0 : hd.cost);
         total = total > UINT64_MAX - cost ? UINT64_MAX : total + cost;
     }
+    ami_names_free(&names);
     if (st == AM_OK)
         st = AMI_BUDGET_CHECK(err, source, total, limit, "%zu arrays", z->count);
     if (st == AM_OK && check) st = check(z, source, err);

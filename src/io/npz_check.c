@@ -99,3 +99,10 @@ am_status ami_npz_scalar_in(const char *path, const am_npz *z, const char *name,
         return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "%s = %g, expected %g to %g", name, *out, lo, hi);
     return AM_OK;
 }
+
+uint64_t ami_points_bytes(double elements, double size, double names)
+{
+    /* Each name: its pointer, one allocation and a short string. */
+    double need = elements * size + names * (8.0 + AMI_ALLOC_OVERHEAD);
+    return need >= 1.8e19 ? UINT64_MAX : (uint64_t)need;
+}

@@ -48,7 +48,8 @@ bool am_fps_valid(double fps) { return isfinite(fps) && fps >= AM_FPS_MIN && fps
 
 uint64_t am_motion_bytes(const am_rig *rig, size_t frame_count)
 {
-    uint64_t per_frame = 3 + 4 + 7 * (uint64_t)rig->bone_count + 3 * (uint64_t)rig->joint_count;
+    /* loc is optional but counted: BVH, glTF and motion.json add it after am_motion_create. */
+    uint64_t per_frame = 3 + 4 + 10 * (uint64_t)rig->bone_count + 3 * (uint64_t)rig->joint_count;
     if (frame_count && per_frame > UINT64_MAX / 8 / frame_count) return UINT64_MAX;
     return (uint64_t)frame_count * per_frame * 8;
 }
