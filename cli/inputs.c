@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,4 +59,18 @@ am_status am_cli_record_model(am_rig *rig, const char *model, am_error *err)
     rig->model = am_strdup(abs);
     free(abs);
     return rig->model ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "model path");
+}
+
+double am_cli_joints_size(const am_joints *jt)
+{
+    size_t best = 0, best_n = 0, J = jt->joint_count;
+    for (size_t t = 0; t < jt->frame_count && best_n < J; t++) {
+        size_t n = 0;
+        for (size_t j = 0; j < J; j++) n += !isnan(jt->joints[(t * J + j) * 3]);
+        if (n > best_n) {
+            best = t;
+            best_n = n;
+        }
+    }
+    return am_body_size(jt->joints + best * J * 3, J, NULL);
 }

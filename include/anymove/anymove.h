@@ -13,5 +13,8 @@
 #include "capture.h"
 #include "decompose.h"
 #include "synth.h"
+#include "camera.h"
+#include "mocap.h"
+#include "multiview.h"
 #include "retarget.h"
 #endif

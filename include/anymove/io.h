@@ -14,8 +14,9 @@
  *     am_npz_free(z);
  *
  * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
- * am_det_load -> am_det_free; am_joints_load/am_joints_read_mem -> am_joints_free;
- * am_bone_map_parse/am_bone_map_load -> am_bone_map_free. Writers are atomic (temporary name, then rename).
+ * am_det_load -> am_det_free; am_joints_create/am_joints_load/am_joints_read_mem ->
+ * am_joints_free; am_bone_map_parse/am_bone_map_load -> am_bone_map_free. Writers are atomic
+ * (temporary name, then rename).
  * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
  *
  * Contexts (core.h): am_npy_parse, am_npz_read_mem and am_npz_load run in the scope of
@@ -66,7 +67,13 @@ typedef struct am_npz {
 } am_npz;
 
 typedef struct am_npz_opts {
-    uint64_t max_bytes;          /* limit on one array's decoded size; 0 = 4 GiB */
+    uint64_t max_bytes;          /* budget, checked from the headers before anything is decoded
+                                    or inflated (AM_E_LIMIT): am_npy_parse, one array's decoded
+                                    size, 0 = 4 GiB; am_npz_*, every member's inflated bytes
+                                    plus what decoding them allocates, 0 = 2 GiB. Numbers cost
+                                    their bytes; a '<U<n>' element costs a pointer, one
+                                    allocation (~64 bytes) and up to 4n + 1 bytes. The calling
+                                    scope's am_context.max_bytes applies when smaller. */
     am_context ctx;              /* allocator, limits; zero = inherited (core.h) */
 } am_npz_opts;
 
@@ -76,10 +83,14 @@ size_t am_dtype_size(am_dtype dt);      /* bytes per element; 0 for STR */
 /* Parse one .npy buffer into *arr (arr is overwritten; free with am_array_clear). */
 AM_NODISCARD am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts,
                                     am_array *arr, am_error *err);
-/* Serialize an array to .npy bytes (version 1.0 header, little-endian, C order). */
+/* Serialize an array to .npy bytes (version 1.0 header, little-endian, C order). Everything
+ * am_npy_parse accepts serializes and parses back equal (strings keep their '<U' width, '<U0'
+ * included). */
 AM_NODISCARD am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err);
 void am_array_clear(am_array *arr);
 
+/* A member holding more than its npy header promises (beyond 4 KiB of padding) is refused
+ * AM_E_FORMAT without inflating the rest; one holding less, AM_E_SHAPE. */
 AM_NODISCARD am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
                                        const am_npz_opts *opts, am_npz **out, am_error *err);
 AM_NODISCARD am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,
@@ -109,9 +120,10 @@ typedef struct am_tracks {
     int32_t *faces;      /* [F][3] or NULL */
     double fps;          /* default 30 */
 } am_tracks;
-/* Shape-checked: points [T,N,3] float, visible [T,N] bool/uint8 (optional), faces [F,3] int
- * with indices < N, fps scalar > 0. Visible entries must be finite (AM_E_NONFINITE names
- * frame and point). Hidden entries are set to NaN. */
+/* Shape-checked from the members' headers before any is inflated: points [T,N,3] float,
+ * visible [T,N] bool/uint8 (optional), faces [F,3] int with indices < N, fps a scalar passing
+ * am_fps_valid. Visible entries must be finite (AM_E_NONFINITE names frame and point). Hidden
+ * entries are set to NaN. */
 AM_NODISCARD am_status am_tracks_load(const char *path, am_tracks **out, am_error *err);
 AM_NODISCARD am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err);
 void am_tracks_free(am_tracks *tr);
@@ -128,8 +140,9 @@ typedef struct am_det {
     bool has_calib;
     double calib[6];                   /* [2][3] */
 } am_det;
-/* Shape-checked: all four arrays agree on T and J, names has J entries, confidences in
- * [0,1], no NaN where confidence > 0. */
+/* Shape-checked from the headers before any member is inflated: all four arrays agree on T and
+ * J, names has J entries; then fps passes am_fps_valid (checked first), confidences in [0,1],
+ * no NaN where confidence > 0. */
 AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err);
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
@@ -139,18 +152,24 @@ typedef struct am_joints {
     size_t frame_count, joint_count;   /* T, J */
     double *joints;                    /* [T][J][3] metres, world axes; NaN x 3 = missing */
     char **names;                      /* [J] unique, non-empty */
-    double fps;                        /* in [1e-3, 1e4] */
+    double fps;                        /* am_fps_valid (rig.h) */
     double *conf;                      /* [T][J] in [0,1] (NaN where missing), or NULL */
 } am_joints;
+/* T x J joints, every one missing (NaN), fps 30, names unset (NULL entries to fill with
+ * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY; more than
+ * 2 GiB (T x J x 24 bytes, 32 with conf, and the names), or the scope's max_bytes, AM_E_LIMIT. */
+AM_NODISCARD am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_conf,
+                                        am_joints **out, am_error *err);
 /* Shape-checked: joints [T,J,3] float with T, J >= 1 (AM_E_EMPTY), names [J] strings (empty
- * -> AM_E_VALUE, repeated -> AM_E_DUPLICATE), fps scalar in [1e-3, 1e4] (AM_E_VALUE), conf
+ * -> AM_E_VALUE, repeated -> AM_E_DUPLICATE), fps scalar in [AM_FPS_MIN, AM_FPS_MAX] (AM_E_VALUE), conf
  * [T,J] optional. A joint is missing when all three coordinates are NaN; anything else
  * non-finite is AM_E_NONFINITE naming frame and joint. Errors name the file and the array.
  * Safe on untrusted input. */
 AM_NODISCARD am_status am_joints_load(const char *path, am_joints **out, am_error *err);
 AM_NODISCARD am_status am_joints_read_mem(const void *buf, size_t len, const char *source,
                                           am_joints **out, am_error *err);
-/* float64 joints and conf, deflated. Atomic. */
+/* float64 joints and conf, deflated. Refuses what the loader would (fps, half-NaN or infinite
+ * points: AM_E_VALUE, AM_E_NONFINITE). Atomic. */
 AM_NODISCARD am_status am_joints_write(const char *path, const am_joints *jt, am_error *err);
 /* The positions in a rig's joint order: pos [T][rig joints][3] (0 for joints the file lacks,
  * NaN where the file says missing), given [rig joints] 1 for joints the file has. A name that
@@ -159,7 +178,11 @@ AM_NODISCARD am_status am_joints_bind(const am_joints *jt, const am_rig *rig, do
                                       uint8_t *given, am_error *err);
 void am_joints_free(am_joints *jt);
 
-/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ---- */
+/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ----
+ * Limits: files of at most 64 MiB (rig), 512 MiB (motion), 16 MiB (creature); the text and
+ * its parse tree together within 2 GiB (estimated from the text before parsing) or the
+ * calling scope's am_context.max_bytes: AM_E_LIMIT naming the file. Names are matched by
+ * hash, so loading is linear in the bones and joints. */
 /* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
 AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
                                     am_rig **out, am_error *err);
@@ -203,7 +226,8 @@ typedef struct am_bone_map {
 } am_bone_map;
 /* Errors: not an object or no "bones" object (AM_E_SCHEMA), a value that is not a string or
  * null, an empty name (AM_E_VALUE), two source bones driving one target bone (AM_E_DUPLICATE
- * naming the three). Other keys are ignored. Safe on untrusted input. */
+ * naming the three). Other keys are ignored. Safe on untrusted input. Files of at most 16 MiB,
+ * within the scope's max_bytes like the JSON files above (AM_E_LIMIT naming the file). */
 AM_NODISCARD am_status am_bone_map_parse(const char *text, size_t len, const char *source,
                                          am_bone_map **out, am_error *err);
 AM_NODISCARD am_status am_bone_map_load(const char *path, am_bone_map **out, am_error *err);
