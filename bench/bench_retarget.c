@@ -34,7 +34,7 @@ static int ami_cmp(const void *a, const void *b)
 #define MAXB 64
 typedef struct ami_builder {
     size_t nj, nb;
-    char jn[MAXB * 2][80], bn[MAXB][96], bh[MAXB][80], bt[MAXB][80], bp[MAXB][96];
+    char jn[MAXB * 2][80], bn[MAXB][144], bh[MAXB][80], bt[MAXB][80], bp[MAXB][144];
     double jp[MAXB * 2][3];
 } ami_builder;
 
