@@ -1,0 +1,42 @@
+/* What the picture commands (render, overlay, showcase, report, dataset) draw: a rig with its
+ * motion and mesh, read from a rig.json (+ motion.json, + a model), a glTF, or a command's
+ * output folder. */
+#ifndef AM_CLI_SCENE_H
+#define AM_CLI_SCENE_H
+
+#include "anymove/render.h"
+#include "cli.h"
+
+typedef struct am_cli_scene {
+    am_rig *rig;
+    am_motion *motion;        /* NULL: the rest pose */
+    am_gltf *doc;             /* the glTF the rig and mesh came from, or NULL */
+    am_render_model *model;
+    char glb[4096];           /* the GLB a viewer can play ("" if none) */
+    char rig_path[4096];      /* the rig.json read ("" for a glTF) */
+    char motion_path[4096];   /* the motion.json read ("" if none) */
+} am_cli_scene;
+
+typedef struct am_cli_scene_opts {
+    const char *motion;       /* --motion, or NULL (a folder's motion.json) */
+    const char *mesh;         /* --mesh MODEL.glb, or NULL (the model rig.json records) */
+    const char *clip;         /* --clip for a glTF */
+    bool no_mesh;             /* bone shapes */
+} am_cli_scene_opts;
+
+/* SCENE: a rig.json, a .glb/.gltf, or a folder holding rig.json (+ motion.json) or
+ * animation.glb / rig.glb (solve, ik, rig, convert outputs). Errors name the file. */
+am_status am_cli_scene_load(const char *cmd, const char *scene, const am_cli_scene_opts *opts,
+                            am_cli_scene *out, am_error *err);
+void am_cli_scene_free(am_cli_scene *sc);
+
+/* --camera WORD or calib.toml:NAME into a job's view (and *cal, which holds the camera; free
+ * it with am_calib_free). false after a usage message; exit code in *rc on a load failure. */
+bool am_cli_camera(const char *cmd, const char *arg, am_view *view, am_calib **cal,
+                   const am_camera **cam, int *rc);
+/* --frames A:B (B exclusive, either may be left out); false after a usage message. */
+bool am_cli_frames(const char *cmd, const char *arg, size_t *first, size_t *count);
+/* The creature.json a scene folder or its neighbours hold, or NULL. */
+const char *am_cli_find_file(const char *dir, const char *name, char *buf, size_t size);
+
+#endif
