@@ -13,4 +13,7 @@
 #include "capture.h"
 #include "decompose.h"
 #include "synth.h"
+#include "camera.h"
+#include "mocap.h"
+#include "multiview.h"
 #endif
