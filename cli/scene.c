@@ -86,7 +86,7 @@ am_status am_cli_scene_load(const char *cmd, const char *scene, const am_cli_sce
     am_status s;
     char a[4096], b[4096];
     if (ami_is_dir(scene)) {
-        const char *rig = am_cli_find_file(scene, "rig.json", a, sizeof a);
+        const char *rig = o.rig ? o.rig : am_cli_find_file(scene, "rig.json", a, sizeof a);
         const char *mo = o.motion ? o.motion : am_cli_find_file(scene, "motion.json", b, sizeof b);
         if (rig) {
             s = ami_scene_rig(cmd, rig, mo, &o, out, err);
@@ -120,6 +120,14 @@ am_status am_cli_scene_load(const char *cmd, const char *scene, const am_cli_sce
             s = ami_scene_gltf(cmd, scene, &o, out, err);
         else
             s = ami_scene_rig(cmd, scene, o.motion, &o, out, err);
+        /* a rig.json's folder may hold the GLB a viewer plays */
+        char g[4096], d[4096];
+        const char *slash = strrchr(scene, '/');
+        snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - scene) : 1, slash ? scene : ".");
+        if (s == AM_OK && !out->glb[0] && !(ext && (strcasecmp(ext, ".glb") == 0 || strcasecmp(ext, ".gltf") == 0))) {
+            const char *glb = am_cli_find_file(d, "animation.glb", g, sizeof g);
+            if (glb) snprintf(out->glb, sizeof out->glb, "%s", glb);
+        }
     }
     if (s != AM_OK) am_cli_scene_free(out);
     return s;

@@ -21,6 +21,7 @@ typedef struct am_cli_scene_opts {
     const char *motion;       /* --motion, or NULL (a folder's motion.json) */
     const char *mesh;         /* --mesh MODEL.glb, or NULL (the model rig.json records) */
     const char *clip;         /* --clip for a glTF */
+    const char *rig;          /* --rig: the rig of a folder that holds none (solve's output) */
     bool no_mesh;             /* bone shapes */
 } am_cli_scene_opts;
 
@@ -38,5 +39,15 @@ bool am_cli_camera(const char *cmd, const char *arg, am_view *view, am_calib **c
 bool am_cli_frames(const char *cmd, const char *arg, size_t *first, size_t *count);
 /* The creature.json a scene folder or its neighbours hold, or NULL. */
 const char *am_cli_find_file(const char *dir, const char *name, char *buf, size_t size);
+
+/* The npm package three (AM_THREE_DIR, else .deps/npm/node_modules/three beside the build or
+ * the working folder), or NULL. */
+const char *am_cli_three_dir(char *buf, size_t size);
+/* Write report.html (and its three.js script beside it) for a result; glb_path the GLB the
+ * viewer plays ("" or NULL: none); truth [T][J][3] in the rig's joint order or NULL. */
+am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *rig, const am_motion *mo,
+                             const am_det *det, const am_creature *cr, const double *truth,
+                             const char *gate_text, const char *glb_path, const char *html_path,
+                             const char *script_path, am_error *err);
 
 #endif

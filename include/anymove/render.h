@@ -31,6 +31,7 @@
 #include "core.h"
 #include "gltf.h"
 #include "io.h"
+#include "mocap.h"
 #include "rig.h"
 
 #ifdef __cplusplus
@@ -273,11 +274,11 @@ typedef struct am_overlay_job {
     const double *calib;      /* [2][3] clip -> canvas affine (SPEC 4.2 calib), or NULL: det's,
                                  else an estimate (a plain stretch of the clip onto the canvas
                                  when its aspect is 16:9, otherwise AM_E_SHAPE) */
-    /* N calibrated cameras instead of the two views: uv [C][T][J][2], conf [C][T][J] */
-    const am_calib *cameras;
-    size_t camera_count, frame_count, joint_count;
-    const float *uv, *conf;
-    const char *const *camera_video; /* [C] clip per camera or NULL entries */
+    /* N calibrated cameras instead of the two views (det NULL) */
+    const am_mdet *mdet;      /* the detections of every camera */
+    const am_calib *cameras;  /* matched to mdet's cameras by name */
+    const char *const *camera_video; /* [C] a clip per camera (entries may be NULL), or NULL */
+    double joint_radius;      /* px of the detection discs; 0 = 4 */
     const char *path;         /* output video or folder (as am_render_job) */
     double fps;               /* 0: det's, else the motion's, else 30 */
     am_context ctx;           /* stage "overlay" */

@@ -1,0 +1,80 @@
+/* report.html for `anymove report` and every pipeline command's --report. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "io/json_internal.h"
+#include "scene.h"
+
+const char *am_cli_three_dir(char *buf, size_t size)
+{
+    struct stat st;
+    const char *env = getenv("AM_THREE_DIR");
+    if (env && stat(env, &st) == 0) return snprintf(buf, size, "%s", env) > 0 ? buf : NULL;
+    /* the npm package scripts/deps.sh installs beside the build: <repo>/.deps/npm/node_modules/three */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 3; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash) break;
+            *slash = '\0';
+            snprintf(buf, size, "%s/.deps/npm/node_modules/three/build/three.module.js", exe);
+            if (stat(buf, &st) == 0) {
+                snprintf(buf, size, "%s/.deps/npm/node_modules/three", exe);
+                return buf;
+            }
+        }
+    }
+    snprintf(buf, size, ".deps/npm/node_modules/three/build/three.module.js");
+    if (stat(buf, &st) == 0) return snprintf(buf, size, ".deps/npm/node_modules/three") > 0 ? buf : NULL;
+    return NULL;
+}
+
+/* The feet to plot: the creature's, else the ones motion.json's sync scored. */
+static char **ami_feet(const am_creature *cr, const am_motion *mo, size_t *count)
+{
+    *count = 0;
+    if (cr && cr->feet_count) {
+        char **f = am_alloc_array(cr->feet_count, sizeof *f);
+        for (size_t i = 0; f && i < cr->feet_count; i++) f[(*count)++] = am_strdup(cr->feet[i]);
+        return f;
+    }
+    json_t *doc = NULL;
+    am_error e = {0};
+    if (!mo->extra_json || ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &doc, &e) != AM_OK) return NULL;
+    json_t *pa = json_object_get(json_object_get(doc, "sync"), "paw_agreement");
+    char **f = pa ? am_alloc_array(json_object_size(pa) + 1, sizeof *f) : NULL;
+    const char *key;
+    json_t *v;
+    if (f) json_object_foreach(pa, key, v) if (strcmp(key, "score") != 0) f[(*count)++] = am_strdup(key);
+    json_decref(doc);
+    return f;
+}
+
+am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *rig, const am_motion *mo, const am_det *det,
+                             const am_creature *cr, const double *truth, const char *gate_text, const char *glb_path,
+                             const char *html_path, const char *script_path, am_error *err)
+{
+    char three[4096];
+    const char *three_dir = am_cli_three_dir(three, sizeof three);
+    if (!three_dir)
+        am_cli_warn(cmd, "three.js is not installed (scripts/deps.sh puts it in .deps/npm): the report has no 3D viewer");
+    char *glb = NULL;
+    size_t glb_len = 0;
+    if (glb_path && glb_path[0]) AMI_TRY(am_file_read(glb_path, 0, &glb, &glb_len, err));
+    size_t feet_count = 0;
+    char **feet = ami_feet(cr, mo, &feet_count);
+    am_report_job job = {.title = title, .rig = rig, .motion = mo, .det = det, .layout = cr ? &cr->layout : NULL,
+                         .feet = (const char *const *)feet, .feet_count = feet_count, .truth_joints = truth,
+                         .gate_text = gate_text, .glb = glb, .glb_len = glb_len, .three_dir = three_dir,
+                         .html_path = html_path, .script_path = three_dir ? script_path : NULL, .ctx = am_cli_context()};
+    am_status s = am_report_write(&job, err);
+    ami_strings_free(feet, feet_count);
+    am_free(glb);
+    return s;
+}
