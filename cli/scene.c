@@ -197,3 +197,33 @@ bad:
     am_cli_usage(cmd, "--frames %s: give A:B (frames A to B-1), A: (to the end) or one frame A", arg);
     return false;
 }
+
+int am_cli_picture_outputs(const char *cmd, const char *out, size_t n, am_outset **set, char *staged, size_t size)
+{
+    if (am_cli_ext(out)) {
+        int rc = am_cli_outputs(cmd, out, NULL, 0, set);
+        if (!rc) snprintf(staged, size, "%s", am_outset_path(*set, NULL));
+        return rc;
+    }
+    char **names = am_alloc_array(n ? n : 1, sizeof *names);
+    size_t k = 0;
+    for (; names && k < n; k++) {
+        names[k] = am_alloc(32);
+        if (!names[k]) break;
+        snprintf(names[k], 32, "frame_%05zu.png", k);
+    }
+    int rc = 1;
+    if (names && k == n) {
+        rc = am_cli_outputs(cmd, out, (const char *const *)names, n, set);
+        if (!rc) {
+            snprintf(staged, size, "%s", am_outset_path(*set, names[0]));
+            char *slash = strrchr(staged, '/');
+            if (slash) *slash = '\0';
+        }
+    } else {
+        fprintf(stderr, "anymove %s: out of memory\n", cmd);
+    }
+    for (size_t i = 0; i < k; i++) am_free(names[i]);
+    am_free(names);
+    return rc;
+}

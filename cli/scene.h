@@ -50,4 +50,9 @@ am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *r
                              const char *gate_text, const char *glb_path, const char *html_path,
                              const char *script_path, am_error *err);
 
+/* -o of a picture command: a one-file set (a .png or video extension), else a folder of n
+ * frame_%05d.png. *staged is where the job writes (the file, or the staging folder); 0 or the
+ * exit code. */
+int am_cli_picture_outputs(const char *cmd, const char *out, size_t n, am_outset **set, char *staged, size_t size);
+
 #endif

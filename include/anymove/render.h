@@ -262,6 +262,12 @@ AM_NODISCARD am_status am_video_reader_next(am_video_reader *vr, am_image *img, 
 void am_video_reader_close(am_video_reader *vr);
 
 /* ---- the overlay and the showcase ------------------------------------------------------ */
+/* The clip -> canvas affine A (canvas = A [x y 1]) of a clip of vi's size on a cw x ch canvas:
+ * calib when given, the identity for a clip of the canvas's size, a stretch for one of the same
+ * shape; anything else is AM_E_SHAPE naming the video (a clip cropped or padded by the video
+ * model needs det.npz's calib). */
+AM_NODISCARD am_status am_clip_affine(const am_video_info *vi, const double *calib, int cw, int ch,
+                                      const char *video, double A[6], am_error *err);
 /* Joints coloured by confidence: red at 0 through yellow to green at 1. */
 void am_conf_colour(double conf, uint8_t rgb[3]);
 

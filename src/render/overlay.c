@@ -19,7 +19,7 @@ void ami_layout_backdrop(am_raster *r, const am_layout *L, const am_studio *st)
     am_draw_rect(r, split - 1, 0, split + 1, r->img.height, st->divider, 1.0);
 }
 
-am_status ami_clip_affine(const am_video_info *vi, const double *calib, int cw, int ch, const char *video, double A[6],
+am_status am_clip_affine(const am_video_info *vi, const double *calib, int cw, int ch, const char *video, double A[6],
                           am_error *err)
 {
     if (calib) {
@@ -96,7 +96,7 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     double A[6] = {1, 0, 0, 0, 1, 0};
     if (s == AM_OK && job->video) {
         s = am_video_reader_open(job->video, &vr, &vi, err);
-        if (s == AM_OK) s = ami_clip_affine(&vi, job->calib ? job->calib : det->has_calib ? det->calib : NULL, W, H,
+        if (s == AM_OK) s = am_clip_affine(&vi, job->calib ? job->calib : det->has_calib ? det->calib : NULL, W, H,
                                             job->video, A, err);
     }
     /* the rig's joint of each detected joint */

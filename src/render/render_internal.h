@@ -55,10 +55,6 @@ void ami_motion_box(const am_rig *rig, const am_motion *mo, size_t begin, size_t
 /* The studio of the layout canvas without a model: wall, floor band below the ground row, the
  * divider; resets r's clip to the whole image. */
 void ami_layout_backdrop(am_raster *r, const am_layout *layout, const am_studio *studio);
-/* The clip -> canvas affine: calib when given, identity for a clip of the canvas's size, a
- * stretch for one of the same aspect; else AM_E_SHAPE naming the video. */
-AM_NODISCARD am_status ami_clip_affine(const am_video_info *vi, const double *calib, int cw, int ch,
-                                       const char *video, double A[6], am_error *err);
 /* The rig's bones of a pose drawn through cam, pixels scaled by scale and shifted by (du, dv);
  * scratch: [J][2] + [B][6] doubles. */
 void ami_draw_rig_2d(am_raster *r, const am_rig *rig, const am_camera *cam, const double *pose,

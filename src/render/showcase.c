@@ -37,7 +37,7 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
     if (s == AM_OK && job->video) {
         s = am_video_reader_open(job->video, &vr, &vi, err);
         if (s == AM_OK)
-            s = ami_clip_affine(&vi, job->calib ? job->calib : det && det->has_calib ? det->calib : NULL, CW, CH,
+            s = am_clip_affine(&vi, job->calib ? job->calib : det && det->has_calib ? det->calib : NULL, CW, CH,
                                 job->video, A, err);
     }
     am_raster canvas = {0}, sidev = {0}, p3 = {0}, out = {0};
