@@ -4,20 +4,23 @@
 #include "anymove/capture.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "scene.h"
 
 static void ami_solve_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove solve DET.npz --rig RIG.json [--creature CREATURE.json] -o DIR\n"
             "                     [--no-warp] [--no-swap-repair] [--no-contacts] [--no-foot-lock]\n"
-            "                     [--iterations N] [--quiet]\n\n"
+            "                     [--iterations N] [--report] [--render] [--quiet]\n\n"
             "Fits the rig to joints read in two views (det.npz, SPEC 4.2): sync check, front\n"
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
             "contacts and foot lock. Writes DIR/motion.json (SPEC 4.3 with reproj_px, sync,\n"
             "contacts), DIR/animation.glb and DIR/report.txt (quality-gate verdicts, also\n"
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
-            "used; stderr says which. Exit code 2 on bad input.\n\n"
+            "used; stderr says which. --report adds DIR/report.html (quality gates, plots, a 3D\n"
+            "viewer; see `anymove report`), --render DIR/render_layout.png and\n"
+            "DIR/render_three_quarter.png (the middle frame). Exit code 2 on bad input.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 -o out/wolf_exam\n"
             "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
@@ -27,7 +30,7 @@ static void ami_solve_help(FILE *out)
 int am_cmd_solve(int argc, char **argv)
 {
     const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
-    bool quiet = false;
+    bool quiet = false, want_report = false, want_render = false;
     am_capture_opts o = {0};
     long l;
     for (int i = 1; i < argc; i++) {
@@ -42,6 +45,10 @@ int am_cmd_solve(int argc, char **argv)
             o.flags |= AM_CAPTURE_NO_SWAP_REPAIR;
         } else if (am_cli_flag(argv[i], "--no-contacts")) {
             o.flags |= AM_CAPTURE_NO_CONTACTS;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            want_report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            want_render = true;
         } else if (am_cli_flag(argv[i], "--no-foot-lock")) {
             o.flags |= AM_CAPTURE_NO_FOOT_LOCK;
         } else if ((v = am_cli_value(argc, argv, &i, "--iterations"))) {
@@ -66,9 +73,13 @@ int am_cmd_solve(int argc, char **argv)
     if (!rig_path) return am_cli_usage("solve", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("solve", "missing -o DIR");
     if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, report.txt")) return 2;
-    static const char *const names[] = {"motion.json", "animation.glb", "report.txt"};
+    /* --report and --render add their files to the set */
+    const char *names[7] = {"motion.json", "animation.glb", "report.txt"};
+    size_t name_count = 3;
+    if (want_report) names[name_count++] = "report.html", names[name_count++] = "report_three.js";
+    if (want_render) names[name_count++] = "render_layout.png", names[name_count++] = "render_three_quarter.png";
     am_outset *set = NULL;
-    int rc = am_cli_outputs("solve", dir, names, 3, &set);
+    int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
 
     am_error err = {0};
@@ -107,6 +118,22 @@ int am_cmd_solve(int argc, char **argv)
     if (s == AM_OK) {
         am_capture_report(res, &rep);
         s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
+    }
+    if (s == AM_OK && want_report)
+        s = am_cli_html_report("solve", det_path, rig, res->motion, det, cr, NULL, rep.data,
+                               am_outset_path(set, "animation.glb"), am_outset_path(set, "report.html"),
+                               am_outset_path(set, "report_three.js"), &err);
+    for (int view = 0; s == AM_OK && want_render && view < 2; view++) {
+        /* the middle frame of the fit: the layout of SPEC 3 and the 3/4 camera */
+        am_render_model *model = NULL;
+        s = am_render_model_create(rig, NULL, &model, &err);
+        am_render_job job = {.model = model, .motion = res->motion, .view = view == 0 ? AM_VIEW_LAYOUT : AM_VIEW_THREE_QUARTER,
+                             .layout = cr ? &cr->layout : NULL, .first = res->motion->frame_count / 2, .count = 1,
+                             .style = {.flags = AM_DRAW_MESH | AM_DRAW_JOINTS},
+                             .path = am_outset_path(set, view == 0 ? "render_layout.png" : "render_three_quarter.png"),
+                             .ctx = am_cli_context()};
+        if (s == AM_OK) s = am_render_clip(&job, &err);
+        am_render_model_free(model);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("solve", set, &err);
