@@ -123,6 +123,9 @@ am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const
         seen[j] = 1;
         for (int q = 0; q < 3; q++)
             if (!ami_fill_track(track + 3 * j + (size_t)q, T, P)) seen[j] = 0;
+        /* A joint no frame has is held fixed; any finite value does (it has no residuals but a
+         * zero acceleration, and is never written back), NaN bounds would not. */
+        for (size_t t = 0; !seen[j] && t < T; t++) memset(track + t * P + 3 * j, 0, 3 * sizeof *track);
     }
     for (size_t e = 0; e < E; e++) {
         size_t a = (size_t)o->edges[2 * e], b = (size_t)o->edges[2 * e + 1], n = 0;
@@ -137,6 +140,11 @@ am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const
     ami_refine R = {.det = det, .cams = cams, .o = o, .tri = tri, .length = length, .J = J};
     am_lsq_opts lo_opts = {.max_iterations = o->refine_iterations};
     for (size_t t0 = 0; t0 + 2 < T;) {
+        /* the share done before this window: 1 is the stage's end, which ami_stage_end reports */
+        if (!ami_progress("refine", (double)t0 / (double)T)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "refinement");
+            goto done;
+        }
         size_t n = T - t0 < W ? T - t0 : W;
         const size_t hold = t0 > 0 ? 2 : 0;
         R.t0 = t0;
@@ -158,10 +166,6 @@ am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const
             goto done;
         }
         memcpy(track + t0 * P, x, n * P * sizeof *x);
-        if (!ami_progress("refine", (double)(t0 + n) / (double)T)) {
-            st = AM_FAIL(err, AM_E_CANCELLED, "refinement");
-            goto done;
-        }
         if (t0 + n >= T) break;
         t0 += n - 2;
     }

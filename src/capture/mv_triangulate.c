@@ -255,7 +255,7 @@ static bool ami_reading(const am_mdet *d, size_t c, size_t t, size_t j, double u
 am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in,
                          am_triangulation **out, am_error *err)
 {
-    AMI_CHECK(err, det && cal && out, AM_E_ARG, "triangulate needs a det and a calibration");
+    assert(det && cal && out);
     *out = NULL;
     const am_triangulate_opts o = ami_tri_opts_defaults(opts_in);
     am_scope scope;

@@ -55,4 +55,51 @@ expect triangulate_two_view 0 '2 cameras, 30 frames' -- "$AM_BIN" triangulate "$
 # A calibration without a camera the detections name.
 expect bad_calibration_missing_camera 2 "camera 'cam_0' of the detections is not in the calibration \(it has 'demo'\)" -- "$AM_BIN" triangulate "$TMP/ex/det.npz" --cameras "$TMP/demo.toml" -o "$TMP/tri3"
 expect bad_triangulate_no_cameras 2 'give their calibration with --cameras' -- "$AM_BIN" triangulate "$TMP/ex/det.npz" -o "$TMP/tri4"
+
+# ---- the CLI convention (README): -o rules, checks before the work, whole output sets ------
+DLC=$F/deeplabcut/deepof_single_topview_DLC_resnet50.csv
+expect o_import_2d_trc 2 "'\.trc' is not one import writes \(\.npz\)" -- "$AM_BIN" import "$DLC" -o "$TMP/o/x.trc"
+expect o_import_no_ext 2 'give a file name ending in \.npz or \.trc' -- "$AM_BIN" import "$F/c3d/walking5.c3d" -o "$TMP/o/x"
+expect o_import_two_3d 2 'is imported alone' -- "$AM_BIN" import "$F/c3d/walking5.c3d" "$F/trc/std_walking5_markers.trc" -o "$TMP/o/x.npz"
+expect o_import_3d_cameras 2 '3D points: --cameras and --camera are for 2D' -- "$AM_BIN" import "$F/c3d/walking5.c3d" --cameras "$TMP/demo.toml" -o "$TMP/o/x.npz"
+expect o_import_2d_scale 2 '--scale of 2D detections is the calibration' -- "$AM_BIN" import "$DLC" --scale 0.001 -o "$TMP/o/x.npz"
+expect o_triangulate_file 2 'triangulate writes several files .*so -o names a folder' -- "$AM_BIN" triangulate "$TMP/ex/det.npz" --cameras "$TMP/ex/calibration.toml" -o "$TMP/o/t.npz"
+expect o_cameras_json 2 "'\.json' is not one cameras writes \(\.toml\)" -- "$AM_BIN" cameras convert "$TMP/demo.toml" -o "$TMP/o/c.json"
+expect o_cameras_info_no_o 2 'info prints on stdout' -- "$AM_BIN" cameras info "$TMP/demo.toml" -o "$TMP/o/c.toml"
+expect o_exam_cameras_count 2 '--cameras N needs 2 to 64 cameras' -- "$AM_BIN" exam --rig "$R" --cameras 1 -o "$TMP/o/e"
+expect o_exam_lag_with_cameras 2 '--lag is the two-view exam' -- "$AM_BIN" exam --rig "$R" --cameras 3 --lag 2 -o "$TMP/o/e"
+expect o_exam_occlusion_alone 2 '--occlusion needs --cameras' -- "$AM_BIN" exam --rig "$R" --occlusion -o "$TMP/o/e"
+[ ! -e "$TMP/o" ] && am_pass o_usage_errors_write_nothing || am_fail o_usage_errors_write_nothing "$(ls -A "$TMP/o")"
+# 3D points to an OpenSim TRC by the extension, read back the same.
+expect import_c3d_to_trc 0 '1103 frames, 40 joints.*-> .*w5\.trc' -- "$AM_BIN" import "$F/c3d/walking5.c3d" -o "$TMP/w5.trc"
+expect import_trc_back 0 '1103 frames, 40 joints, 54\.5 % present, 250 fps' -- "$AM_BIN" import "$TMP/w5.trc" -o "$TMP/w5.npz"
+expect import_body_size 0 'walking5\.c3d: body size 1\.7[0-9] m' -- "$AM_BIN" import "$F/c3d/walking5.c3d" -o "$TMP/w5b.npz"
+# A failed rerun leaves the previous set whole (here: a calibration without the det's cameras).
+(cd "$TMP/tri" && sha256sum joints.npz joints.trc triangulation.npz summary.json) > "$TMP/tri.sums"
+expect tri_rerun_fails 2 "calibration" -- "$AM_BIN" triangulate "$TMP/ex/det.npz" --cameras "$TMP/demo.toml" -o "$TMP/tri"
+if (cd "$TMP/tri" && sha256sum -c --quiet "$TMP/tri.sums" >/dev/null 2>&1); then am_pass tri_old_set_whole; else am_fail tri_old_set_whole "the old set changed"; fi
+[ -z "$(find "$TMP/tri" "$TMP" -maxdepth 1 -name '.anymove-tmp.*')" ] && am_pass tri_no_temporaries || am_fail tri_no_temporaries "$(ls -A "$TMP/tri")"
+cp "$TMP/named.npz" "$TMP/named.keep"
+expect import_rerun_fails 2 'ragged\.csv:5' -- "$AM_BIN" import "$TMP/ragged.csv" -o "$TMP/named.npz"
+cmp -s "$TMP/named.npz" "$TMP/named.keep" && am_pass import_old_file_kept || am_fail import_old_file_kept "named.npz changed"
+# Both exams write one set: a two-view run into an N-camera exam's folder leaves no calibration.toml.
+expect exam_two_view_over_cameras 0 'exam: 20 frames' -- "$AM_BIN" exam --rig "$R" --frames 20 -o "$TMP/ex"
+[ ! -e "$TMP/ex/calibration.toml" ] && [ -e "$TMP/ex/det.npz" ] && am_pass exam_set_replaced_whole || am_fail exam_set_replaced_whole "$(ls -A "$TMP/ex")"
+# Progress: one line per finished stage (not a terminal), and the units check of the result.
+"$AM_BIN" exam --rig "$R" --cameras 3 --frames 40 -o "$TMP/exp" -q
+"$AM_BIN" triangulate "$TMP/exp/det.npz" --cameras "$TMP/exp/calibration.toml" --refine --rig "$R" -o "$TMP/trip" 2> "$TMP/trip.err"
+for stage in triangulate refine; do
+  n=$(grep -Ec "^anymove: $stage +[0-9]+\.[0-9]{3} s$" "$TMP/trip.err")
+  [ "$n" -eq 1 ] && am_pass "progress_line: $stage" || am_fail "progress_line: $stage" "$n lines" "$(cat "$TMP/trip.err")"
+done
+grep -q 'det\.npz: body size [0-9.]* m' "$TMP/trip.err" && am_pass triangulate_body_size || am_fail triangulate_body_size "$(cat "$TMP/trip.err")"
+# A calibration in millimetres read as metres: the triangulated body is implausible and says so.
+"$AM_BIN" exam --rig "$R" --cameras 3 --frames 10 -o "$TMP/exmm" -q
+/usr/bin/python3 - "$TMP/exmm/calibration.toml" <<'PY'
+import re, sys
+p = sys.argv[1]; s = open(p).read()
+s = re.sub(r"translation = \[([^\]]*)\]", lambda m: "translation = [%s]" % ", ".join(repr(1000 * float(v)) for v in m.group(1).split(",")), s)
+open(p, "w").write(s)
+PY
+expect triangulate_mm_warning 0 'det\.npz: a body 1\.9[0-9]e\+03 m across is implausible in metres' -- "$AM_BIN" triangulate "$TMP/exmm/det.npz" --cameras "$TMP/exmm/calibration.toml" --threshold 1e6 -o "$TMP/trimm"
 am_done
