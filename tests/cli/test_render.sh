@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # render, overlay, showcase and report from the command line: videos decode in FFmpeg with the
 # frames and rate written, bad inputs exit 2 and leave nothing, the report loads in headless
-# Chromium with no console error and its viewer's joints equal motion.json's to 1e-4 of the
-# body size (tests/cli/report_check.mjs).
+# Chromium with no console error, its viewer's joints equal motion.json's to 1e-4 of the body
+# size and its screenshot matches tests/data/render/report_solve.png (tests/cli/report_check.mjs).
 . "$(dirname "$0")/lib.sh"
 am_need_tool ffprobe ffmpeg node chromium
 W="$AM_SOURCE/examples/creatures/wolf"
@@ -38,12 +38,13 @@ expect overlay_scaled_clip 0 "" -- "$AM_BIN" overlay "$TMP/ex/det.npz" --video "
 got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$TMP/ov.mp4")
 if [ "$got" = "1280,720,12" ]; then am_pass overlay_frames; else am_fail overlay_frames "ffprobe says '$got'"; fi
 
-"$AM_BIN" solve "$TMP/ex/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/so" --report -q >/dev/null
+# relative paths: the report's title is the det file as given, and the screenshot's golden has it
+(cd "$TMP" && "$AM_BIN" solve ex/det.npz --rig "$W/rig.json" --creature "$W/creature.json" -o so --report -q >/dev/null)
 expect showcase 0 "" -- "$AM_BIN" showcase "$TMP/so" --rig "$W/rig.json" --det "$TMP/ex/det.npz" -o "$TMP/sc.mp4" -q
 got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width -of csv=p=0 "$TMP/sc.mp4")
 if [ "$got" = "1920,12" ]; then am_pass showcase_frames; else am_fail showcase_frames "ffprobe says '$got'"; fi
 
 if [ -f "$TMP/so/report.html" ] && [ -f "$TMP/so/report_three.js" ]; then am_pass solve_report_written; else am_fail solve_report_written "no report.html + report_three.js"; fi
-if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so/report.html" "$TMP/so/motion.json" "$TMP/shot.png" 2>&1); then
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so/report.html" "$TMP/so/motion.json" "$TMP/shot.png" "$AM_SOURCE/tests/data/render/report_solve.png" 2>&1); then
   am_pass "report_in_chromium: $out"; else am_fail report_in_chromium "$out"; fi
 am_done
