@@ -27,6 +27,8 @@ static void ami_render_help(FILE *out)
             "  --size W H       output size; the view is scaled to fit, centred\n"
             "  --creature C     its layout and limb paint (\"paint\": [{\"colour\", \"bones\"}])\n"
             "  --bones, --joints  draw bone lines and joint discs over the mesh\n"
+            "  --fps F          the video's rate (default the motion's); a glTF clip is sampled\n"
+            "                   at it (default 30)\n"
             "  --ref            the reference frame: the layout at 1280 x 720, limb paint on, the\n"
             "                   rest pose (or --motion's frame --frames A), -o ref.png or a folder\n"
             "Exit code 2 on bad input, an unknown camera or an unwritable output.\n\n"
@@ -147,6 +149,7 @@ int am_cmd_render(int argc, char **argv)
     am_outset *set = NULL;
     char **names = NULL;
     size_t name_count = 0;
+    so.fps = job.fps;
     am_status s = am_cli_scene_load("render", scene, &so, &sc, &err);
     if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
     if (s == AM_OK && cr_path) s = am_paint_load(cr_path, sc.rig, &paint, &err);

@@ -44,7 +44,7 @@ static am_status ami_scene_gltf(const char *cmd, const char *path, const am_cli_
     am_status s = am_rig_from_gltf(sc->doc, -1, &sc->rig, err);
     int anim = -1;
     if (s == AM_OK) s = am_cli_pick_clip(sc->doc, path, o->clip, &anim, err);
-    if (s == AM_OK && anim >= 0) s = am_motion_from_gltf(sc->doc, -1, sc->rig, anim, 30.0, &sc->motion, err);
+    if (s == AM_OK && anim >= 0) s = am_motion_from_gltf(sc->doc, -1, sc->rig, anim, o->fps > 0 ? o->fps : 30.0, &sc->motion, err);
     if (s == AM_OK)
         s = o->no_mesh ? am_render_model_create(sc->rig, NULL, &sc->model, err)
                        : am_render_model_from_gltf(sc->doc, sc->rig, &sc->model, err);

@@ -23,6 +23,7 @@ typedef struct am_cli_scene_opts {
     const char *clip;         /* --clip for a glTF */
     const char *rig;          /* --rig: the rig of a folder that holds none (solve's output) */
     bool no_mesh;             /* bone shapes */
+    double fps;               /* rate a glTF clip is sampled at; 0 = 30 */
 } am_cli_scene_opts;
 
 /* SCENE: a rig.json, a .glb/.gltf, or a folder holding rig.json (+ motion.json) or
