@@ -30,7 +30,8 @@ static void ami_solve_help(FILE *out)
 int am_cmd_solve(int argc, char **argv)
 {
     const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
-    bool quiet = false, want_report = false, want_render = false;
+    bool quiet = false;
+    am_cli_pictures pic = {.glb = "animation.glb"};
     am_capture_opts o = {0};
     long l;
     for (int i = 1; i < argc; i++) {
@@ -46,9 +47,9 @@ int am_cmd_solve(int argc, char **argv)
         } else if (am_cli_flag(argv[i], "--no-contacts")) {
             o.flags |= AM_CAPTURE_NO_CONTACTS;
         } else if (am_cli_flag(argv[i], "--report")) {
-            want_report = true;
+            pic.report = true;
         } else if (am_cli_flag(argv[i], "--render")) {
-            want_render = true;
+            pic.render = true;
         } else if (am_cli_flag(argv[i], "--no-foot-lock")) {
             o.flags |= AM_CAPTURE_NO_FOOT_LOCK;
         } else if ((v = am_cli_value(argc, argv, &i, "--iterations"))) {
@@ -76,8 +77,7 @@ int am_cmd_solve(int argc, char **argv)
     /* --report and --render add their files to the set */
     const char *names[7] = {"motion.json", "animation.glb", "report.txt"};
     size_t name_count = 3;
-    if (want_report) names[name_count++] = "report.html", names[name_count++] = "report_three.js";
-    if (want_render) names[name_count++] = "render_layout.png", names[name_count++] = "render_three_quarter.png";
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
     int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
@@ -119,21 +119,10 @@ int am_cmd_solve(int argc, char **argv)
         am_capture_report(res, &rep);
         s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
     }
-    if (s == AM_OK && want_report)
-        s = am_cli_html_report("solve", det_path, rig, res->motion, det, cr, NULL, rep.data,
-                               am_outset_path(set, "animation.glb"), am_outset_path(set, "report.html"),
-                               am_outset_path(set, "report_three.js"), &err);
-    for (int view = 0; s == AM_OK && want_render && view < 2; view++) {
-        /* the middle frame of the fit: the layout of SPEC 3 and the 3/4 camera */
-        am_render_model *model = NULL;
-        s = am_render_model_create(rig, NULL, &model, &err);
-        am_render_job job = {.model = model, .motion = res->motion, .view = view == 0 ? AM_VIEW_LAYOUT : AM_VIEW_THREE_QUARTER,
-                             .layout = cr ? &cr->layout : NULL, .first = res->motion->frame_count / 2, .count = 1,
-                             .style = {.flags = AM_DRAW_MESH | AM_DRAW_JOINTS},
-                             .path = am_outset_path(set, view == 0 ? "render_layout.png" : "render_three_quarter.png"),
-                             .ctx = am_cli_context()};
-        if (s == AM_OK) s = am_render_clip(&job, &err);
-        am_render_model_free(model);
+    if (s == AM_OK) {
+        pic.title = det_path, pic.rig = rig, pic.motion = res->motion, pic.det = det, pic.creature = cr;
+        pic.gate_text = rep.data;
+        s = am_cli_write_pictures("solve", &pic, set, &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("solve", set, &err);

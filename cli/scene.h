@@ -51,6 +51,30 @@ am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *r
                              const char *gate_text, const char *glb_path, const char *html_path,
                              const char *script_path, am_error *err);
 
+/* --report and --render of a pipeline command (solve, rig, ik): the result's report.html (with
+ * its report_three.js) and two renders of its middle frame, render_layout.png (SPEC 3's front |
+ * side) and render_three_quarter.png, joints drawn over the mesh. */
+typedef struct am_cli_pictures {
+    bool report, render;
+    const char *title;          /* the page's heading: the command's input */
+    const am_rig *rig;
+    const am_motion *motion;    /* bound to rig, with joints */
+    const am_det *det;          /* or NULL */
+    const am_creature *creature;/* its layout and feet, or NULL */
+    const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
+    const char *gate_text;      /* the command's own report, shown as written, or NULL */
+    const char *glb;            /* the output set's member the viewer plays, or NULL */
+    const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
+    bool frame_layout;          /* the layout render framed on the clip, not the creature's or
+                                   the wolf's: results not captured through a layout (rig, ik) */
+} am_cli_pictures;
+/* The members they add to the output set, appended to names (room for 4 more) at *count. */
+void am_cli_picture_names(const am_cli_pictures *p, const char **names, size_t *count);
+/* "a, b, c" of names for the command's last log line (cut at size). */
+void am_cli_join_names(const char *const *names, size_t count, char *buf, size_t size);
+/* Write them into the set (after the command's own files, the GLB among them). */
+am_status am_cli_write_pictures(const char *cmd, const am_cli_pictures *p, am_outset *set, am_error *err);
+
 /* -o of a picture command: a one-file set (a .png or video extension), else a folder of n
  * frame_%05d.png. *staged is where the job writes (the file, or the staging folder); 0 or the
  * exit code. */

@@ -254,16 +254,17 @@ static const char *const ami_viewer_js[] = {
     "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
     "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
     "  const p = new THREE.Vector3();\n",
+    "  const at = (k, out) => (AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
     "  let frame = 0, playing = false, t0 = 0;\n",
     "  function setFrame(i) {\n",
     "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
     "    if (clip) mixer.setTime(Math.min(frame / AM.fps, Math.max(0, duration - 1e-6)));\n",
     "    gltf.scene.updateMatrixWorld(true);\n",
-    "    nodes.forEach((n, k) => { if (n) { n.getWorldPosition(p); markers.children[k].position.copy(p); } markers.children[k].visible = !!n; });\n",
+    "    nodes.forEach((n, k) => { if (n) { at(k, p); markers.children[k].position.copy(p); } markers.children[k].visible = !!n; });\n",
     "    scrub.value = frame; label.textContent = 'frame ' + frame + ' / ' + (AM.frames - 1);\n",
     "    renderer.render(scene, camera);\n",
     "  }\n",
-    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n) => { if (!n) return null; n.getWorldPosition(p); return [p.x, -p.z, p.y]; }); }\n",
+    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n) return null; at(k, p); return [p.x, -p.z, p.y]; }); }\n",
     "  scrub.max = AM.frames - 1;\n",
     "  scrub.addEventListener('input', () => { playing = false; play.textContent = 'play'; setFrame(Number(scrub.value)); });\n",
     "  play.addEventListener('click', () => { playing = !playing; play.textContent = playing ? 'pause' : 'play'; t0 = performance.now() - frame / AM.fps * 1000; });\n",
@@ -473,7 +474,8 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                           "<div class=\"controls\"><button id=\"play\">play</button> <input type=\"range\" id=\"scrub\" min=\"0\" max=\"0\" value=\"0\" style=\"width:600px\"> "
                           "<span id=\"fr\"></span> <label><input type=\"checkbox\" id=\"joints\" checked> joints</label></div>\n<p id=\"vmsg\"></p></section>\n");
         /* the viewer's data: each joint is the world origin of one node (a bone's head, or a
-         * leaf's "<bone>_end" marker) */
+         * leaf's "<bone>_end" marker), or the tail of a bone with children, which has no node
+         * of its own: (0, length, 0) in the bone's node (the writer keeps Y along the bone) */
         am_buf jb = {0};
         ami_jw w;
         ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
@@ -490,16 +492,19 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         char nb[512];
         for (size_t j = 0; j < J; j++) {
             int head_of = -1, tail_of = -1;
+            bool leaf = true;
             for (size_t bb = 0; bb < B; bb++) {
                 if (rig->head_joint[bb] == (int32_t)j && head_of < 0) head_of = (int)bb;
                 if (rig->tail_joint[bb] == (int32_t)j && tail_of < 0) tail_of = (int)bb;
             }
+            for (size_t bb = 0; head_of < 0 && tail_of >= 0 && bb < B; bb++) leaf &= rig->parent[bb] != tail_of;
             if (head_of >= 0) snprintf(nb, sizeof nb, "%s", rig->bone_names[head_of]);
-            else if (tail_of >= 0) snprintf(nb, sizeof nb, "%s_end", rig->bone_names[tail_of]);
+            else if (tail_of >= 0) snprintf(nb, sizeof nb, leaf ? "%s_end" : "%s", rig->bone_names[tail_of]);
             else continue;
             ami_jw_record(&w, NULL);
             ami_jw_string(&w, "name", rig->joint_names[j]);
             ami_jw_string(&w, "node", nb);
+            if (head_of < 0 && !leaf) ami_jw_number(&w, "tail", rig->length[tail_of]);
             ami_jw_close(&w);
         }
         ami_jw_close(&w);
