@@ -17,4 +17,5 @@
 #include "mocap.h"
 #include "multiview.h"
 #include "retarget.h"
+#include "render.h"
 #endif

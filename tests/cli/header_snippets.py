@@ -33,6 +33,8 @@ WRAPPERS = {
     ("retarget.h", 0): ("const am_rig *src_rig = NULL, *dst_rig = NULL;\n    const am_motion *mo = NULL;\n"
                         "    am_error err = {0};", ""),
     ("synth.h", 0): ("am_error err = {0};", ""),
+    ("render.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *mo = NULL;\n"
+                      "    const am_creature *cr = NULL;", ""),
     ("multiview.h", 0): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
 }
 
