@@ -186,8 +186,11 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
             if (!ami_frame_range(T, job->first, job->count, &b0, &b1)) b0 = 0, b1 = T;
             double box[6];
             ami_motion_box(rig, job->motion, b0, b1, v->pose, box);
-            /* the mesh reaches past the joints: widen by the rest mesh's margin around them */
+            /* the mesh reaches past the joints: widen by the rest mesh's margin around them
+             * (the model's box is of its last pose, which a previous view may have left) */
             double mb[6];
+            am_rig_rest_pose(rig, v->pose);
+            am_render_model_pose(job->model, v->pose);
             am_render_model_box(job->model, mb);
             for (int c = 0; c < 3; c++) {
                 double jmin = INFINITY, jmax = -INFINITY;

@@ -181,6 +181,48 @@ static void goldens_skinned_model(void)
     am_gltf_free(doc);
 }
 
+/* The 3/4 camera frames the clip, whatever pose the model was last left in by another view:
+ * the same frame rendered from a fresh model and from one posed 5 m away is the same picture
+ * (rig --render and showcase draw several views with one model; the second one was framed on
+ * the first view's pose and came out a quarter of its size). */
+static void three_quarter_ignores_last_pose(void)
+{
+    am_rig *rig = load_rig("examples/walker/rig.json");
+    am_motion *mo = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_motion_load(am_test_source("examples/walker/walk.json"), rig, &mo, &err), &err);
+    am_render_model *m = NULL;
+    AM_CHECK_OK(am_render_model_create(rig, NULL, &m, &err), &err);
+    double *pose = calloc(rig->bone_count * 16, sizeof(double));
+    am_raster r[2];
+    memset(r, 0, sizeof r);
+    for (int k = 0; k < 2 && m && mo && pose; k++) {
+        if (k == 1) {
+            am_rig_rest_pose(rig, pose);
+            for (size_t b = 0; b < rig->bone_count; b++) pose[b * 16 + 3] += 5.0; /* row-major: x of the translation column */
+            am_render_model_pose(m, pose);
+        }
+        am_render_job job = {.model = m, .motion = mo, .view = AM_VIEW_THREE_QUARTER, .width = 320, .height = 180,
+                             .style = {.flags = AM_DRAW_MESH | AM_DRAW_JOINTS}};
+        am_render_views *v = NULL;
+        AM_CHECK_OK(am_render_views_create(&job, &v, &err), &err);
+        if (!v) break;
+        AM_CHECK_OK(am_raster_init(&r[k], 320, 180, &err), &err);
+        am_render_views_frame(v, 12, &r[k]);
+        am_render_views_free(v);
+    }
+    size_t differ = 0, n = (size_t)320 * 180 * 3;
+    for (size_t i = 0; r[0].img.rgb && r[1].img.rgb && i < n; i++) differ += r[0].img.rgb[i] != r[1].img.rgb[i];
+    AM_CHECK(r[0].img.rgb && r[1].img.rgb);
+    AM_CHECK_MSG(differ == 0, "%zu of %zu values differ after the model was posed elsewhere", differ, n);
+    am_raster_release(&r[0]);
+    am_raster_release(&r[1]);
+    free(pose);
+    am_render_model_free(m);
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
 /* The exam's clean reading is the truth projected: the overlay's discs sit on it to 1 px. */
 static void overlay_exam_within_1px(void)
 {
@@ -287,6 +329,7 @@ static void clip_shape_needs_calib(void)
 }
 
 #define AM_TESTS(X) \
-    X(joints_match_spec3_projection) X(goldens_fk_rig) X(goldens_skinned_model) X(overlay_exam_within_1px) \
+    X(joints_match_spec3_projection) X(goldens_fk_rig) X(goldens_skinned_model) X(three_quarter_ignores_last_pose) \
+    X(overlay_exam_within_1px) \
     X(video_round_trip) X(clip_shape_needs_calib)
 AM_TEST_MAIN(AM_TESTS)
