@@ -105,7 +105,7 @@ void am_triangulation_free(am_triangulation *tri);
  *     am_adjust_opts ao = {0};
  *     am_adjustment *adj = NULL;
  *     if (am_cameras_adjust(det, cal, &ao, &adj, &err) == AM_OK &&
- *         am_calib_write("adjusted.toml", adj->cameras, &err) == AM_OK) { ... }
+ *         am_calib_write(adj->cameras, "adjusted.toml", &err) == AM_OK) { ... }
  *     am_adjustment_free(adj);
  *
  * Pairs: am_cameras_adjust -> am_adjustment_free. */

@@ -32,6 +32,7 @@ WRAPPERS = {
                    "    am_error err = {0};", "(void)st;"),
     ("synth.h", 0): ("am_error err = {0};", ""),
     ("multiview.h", 0): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
+    ("multiview.h", 1): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
 }
 
 
