@@ -65,6 +65,10 @@ AM_NODISCARD am_status am_mdet_stack(const am_mdet *const *parts, const char *co
 /* Index of a camera or joint by name, or -1. */
 int am_mdet_find_camera(const am_mdet *d, const char *name);
 int am_mdet_find_joint(const am_mdet *d, const char *name);
+/* Camera c's reading of joint j at frame t of the common clock (time_offset applied; between
+ * two frames linearly interpolated when both are seen, else the nearer one if seen): false when
+ * it saw nothing there (outside its frames, confidence 0 or a NaN pixel). */
+bool am_mdet_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf);
 void am_mdet_free(am_mdet *d);
 
 /* ---- TRC (OpenSim markers): written by triangulate, read by import ---- */
