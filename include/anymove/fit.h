@@ -90,6 +90,7 @@ typedef struct am_fit_input {
 typedef struct am_fit_result {
     am_motion *motion;            /* bound to the rig, joints filled */
     size_t camera_count;          /* C of the det (0 without one) */
+    char **camera_names;          /* [C] */
     double *reproj_px;            /* [C] mean reprojection error over the seen detections; NaN if
                                      none */
     double *reproj_p95_px;        /* [C] its 95th percentile */
@@ -121,6 +122,10 @@ typedef struct am_fit_result {
 AM_NODISCARD am_status am_fit(const am_fit_input *in, const am_fit_opts *opts, am_fit_result **out,
                               am_error *err);
 void am_fit_result_free(am_fit_result *res);
+/* report.txt text: reprojection per camera with its verdict (single-digit px: good), the
+ * distance to the 3D joints and the noise assumed, left/right swaps repaired, contacts, foot
+ * slide before the lock and what the lock moved, windows and iterations. Appends to out. */
+void am_fit_report(const am_fit_result *res, am_buf *out);
 
 /* The per-axis noise of 3D joint positions, from how far the observed length of each rig bone
  * (both ends seen, helpers left out) strays from the rig's: a robust sigma (median absolute

@@ -28,6 +28,11 @@ static inline void ami_project_side(const am_layout *L, const double p[3], doubl
 am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const am_triangulate_opts *o,
                          am_triangulation *tri, am_error *err);
 
+/* am_triangulate's body, in the caller's scope (its warnings go there), reporting no stage when
+ * quiet (the solve's offset search triangulates once per camera). */
+am_status ami_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts, bool quiet,
+                          am_triangulation **out, am_error *err);
+
 /* The two-view reading of one clip, in rig joint order: [T][J][2] and [T][J]. */
 typedef struct ami_cap {
     const am_rig *rig;

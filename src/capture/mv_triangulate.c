@@ -221,15 +221,13 @@ static double ami_quantile(double *v, size_t n, double q)
     return i + 1 < n ? v[i] * (1 - f) + v[i + 1] * f : v[n - 1];
 }
 
-am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in,
-                         am_triangulation **out, am_error *err)
+am_status ami_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in, bool quiet,
+                          am_triangulation **out, am_error *err)
 {
     AMI_CHECK(err, det && cal && out, AM_E_ARG, "triangulate needs a det and a calibration");
     *out = NULL;
     const am_triangulate_opts o = ami_tri_opts_defaults(opts_in);
-    am_scope scope;
-    am_scope_enter(&scope, &o.ctx);
-    ami_stage stage = ami_stage_begin("triangulate");
+    ami_stage stage = quiet ? (ami_stage){.t0 = am_now()} : ami_stage_begin("triangulate");
     const size_t C = det->camera_count, T = det->frame_count, J = det->joint_count;
     am_status st = AM_OK;
     am_triangulation *tri = NULL;
@@ -394,19 +392,27 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
                  tri->undistort_failed);
     if (tri->triangulated == 0)
         ami_warn(AM_WARN_MISSING_DATA, "no joint was seen by two cameras that agree: every position is missing");
-    tri->seconds = ami_stage_end(&stage);
+    tri->seconds = quiet ? am_now() - stage.t0 : ami_stage_end(&stage);
 
 done:
     am_free(cams);
     am_free(obs);
     if (st != AM_OK) {
         am_triangulation_free(tri);
-        am_scope_leave(&scope, NULL);
         return st;
     }
-    am_scope_leave(&scope, &tri->warnings);
     *out = tri;
     return AM_OK;
+}
+
+am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts,
+                         am_triangulation **out, am_error *err)
+{
+    am_scope scope;
+    am_scope_enter(&scope, opts ? &opts->ctx : NULL);
+    am_status st = ami_triangulate(det, cal, opts, false, out, err);
+    am_scope_leave(&scope, st == AM_OK ? &(*out)->warnings : NULL);
+    return st;
 }
 
 /* ---- outputs ---- */

@@ -145,4 +145,10 @@ typedef struct ami_lock_stats {
  * in the fixed frames keep the spot those frames hold. AM_E_NOMEM / AM_E_CANCELLED. */
 am_status ami_fit_foot_lock(ami_fit *f, bool lock, ami_lock_stats *out, am_error *err);
 
+/* report.c: the motion.json keys of a fit (reproj_px per camera, points_error_m, contacts,
+ * ground_velocity, foot_slide_mm, fit), with time_offsets per camera when offsets != NULL, as
+ * JSON object text (am_free). */
+am_status ami_fit_extra_json(const am_fit_result *r, const double *offsets, bool offsets_found, char **out,
+                             am_error *err);
+
 #endif

@@ -44,6 +44,7 @@ void am_fit_result_free(am_fit_result *r)
 {
     if (!r) return;
     am_motion_free(r->motion);
+    ami_strings_free(r->camera_names, r->camera_count);
     am_free(r->reproj_px);
     am_free(r->reproj_p95_px);
     ami_strings_free(r->contact_names, r->contact_count);
@@ -439,12 +440,19 @@ static am_status ami_summary(ami_clip *k, am_fit_result *res, am_error *err)
     const double *jt = res->motion->joints;
     res->reproj_px = am_alloc_array(C + 1, sizeof(double));
     res->reproj_p95_px = am_alloc_array(C + 1, sizeof(double));
+    res->camera_names = am_alloc_array(C + 1, sizeof(char *));
     double *e = am_alloc_array(T * J + 1, sizeof(double));
-    if (!res->reproj_px || !res->reproj_p95_px || !e) {
+    if (!res->reproj_px || !res->reproj_p95_px || !res->camera_names || !e) {
         am_free(e);
         return AM_FAIL(err, AM_E_NOMEM, "fit summary");
     }
-    res->camera_count = C;
+    for (size_t c = 0; c < C; c++) {
+        if (!(res->camera_names[c] = am_strdup(k->in->det->cameras[c]))) {
+            am_free(e);
+            return AM_FAIL(err, AM_E_NOMEM, "fit summary");
+        }
+        res->camera_count = c + 1;
+    }
     for (size_t c = 0; c < C; c++) {
         size_t n = 0;
         double sum = 0.0;
@@ -602,6 +610,12 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
     if ((st = am_motion_compute_joints(res->motion, rig, err)) < 0) goto done;
     if ((st = ami_summary(&k, res, err)) < 0) goto done;
     res->seconds = am_now() - t_start;
+    {
+        char *extra = NULL;
+        if ((st = ami_fit_extra_json(res, NULL, false, &extra, err)) < 0) goto done;
+        am_free(res->motion->extra_json);
+        res->motion->extra_json = extra;
+    }
 done:
     ami_win_bufs_free(&wb);
     am_free(ls.moved_sum);
