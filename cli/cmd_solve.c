@@ -20,7 +20,9 @@ static void ami_solve_help(FILE *out)
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
             "contacts and foot lock. Writes DIR/motion.json (SPEC 4.3 with reproj_px, sync,\n"
-            "contacts), DIR/animation.glb and DIR/report.txt (quality-gate verdicts, also\n"
+            "contacts), DIR/animation.glb, DIR/angles.csv (per frame and bone: flexion, abduction and\n"
+            "rotation about the bone's rest axes and the Euler XYZ, degrees), DIR/angles.mot (OpenSim)\n"
+            "and DIR/report.txt (quality-gate verdicts, also\n"
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
             "used; stderr says which. Exit code 2 on bad input.\n\n"
             "With --cameras, DET.npz holds joints read in N calibrated cameras (SPEC 4.2.1): each\n"
@@ -71,6 +73,8 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
         if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
     if (s == AM_OK) s = am_motion_write(res->fit->motion, am_outset_path(set, "motion.json"), &err);
+    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->fit->motion, &err);
+    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->fit->motion, &err);
     if (s == AM_OK) {
         const am_motion *clips[1] = {res->fit->motion};
         const char *clip_names[1] = {"capture"};
@@ -160,10 +164,10 @@ int am_cmd_solve(int argc, char **argv)
     if (cal_path && two_view_only) return am_cli_usage("solve", "--no-warp is the two-view lag's; with --cameras use --no-offsets");
     if (!cal_path && (ro.scale || mo.max_offset || mo.flags))
         return am_cli_usage("solve", "--scale and the offset options are for N cameras: they need --cameras");
-    if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, report.txt")) return 2;
-    static const char *const names[] = {"motion.json", "animation.glb", "report.txt"};
+    if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, angles.csv, angles.mot, report.txt")) return 2;
+    static const char *const names[] = {"motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"};
     am_outset *set = NULL;
-    int rc = am_cli_outputs("solve", dir, names, 3, &set);
+    int rc = am_cli_outputs("solve", dir, names, 5, &set);
     if (rc) return rc;
 
     if (cal_path) return ami_solve_cameras(det_path, cal_path, &ro, rig_path, cr_path, &o, &mo, set, quiet);
@@ -195,6 +199,8 @@ int am_cmd_solve(int argc, char **argv)
         if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
     if (s == AM_OK) s = am_motion_write(res->motion, am_outset_path(set, "motion.json"), &err);
+    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->motion, &err);
+    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->motion, &err);
     if (s == AM_OK) {
         const am_motion *clips[1] = {res->motion};
         const char *clip_names[1] = {"capture"};

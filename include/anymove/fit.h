@@ -28,6 +28,7 @@
 
 #include "camera.h"
 #include "core.h"
+#include "ik.h"
 #include "io.h"
 #include "mocap.h"
 #include "rig.h"
@@ -39,7 +40,8 @@ extern "C" {
 enum {
     AM_FIT_NO_CONTACTS = 1u << 0,    /* no plants, no foot lock */
     AM_FIT_NO_FOOT_LOCK = 1u << 1,   /* plants held by the fit, not pinned afterwards */
-    AM_FIT_NO_SWAP_REPAIR = 1u << 2  /* 2D left/right labels kept as read */
+    AM_FIT_NO_SWAP_REPAIR = 1u << 2, /* 2D left/right labels kept as read */
+    AM_FIT_NO_LIMITS = 1u << 3       /* joint limits ignored (angles unbounded) */
 };
 
 /* All-zero gives every default. Weights are in pixels of residual per unit; a 3D observation
@@ -53,8 +55,12 @@ typedef struct am_fit_opts {
                                 default 150 */
     double w_accel_trans;    /* px per m/frame^2 of root acceleration; default 2000 */
     double w_vel;            /* px per rad/frame of Euler velocity; default 1 */
-    double w_rest;           /* px per rad of pull to the prior pose; default 0.5 */
-    double w_ground;         /* px per m below the ground; default 2000 */
+    double w_rest;           /* px per rad of pull to the rest pose (2D input); default 0.5 */
+    double w_prior_points;   /* with 3D input, the pull to the start's (analytic IK) pose instead,
+                                per rad as a fraction of what one point at the bone's lever weighs;
+                                default 0.1 */
+    double w_ground;         /* px per m below the ground; default 2000 with 2D input, none with
+                                3D alone (the points say where the ground is) */
     double w_contact;        /* px per m of a plant's motion; default 3000 */
     double accel_huber_px;   /* Huber scale of the acceleration residuals; default 1 */
     double conf_power;       /* a detection's weight on its squared residual is conf^conf_power;
@@ -85,6 +91,8 @@ typedef struct am_fit_input {
                                      alone */
     const am_motion *reference;   /* bound to the rig: its frame 0 is the start's prior
                                      (pose2rot protocol); NULL = the rest pose */
+    const am_ik_opts *start;      /* options of the analytic IK the start is solved with
+                                     (twist weight, temporal blend, limits); NULL = defaults */
 } am_fit_input;
 
 typedef struct am_fit_result {

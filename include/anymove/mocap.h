@@ -76,6 +76,16 @@ void am_mdet_free(am_mdet *d);
  * SPEC 1's world), NaN for missing. Atomic. */
 AM_NODISCARD am_status am_trc_write(const char *path, const am_joints *j, am_error *err);
 
+/* ---- joint angles (am_motion_joint_angles of rig.h), for researchers ---- */
+/* angles.csv: frame,time_s,bone,flexion_deg,abduction_deg,rotation_deg,euler_x_deg,euler_y_deg,
+ * euler_z_deg; one row per frame and bone (the root's: its world rotation in its rest frame).
+ * A bone name holding a comma, quote or newline is AM_E_VALUE. Atomic. */
+AM_NODISCARD am_status am_angles_csv_write(const char *path, const am_rig *rig, const am_motion *mo, am_error *err);
+/* OpenSim .mot (storage format, inDegrees=yes): time, then <bone>_flexion / _abduction /
+ * _rotation per bone, then the root's translation <root>_tx / _ty / _tz in metres on OpenSim's
+ * axes. A bone name holding white space is AM_E_VALUE. Atomic. */
+AM_NODISCARD am_status am_angles_mot_write(const char *path, const am_rig *rig, const am_motion *mo, am_error *err);
+
 /* ---- name maps (--names): {"tracker name": "rig name" | null, ...} ---- */
 typedef struct am_name_map {
     size_t count;

@@ -72,6 +72,10 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
     const size_t T = f->T, J = f->J, B = f->B, P = f->P, C = f->C, Tc = f->Tc;
     const bool wj = am_lsq_sink_wants_jacobian(s);
     const am_lsq_loss cauchy = {AM_LSQ_LOSS_CAUCHY, f->scale};
+    /* 3D points: Huber, not Cauchy. Their noise is estimated (or floored) in metres; a Cauchy
+     * tail at a few sigma would let the smoothness drag an exactly observed joint centimetres
+     * away at a logarithmic cost. */
+    const am_lsq_loss huber = {AM_LSQ_LOSS_HUBER, f->scale};
     /* Huber on the acceleration: quiet frames stay smooth, a real quick step is not flattened. */
     const am_lsq_loss accel_loss = {AM_LSQ_LOSS_HUBER, f->o.accel_huber_px};
     ami_fit_fk_all(f, x, wj);
@@ -83,7 +87,7 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
         const double *xt = x + t * P, *jt = f->joints + t * J * 3;
         for (size_t j = 0; j < J; j++) {
             const double *p = jt + 3 * j;
-            bool ground = p[2] < 0.0, any = ground;
+            bool ground = p[2] < 0.0 && f->o.w_ground > 0.0, any = ground;
             for (size_t c = 0; c < C && !any; c++) any = f->conf[(c * Tc + tc) * J + j] > 0;
             const double pw = f->pw ? f->pw[tc * J + j] : 0.0;
             any |= pw > 0;
@@ -115,7 +119,7 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
                 double r[3] = {k3 * (p[0] - o[0]), k3 * (p[1] - o[1]), k3 * (p[2] - o[2])};
                 if (wj)
                     for (size_t k = 0; k < 3 * nc; k++) jr[k] = k3 * jac[k];
-                am_lsq_add(s, 3, r, nc, cols, wj ? jr : NULL, &cauchy);
+                am_lsq_add(s, 3, r, nc, cols, wj ? jr : NULL, &huber);
             }
             if (ground) {
                 double r = f->o.w_ground * p[2];
@@ -153,8 +157,16 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
             }
             if (k >= AMI_FIT_ROOT_PARAMS) {
                 int32_t cc = (int32_t)(t * P + k);
-                double target = f->prior ? f->prior[(f->t0 + t) * P + k] : 0.0;
-                double r = f->o.w_rest * (x[cc] - target), Jr = f->o.w_rest;
+                double target = 0.0, wr = f->o.w_rest;
+                if (f->prior) {
+                    /* The start's pose, as stiff as a tenth of what one point at the bone's lever
+                     * tells (w_prior_points): where the points see the angle they decide; where
+                     * nothing sees it (a twist) the start's choice stays unless the motion's
+                     * smoothness outweighs it, which it does only as the points get noisy. */
+                    target = f->prior[(f->t0 + t) * P + k];
+                    wr = f->o.w_prior_points * f->lever[(k - AMI_FIT_ROOT_PARAMS) / 3 + 1] * f->point_scale;
+                }
+                double r = wr * (x[cc] - target), Jr = wr;
                 am_lsq_add(s, 1, &r, 1, &cc, &Jr, NULL);
             }
         }

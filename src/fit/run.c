@@ -31,12 +31,17 @@ static am_fit_opts ami_fit_opts_defaults(const am_fit_opts *in)
     if (o.w_accel_trans <= 0) o.w_accel_trans = 2000.0;
     if (o.w_vel <= 0) o.w_vel = 1.0;
     if (o.w_rest <= 0) o.w_rest = 0.5;
+    if (o.w_prior_points <= 0) o.w_prior_points = 0.1;
     if (o.w_ground <= 0) o.w_ground = 2000.0;
     if (o.w_contact <= 0) o.w_contact = 3000.0;
     if (o.accel_huber_px <= 0) o.accel_huber_px = 1.0;
     if (o.conf_power <= 0) o.conf_power = 1.0;
     if (o.point_px <= 0) o.point_px = 3.0;
     if (o.iterations == 0) o.iterations = 2;
+    if (getenv("AMF_ACC")) o.w_accel *= atof(getenv("AMF_ACC")), o.w_accel_trans *= atof(getenv("AMF_ACC"));
+    if (getenv("AMF_VEL")) o.w_vel *= atof(getenv("AMF_VEL"));
+    if (getenv("AMF_GROUND")) o.w_ground *= atof(getenv("AMF_GROUND"));
+    if (getenv("AMF_IT")) o.iterations = (uint32_t)atoi(getenv("AMF_IT"));
     return o;
 }
 
@@ -291,7 +296,9 @@ static am_status ami_clip_start(ami_clip *k, am_error *err)
     }
     AMI_CHECK(err, usable > 0, AM_E_EMPTY, "no joint of the rig was ever seen");
     AMI_TRY(am_motion_create(k->rig, T, k->fps, &k->start, err));
-    am_ik_opts io = {0};
+    am_ik_opts io = k->in->start ? *k->in->start : (am_ik_opts){0};
+    io.ctx = (am_context){0}; /* in this call's scope */
+    if (k->o.flags & AM_FIT_NO_LIMITS) io.flags |= AM_IK_NO_LIMITS;
     am_ik_job job = {.rig = k->rig, .frame_count = T, .positions = k->init, .joint_mask = k->init_mask,
                      .reference = k->in->reference, .opts = &io, .out = k->start};
     return am_ik_run(&job, err);
@@ -371,7 +378,7 @@ static am_status ami_window(ami_clip *k, ami_win_bufs *wb, size_t a, size_t b, s
     for (size_t t = 0; t < T; t++)
         for (size_t p = 0; p < P; p++) {
             double lo = -INFINITY, hi = INFINITY;
-            if (p >= AMI_FIT_ROOT_PARAMS) {
+            if (p >= AMI_FIT_ROOT_PARAMS && !(k->o.flags & AM_FIT_NO_LIMITS)) {
                 size_t bone = (p - AMI_FIT_ROOT_PARAMS) / 3 + 1, axis = (p - AMI_FIT_ROOT_PARAMS) % 3;
                 ami_fit_axis_bounds(k->rig, bone, axis, &lo, &hi);
             }
@@ -507,6 +514,7 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
     AMI_CHECK(err, !in->det || !in->points || in->points->frame_count == k.T, AM_E_SHAPE,
               "the detections have %zu frames, the 3D joints %zu", k.T, in->points ? in->points->frame_count : 0);
     const size_t T = k.T, J = k.J, B = k.B, P = k.P;
+    if (!in->det && !(opts && opts->w_ground > 0)) k.o.w_ground = 0.0;
     am_status st = AM_OK;
     ami_win_bufs wb = {0};
     ami_lock_stats ls = {0};
