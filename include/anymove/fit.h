@@ -68,6 +68,8 @@ typedef struct am_fit_opts {
     double point_noise;      /* per-axis sigma of the 3D observations, metres; 0 = estimated
                                 from how far observed bone lengths stray from the rig's */
     double point_px;         /* px-equivalents of one point_noise sigma; default 3 */
+    double smooth_points;    /* with 3D input alone, the smoothness relative to the 2D weights
+                                seen at the two-view exam's noise and scale; default 1 */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass; default 2
                                 (x2 in the last annealing stage) */
     size_t window;           /* frames per window; default: one window up to 600 frames,
@@ -140,6 +142,25 @@ void am_fit_report(const am_fit_result *res, am_buf *out);
  * deviation) / sqrt(2). pos [T][J][3] in rig joint order, NaN = missing. Returns 0 when no bone
  * is seen. */
 double am_fit_point_noise(const am_rig *rig, const double *pos, size_t frame_count);
+
+/* ---- a rig for a keypoint skeleton ---- */
+typedef struct am_rig_points_opts {
+    const char *name;          /* the rig's name; default "points" */
+    const char *root;          /* keypoint the tree hangs from; NULL = the most central one */
+    const char *limits_json;   /* a rig.json "limits_deg" object (bone or stem -> [[min, max] x 3]),
+                                  or NULL: every angle free */
+    const char *limits_source; /* its file name for errors */
+} am_rig_points_opts;
+
+/* The rig of a keypoint skeleton observed in 3D (docs/fit.md): bones are the skeleton's edges
+ * (one bone per edge, named after the keypoint it ends at; an edge closing a cycle is left out
+ * with a warning), lengths the median observed ones, rest the median pose facing -Y along the
+ * direction of travel, lowest keypoint on the ground; keypoints on no edge are left out. Runs in
+ * the caller's scope. Errors: skeleton names that are no keypoint (AM_E_NAME, listed), a
+ * keypoint cut off from the root (AM_E_VALUE), an edge never seen whole (AM_E_DEGENERATE), and
+ * rig.json's own checks on the result (limits). */
+AM_NODISCARD am_status am_rig_from_points(const am_joints *points, const am_skeleton *skeleton,
+                                          const am_rig_points_opts *opts, am_rig **out, am_error *err);
 
 #ifdef __cplusplus
 }

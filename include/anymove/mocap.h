@@ -86,6 +86,19 @@ AM_NODISCARD am_status am_angles_csv_write(const char *path, const am_rig *rig, 
  * axes. A bone name holding white space is AM_E_VALUE. Atomic. */
 AM_NODISCARD am_status am_angles_mot_write(const char *path, const am_rig *rig, const am_motion *mo, am_error *err);
 
+/* ---- keypoint skeletons (the edges a tracker draws between keypoints) ---- */
+typedef struct am_skeleton {
+    size_t edge_count;
+    char **a, **b;        /* [E] the two joint names of each edge */
+} am_skeleton;
+/* "A-B,B-C,...": joint names joined by '-' (a name holding '-' or ',' cannot be given so). */
+AM_NODISCARD am_status am_skeleton_parse(const char *spec, am_skeleton **out, am_error *err);
+/* The skeleton a tracker's project carries: a DeepLabCut config.yaml ("skeleton:" list of
+ * [a, b] pairs) or a SLEAP analysis HDF5 (edge_inds into node_names). An empty skeleton is
+ * AM_E_EMPTY naming the file. */
+AM_NODISCARD am_status am_skeleton_load(const char *path, am_skeleton **out, am_error *err);
+void am_skeleton_free(am_skeleton *sk);
+
 /* ---- name maps (--names): {"tracker name": "rig name" | null, ...} ---- */
 typedef struct am_name_map {
     size_t count;

@@ -6,9 +6,9 @@
  *   caller anneals (40 px -> 6 px);
  * - the distance to every observed 3D joint, point_px pixels per noise sigma, under the same loss;
  * - acceleration of the root translation, root rotation and Euler angles (frames t-1, t, t+1:
- *   block band 2; left out of the early, coarse stages) under a Huber loss, each angle's
- *   weight scaled by the square root of its bone's lever (head to farthest keypoint), and the
- *   Euler angles' velocity;
+ *   block band 2; left out of the early, coarse stages) under a Huber loss, and the angles'
+ *   velocity, each angle's weight growing with the square root of its bone's lever (head to
+ *   farthest keypoint; run.c sets the weights);
  * - a small pull of every angle to its prior (the rest pose, or the start's analytic IK pose
  *   for 3D input: it also settles twists no joint can see);
  * - a one-sided ground term (no joint below z = 0);
@@ -134,11 +134,9 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
     for (size_t t = 0; t < T; t++) {
         for (size_t k = 0; k < P; k++) {
             bool is_trans = k < 3, is_rot = k >= 3 && k < 6;
+            const size_t bone = k < AMI_FIT_ROOT_PARAMS ? 0 : (k - AMI_FIT_ROOT_PARAMS) / 3 + 1;
             if (t + 2 < T && f->temporal >= 2) {
-                double wa = is_trans ? f->o.w_accel_trans : f->o.w_accel;
-                /* A long bone's angle moves more of the body: scale by sqrt(lever / 25 cm)
-                 * (measured: the square root beat both 1 and the full ratio). */
-                if (k >= AMI_FIT_ROOT_PARAMS) wa *= sqrt(f->lever[(k - AMI_FIT_ROOT_PARAMS) / 3 + 1] / 0.25);
+                double wa = is_trans ? f->acc_w_trans : f->acc_w[bone];
                 int32_t cc[3] = {(int32_t)(t * P + k), (int32_t)((t + 1) * P + k), (int32_t)((t + 2) * P + k)};
                 double r = x[cc[0]] - 2.0 * x[cc[1]] + x[cc[2]];
                 if (is_rot) r += f->d[3 * (t + 1) + (k - 3)] - f->d[3 * t + (k - 3)];
@@ -147,7 +145,7 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
                 am_lsq_add(s, 1, &r, 3, cc, Ja, &accel_loss);
             }
             if (t + 1 < T && !is_trans) {
-                double wv = f->o.w_vel;
+                double wv = f->vel_w[bone];
                 int32_t cc[2] = {(int32_t)(t * P + k), (int32_t)((t + 1) * P + k)};
                 double r = x[cc[1]] - x[cc[0]];
                 if (is_rot) r += f->d[3 * t + (k - 3)];

@@ -96,7 +96,12 @@ typedef struct ami_fit {
     double *lower, *upper;      /* [T][P] */
     const double *prior;        /* [T][P] angles the prior term pulls to (clip-wide, read at t0),
                                    or NULL: rest (0) */
-    const double *lever;        /* [B] rest distance from a bone's head to its farthest keypoint */
+    const double *lever;        /* [B] rest distance from a bone's head to its farthest keypoint
+                                   (the root's: to any keypoint) */
+    /* smoothness weights (px per unit of the second or first difference): per bone for the
+     * Euler angles (root entry: the root rotation), and the root translation's */
+    const double *acc_w, *vel_w;
+    double acc_w_trans;
     /* per-frame FK of the current evaluation: pose [T][B][16], axes [T][B][9], joints [T][J][3] */
     double *pose, *axes, *joints;
     double scale;               /* current Cauchy scale, px */

@@ -37,6 +37,11 @@ static am_fit_opts ami_fit_opts_defaults(const am_fit_opts *in)
     if (o.accel_huber_px <= 0) o.accel_huber_px = 1.0;
     if (o.conf_power <= 0) o.conf_power = 1.0;
     if (o.point_px <= 0) o.point_px = 3.0;
+    if (o.smooth_points <= 0) o.smooth_points = 1.0;
+    if (getenv("AMF_SP")) o.smooth_points = atof(getenv("AMF_SP"));
+    if (getenv("AMF_PRIOR")) o.w_prior_points = atof(getenv("AMF_PRIOR"));
+    if (getenv("AMF_HUB")) o.accel_huber_px = atof(getenv("AMF_HUB"));
+    if (getenv("AMF_SEND")) o.scale_end_px = atof(getenv("AMF_SEND"));
     if (o.iterations == 0) o.iterations = 2;
     if (getenv("AMF_ACC")) o.w_accel *= atof(getenv("AMF_ACC")), o.w_accel_trans *= atof(getenv("AMF_ACC"));
     if (getenv("AMF_VEL")) o.w_vel *= atof(getenv("AMF_VEL"));
@@ -108,6 +113,8 @@ typedef struct ami_clip {
     uint8_t *init_mask;         /* [J] joints the start can use */
     double *prior;              /* [T][P] or NULL */
     double *lever;              /* [B] */
+    double *acc_w, *vel_w;      /* [B] smoothness weights of the angles */
+    double acc_w_trans;
     int32_t *cj, *pairs;
     size_t Cc, np;
     am_motion *start;           /* the analytic IK over the clip */
@@ -125,6 +132,8 @@ static void ami_clip_free(ami_clip *k)
     am_free(k->init_mask);
     am_free(k->prior);
     am_free(k->lever);
+    am_free(k->acc_w);
+    am_free(k->vel_w);
     am_free(k->cj);
     am_free(k->pairs);
     am_motion_free(k->start);
@@ -366,7 +375,7 @@ static am_status ami_window(ami_clip *k, ami_win_bufs *wb, size_t a, size_t b, s
                  .commit = commit_end - a, .fps = k->fps, .ch = &k->ch, .C = k->C, .Tc = k->T, .cams = k->cams,
                  .v_weight = k->in->v_weight, .uv = k->uv, .conf = k->conf, .pts = k->pts, .pw = k->pw,
                  .x = wb->x, .q0 = wb->q0, .d = wb->d, .lower = wb->lower, .upper = wb->upper,
-                 .prior = k->prior, .lever = k->lever, .pose = wb->pose, .axes = wb->axes, .joints = wb->joints,
+                 .prior = k->prior, .lever = k->lever, .acc_w = k->acc_w, .vel_w = k->vel_w, .acc_w_trans = k->acc_w_trans, .pose = wb->pose, .axes = wb->axes, .joints = wb->joints,
                  .Cc = k->Cc, .cj = k->cj, .plant = wb->plant, .plant_z = wb->plant_z, .pairs = k->pairs,
                  .np = k->np};
     f.point_scale = res->point_noise > 0 ? k->o.point_px / res->point_noise : 0.0;
@@ -498,6 +507,35 @@ static am_status ami_summary(ami_clip *k, am_fit_result *res, am_error *err)
     return AM_OK;
 }
 
+/* Smoothness weights. 2D input: in pixels of the images, as tuned on the two-view exam (a
+ * bone's angle weighted by sqrt(lever / 25 cm); the root rotation as a 25 cm lever). 3D input
+ * alone: free of the clip's units, so a rig in centimetres or in a model's own units is
+ * smoothed like one in metres: the same weights seen through a camera whose pixel is a third of
+ * the noise sigma and with lengths relative to an eighth of the body (the two-view exam's 25 cm
+ * of a 2 m body). */
+static void ami_smoothness_weights(ami_clip *k, const am_fit_result *res)
+{
+    const am_fit_opts *o = &k->o;
+    if (k->in->det || !(res->point_noise > 0)) {
+        for (size_t b = 0; b < k->B; b++) {
+            k->acc_w[b] = o->w_accel * (b ? sqrt(k->lever[b] / 0.25) : 1.0);
+            k->vel_w[b] = o->w_vel;
+        }
+        k->acc_w_trans = o->w_accel_trans;
+        return;
+    }
+    /* The two-view exam's reference: 3 px of noise at M_PER_PX 1.9 / 720 m (7.9 mm), 25 cm. */
+    const double sigma_ref = 3.0 * 1.9 / 720.0, lever_ref = 0.25;
+    double size = am_body_size(k->rig->joint_rest, k->J, NULL);
+    double L = size > 0 ? size / 8.0 : lever_ref, s = sigma_ref / res->point_noise * o->smooth_points;
+    for (size_t b = 0; b < k->B; b++) {
+        double lr = b ? pow(k->lever[b] / L, getenv("AMF_LP") ? atof(getenv("AMF_LP")) : 0.5) : 1.0;
+        k->acc_w[b] = o->w_accel * lr * s * (L / lever_ref);
+        k->vel_w[b] = o->w_vel * lr * s * (L / lever_ref);
+    }
+    k->acc_w_trans = o->w_accel_trans * s;
+}
+
 static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am_fit_result **out, am_error *err)
 {
     assert(in && in->rig && out);
@@ -523,8 +561,10 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
     ami_stage stage = ami_stage_begin("fit: start");
     if ((st = ami_chains_build(rig, &k.ch, err)) < 0) goto done;
     k.lever = am_alloc_array(B, sizeof(double));
+    k.acc_w = am_alloc_array(B, sizeof(double));
+    k.vel_w = am_alloc_array(B, sizeof(double));
     k.pairs = am_alloc_array(J * 2 + 2, sizeof(int32_t));
-    if (!k.lever || !k.pairs) {
+    if (!k.lever || !k.acc_w || !k.vel_w || !k.pairs) {
         st = AM_FAIL(err, AM_E_NOMEM, "fit of %zu bones", B);
         goto done;
     }
@@ -534,6 +574,10 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
             double d = am_vec3_dist(rig->joint_rest + 3 * j, rig->joint_rest + 3 * (size_t)rig->head_joint[b]);
             if (d > k.lever[b]) k.lever[b] = d;
         }
+    for (size_t j = 0; j < J; j++) {
+        double d = am_vec3_dist(rig->joint_rest + 3 * j, rig->joint_rest + 3 * (size_t)rig->head_joint[0]);
+        if (d > k.lever[0]) k.lever[0] = d;
+    }
     k.np = ami_lr_pairs(rig, k.pairs);
     if (in->det && (st = ami_clip_det(&k, err)) < 0) goto done;
     if (in->points && (st = ami_clip_points(&k, res, err)) < 0) goto done;
@@ -551,6 +595,7 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
             memcpy(k.prior + t * P + AMI_FIT_ROOT_PARAMS, k.start->euler + (t * B + 1) * 3, (B - 1) * 3 * sizeof(double));
     }
     ami_stage_end(&stage);
+    ami_smoothness_weights(&k, res);
 
     const size_t Cc = k.Cc;
     res->contact_joint = am_alloc_array(Cc + 1, sizeof(int32_t));
