@@ -15,7 +15,7 @@ static void ami_solve_help(FILE *out)
             "                     [--cameras CALIB.toml [--scale S] [--max-offset N | --no-offsets]\n"
             "                      [--search-offsets]]\n"
             "                     [--no-warp] [--no-swap-repair] [--no-contacts] [--no-foot-lock]\n"
-            "                     [--iterations N] [--quiet]\n\n"
+            "                     [--iterations N] [--window N] [--quiet]\n\n"
             "Fits the rig to joints read in two views (det.npz, SPEC 4.2): sync check, front\n"
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
@@ -31,7 +31,9 @@ static void ami_solve_help(FILE *out)
             "that carries time_offset keeps its own unless --search-offsets), the joints are\n"
             "triangulated for the start, and the rig is fitted to every camera's detections through\n"
             "its lens model (the same fit as the two-view solve). --creature then only names the\n"
-            "contact joints. report.txt gives the reprojection per camera and the offsets.\n\n"
+            "contact joints. report.txt gives the reprojection per camera and the offsets.\n"
+            "Long clips are solved in overlapping windows (--window N frames, default: the whole clip\n"
+            "up to 600 frames, else 400), so memory stays flat however long the take.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 -o out/wolf_exam\n"
             "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
@@ -67,6 +69,7 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
         if (co->flags & AM_CAPTURE_NO_CONTACTS) ff |= AM_FIT_NO_CONTACTS;
         mo->fit.flags = ff;
         mo->fit.iterations = co->iterations;
+        mo->fit.window = co->window;
         mo->ctx = am_cli_context();
         s = am_mv_solve(det, cal, rig, cr, mo, &res, &err);
         if (s != AM_OK && !err.file[0]) am_error_set_file(&err, det_path);
@@ -144,6 +147,10 @@ int am_cmd_solve(int argc, char **argv)
             if (!am_cli_long("solve", "--iterations", v, &l)) return 2;
             if (l < 1 || l > 1000) return am_cli_usage("solve", "--iterations must be in 1..1000");
             o.iterations = (uint32_t)l;
+        } else if ((v = am_cli_value(argc, argv, &i, "--window"))) {
+            if (!am_cli_long("solve", "--window", v, &l)) return 2;
+            if (l < 8 || l > 100000) return am_cli_usage("solve", "--window must be in 8..100000 frames");
+            o.window = (size_t)l;
         } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
             rig_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--creature"))) {

@@ -271,7 +271,8 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     am_fit_opts fo = {.flags = ff, .scale_start_px = c.o.scale_start_px, .scale_end_px = c.o.scale_end_px,
                       .w_accel = c.o.w_accel, .w_accel_trans = c.o.w_accel_trans, .w_vel = c.o.w_vel,
                       .w_rest = c.o.w_rest, .w_ground = c.o.w_ground, .w_contact = c.o.w_contact,
-                      .accel_huber_px = c.o.accel_huber_px, .iterations = c.o.iterations};
+                      .accel_huber_px = c.o.accel_huber_px, .iterations = c.o.iterations,
+                      .window = c.o.window};
     const double vw[2] = {c.o.front_v_weight, 1.0};
     am_fit_input in = {.rig = rig, .creature = cr, .det = md, .calib = cal, .v_weight = vw, .init = tri->joints};
     double t_fit = am_now();
