@@ -224,7 +224,7 @@ static double ami_quantile(double *v, size_t n, double q)
 am_status ami_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in, bool quiet,
                           am_triangulation **out, am_error *err)
 {
-    AMI_CHECK(err, det && cal && out, AM_E_ARG, "triangulate needs a det and a calibration");
+    assert(det && cal && out);
     *out = NULL;
     const am_triangulate_opts o = ami_tri_opts_defaults(opts_in);
     ami_stage stage = quiet ? (ami_stage){.t0 = am_now()} : ami_stage_begin("triangulate");
