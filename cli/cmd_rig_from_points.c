@@ -28,7 +28,7 @@ static void ami_rfp_help(FILE *out)
             "  anymove exam --rig examples/creatures/wolf/rig.json --cameras 4 -o out/wolf_exam4\n"
             "  anymove triangulate out/wolf_exam4/det.npz --cameras out/wolf_exam4/calibration.toml -o out/wolf_tri4\n"
             "  anymove rig-from-points out/wolf_tri4/joints.npz -o out/wolf_points_rig.json \\\n"
-            "      --edges hips-chest,chest-neck,neck-head,hips-tail1,tail1-tail2\n");
+            "      --edges hips-chest,chest-neck,neck-head,hips-tail_a,tail_a-tail_b\n");
 }
 
 int am_cmd_rig_from_points(int argc, char **argv)

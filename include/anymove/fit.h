@@ -68,8 +68,10 @@ typedef struct am_fit_opts {
     double point_noise;      /* per-axis sigma of the 3D observations, metres; 0 = estimated
                                 from how far observed bone lengths stray from the rig's */
     double point_px;         /* px-equivalents of one point_noise sigma; default 3 */
-    double smooth_points;    /* with 3D input alone, the smoothness relative to the 2D weights
-                                seen at the two-view exam's noise and scale; default 1 */
+    double smooth_points;    /* with 3D input alone, a multiplier of the smoothness (the 2D
+                                weights on angles, the root's path relative to the body; against
+                                points weighed per noise sigma, so noisier points are smoothed
+                                more); default 1 */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass; default 2
                                 (x2 in the last annealing stage) */
     size_t window;           /* frames per window; default: one window up to 600 frames,

@@ -38,15 +38,7 @@ static am_fit_opts ami_fit_opts_defaults(const am_fit_opts *in)
     if (o.conf_power <= 0) o.conf_power = 1.0;
     if (o.point_px <= 0) o.point_px = 3.0;
     if (o.smooth_points <= 0) o.smooth_points = 1.0;
-    if (getenv("AMF_SP")) o.smooth_points = atof(getenv("AMF_SP"));
-    if (getenv("AMF_PRIOR")) o.w_prior_points = atof(getenv("AMF_PRIOR"));
-    if (getenv("AMF_HUB")) o.accel_huber_px = atof(getenv("AMF_HUB"));
-    if (getenv("AMF_SEND")) o.scale_end_px = atof(getenv("AMF_SEND"));
     if (o.iterations == 0) o.iterations = 2;
-    if (getenv("AMF_ACC")) o.w_accel *= atof(getenv("AMF_ACC")), o.w_accel_trans *= atof(getenv("AMF_ACC"));
-    if (getenv("AMF_VEL")) o.w_vel *= atof(getenv("AMF_VEL"));
-    if (getenv("AMF_GROUND")) o.w_ground *= atof(getenv("AMF_GROUND"));
-    if (getenv("AMF_IT")) o.iterations = (uint32_t)atoi(getenv("AMF_IT"));
     return o;
 }
 
@@ -509,10 +501,13 @@ static am_status ami_summary(ami_clip *k, am_fit_result *res, am_error *err)
 
 /* Smoothness weights. 2D input: in pixels of the images, as tuned on the two-view exam (a
  * bone's angle weighted by sqrt(lever / 25 cm); the root rotation as a 25 cm lever). 3D input
- * alone: free of the clip's units, so a rig in centimetres or in a model's own units is
- * smoothed like one in metres: the same weights seen through a camera whose pixel is a third of
- * the noise sigma and with lengths relative to an eighth of the body (the two-view exam's 25 cm
- * of a 2 m body). */
+ * alone: the same weights on angles (they carry no unit) and the root's path in lengths
+ * relative to an eighth of the body (the two-view exam's 25 cm of a 2 m body), so a rig in
+ * centimetres or in a model's own units is smoothed like one in metres. The points weigh
+ * point_px per noise sigma, so the prior's pull grows with sigma squared: noisier points are
+ * smoothed more, and exact points (sigma at its floor) come back exact. Scaling the smoothness
+ * with 1 / sigma instead held its bias at a fixed fraction of the body whatever the noise
+ * (1e-5 of the body on exact input, no more smoothing at 1 % noise than at 0.4 %). */
 static void ami_smoothness_weights(ami_clip *k, const am_fit_result *res)
 {
     const am_fit_opts *o = &k->o;
@@ -524,16 +519,15 @@ static void ami_smoothness_weights(ami_clip *k, const am_fit_result *res)
         k->acc_w_trans = o->w_accel_trans;
         return;
     }
-    /* The two-view exam's reference: 3 px of noise at M_PER_PX 1.9 / 720 m (7.9 mm), 25 cm. */
-    const double sigma_ref = 3.0 * 1.9 / 720.0, lever_ref = 0.25;
+    const double lever_ref = 0.25;
     double size = am_body_size(k->rig->joint_rest, k->J, NULL);
-    double L = size > 0 ? size / 8.0 : lever_ref, s = sigma_ref / res->point_noise * o->smooth_points;
+    double L = size > 0 ? size / 8.0 : lever_ref, s = o->smooth_points;
     for (size_t b = 0; b < k->B; b++) {
-        double lr = b ? pow(k->lever[b] / L, getenv("AMF_LP") ? atof(getenv("AMF_LP")) : 0.5) : 1.0;
-        k->acc_w[b] = o->w_accel * lr * s * (L / lever_ref);
-        k->vel_w[b] = o->w_vel * lr * s * (L / lever_ref);
+        double lr = b ? sqrt(k->lever[b] / L) : 1.0;
+        k->acc_w[b] = o->w_accel * lr * s;
+        k->vel_w[b] = o->w_vel * lr * s;
     }
-    k->acc_w_trans = o->w_accel_trans * s;
+    k->acc_w_trans = o->w_accel_trans * s * (lever_ref / L);
 }
 
 static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am_fit_result **out, am_error *err)
