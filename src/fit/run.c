@@ -195,7 +195,6 @@ static am_status ami_clip_det(ami_clip *k, am_error *err)
                      d->joint_count, names.data ? names.data : "?");
         goto done;
     }
-    size_t seen_all = 0;
     for (size_t c = 0; c < C; c++) {
         size_t seen = 0;
         for (size_t t = 0; t < T; t++)
@@ -212,7 +211,6 @@ static am_status ami_clip_det(ami_clip *k, am_error *err)
             st = AM_FAIL(err, AM_E_EMPTY, "camera '%s' sees nothing: every confidence is 0", d->cameras[c]);
             goto done;
         }
-        seen_all += seen;
     }
     if (d->joint_count < J)
         ami_warn(AM_WARN_MISSING_DATA, "%zu rig joint(s) not in the detections: fitted from the others", J - d->joint_count);
