@@ -7,6 +7,7 @@
 #include "anymove/multiview.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "scene.h"
 
 static void ami_solve_help(FILE *out)
 {
@@ -15,7 +16,7 @@ static void ami_solve_help(FILE *out)
             "                     [--cameras CALIB.toml [--scale S] [--max-offset N | --no-offsets]\n"
             "                      [--search-offsets]]\n"
             "                     [--no-warp] [--no-swap-repair] [--no-contacts] [--no-foot-lock]\n"
-            "                     [--iterations N] [--window N] [--quiet]\n\n"
+            "                     [--iterations N] [--window N] [--report] [--render] [--quiet]\n\n"
             "Fits the rig to joints read in two views (det.npz, SPEC 4.2): sync check, front\n"
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
@@ -24,7 +25,10 @@ static void ami_solve_help(FILE *out)
             "rotation about the bone's rest axes and the Euler XYZ, degrees), DIR/angles.mot (OpenSim)\n"
             "and DIR/report.txt (quality-gate verdicts, also\n"
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
-            "used; stderr says which. Exit code 2 on bad input.\n\n"
+            "used; stderr says which. --report adds DIR/report.html (quality gates, plots, a 3D\n"
+            "viewer; see `anymove report`), --render DIR/render_layout.png and\n"
+            "DIR/render_three_quarter.png (the middle frame); both two-view only for now. Exit code 2\n"
+            "on bad input.\n\n"
             "With --cameras, DET.npz holds joints read in N calibrated cameras (SPEC 4.2.1): each\n"
             "camera's time offset is found against the camera that saw most (shifts of up to\n"
             "--max-offset frames, default 12, kept when they cut the two-camera gap by 15%%; a det\n"
@@ -112,6 +116,7 @@ int am_cmd_solve(int argc, char **argv)
 {
     const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *cal_path = NULL, *v;
     bool quiet = false, two_view_only = false;
+    am_cli_pictures pic = {.glb = "animation.glb"};
     am_capture_opts o = {0};
     am_mv_solve_opts mo = {0};
     am_calib_read_opts ro = {0};
@@ -141,6 +146,10 @@ int am_cmd_solve(int argc, char **argv)
             o.flags |= AM_CAPTURE_NO_SWAP_REPAIR;
         } else if (am_cli_flag(argv[i], "--no-contacts")) {
             o.flags |= AM_CAPTURE_NO_CONTACTS;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            pic.render = true;
         } else if (am_cli_flag(argv[i], "--no-foot-lock")) {
             o.flags |= AM_CAPTURE_NO_FOOT_LOCK;
         } else if ((v = am_cli_value(argc, argv, &i, "--iterations"))) {
@@ -171,10 +180,15 @@ int am_cmd_solve(int argc, char **argv)
     if (cal_path && two_view_only) return am_cli_usage("solve", "--no-warp is the two-view lag's; with --cameras use --no-offsets");
     if (!cal_path && (ro.scale || mo.max_offset || mo.flags))
         return am_cli_usage("solve", "--scale and the offset options are for N cameras: they need --cameras");
+    if (cal_path && (pic.report || pic.render))
+        return am_cli_usage("solve", "--report and --render are two-view only: not with --cameras");
     if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, angles.csv, angles.mot, report.txt")) return 2;
-    static const char *const names[] = {"motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"};
+    /* --report and --render add their files to the set */
+    const char *names[9] = {"motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"};
+    size_t name_count = 5;
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
-    int rc = am_cli_outputs("solve", dir, names, 5, &set);
+    int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
 
     if (cal_path) return ami_solve_cameras(det_path, cal_path, &ro, rig_path, cr_path, &o, &mo, set, quiet);
@@ -216,6 +230,11 @@ int am_cmd_solve(int argc, char **argv)
     if (s == AM_OK) {
         am_capture_report(res, &rep);
         s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
+    }
+    if (s == AM_OK) {
+        pic.title = det_path, pic.rig = rig, pic.motion = res->motion, pic.det = det, pic.creature = cr;
+        pic.gate_text = rep.data;
+        s = am_cli_write_pictures("solve", &pic, set, &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("solve", set, &err);
