@@ -67,8 +67,9 @@ am_status ami_fit_extra_json(const am_fit_result *r, const double *offsets, bool
     ami_jw_close(&w);
     ami_jw_record(&w, "fit");
     ami_jw_int(&w, "windows", (int64_t)r->windows);
+    /* No timing here: the motion is a result, and a rerun (or a batch) must give the same bytes;
+     * the time is in the reports. */
     ami_jw_int(&w, "lm_iterations", (int64_t)r->lm_iterations);
-    ami_jw_number(&w, "seconds", r->seconds);
     ami_jw_close(&w);
     ami_jw_close(&w);
     return ami_jw_take_string(&w, out, err);
