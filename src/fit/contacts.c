@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "anymove/capture.h"
+#include "fit_internal.h"
 #include "core/internal.h"
 
 /* A plant's spot in the ground's frame: the mean over frames s..e of joint j, each frame
@@ -158,16 +159,16 @@ am_status am_plants_find(const double *joints, size_t T, size_t J, double fps, c
     return AM_OK;
 }
 
-am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
+am_status ami_fit_find_contacts(ami_fit *f, double grow, am_error *err)
 {
-    if (!c->C) return AM_OK;
-    ami_cap_fk_all(c, c->x, false);
-    double *floor_z = am_alloc_array(c->C, sizeof(double));
+    if (!f->Cc) return AM_OK;
+    ami_fit_fk_all(f, f->x, false);
+    double *floor_z = am_alloc_array(f->Cc, sizeof(double));
     if (!floor_z) return AM_FAIL(err, AM_E_NOMEM, "contacts");
-    for (size_t ci = 0; ci < c->C; ci++) floor_z[ci] = c->rig->joint_rest[3 * (size_t)c->cj[ci] + 2];
+    for (size_t ci = 0; ci < f->Cc; ci++) floor_z[ci] = f->rig->joint_rest[3 * (size_t)f->cj[ci] + 2];
     am_plant_opts o = {.grow = grow};
-    am_status st = am_plants_find(c->joints, c->T, c->J, c->fps, c->cj, floor_z, c->C, &o, c->plant, c->plant_z,
-                                  c->vg, err);
+    am_status st = am_plants_find(f->joints, f->T, f->J, f->fps, f->cj, floor_z, f->Cc, &o, f->plant, f->plant_z,
+                                  f->vg, err);
     am_free(floor_z);
     return st;
 }
@@ -188,12 +189,10 @@ double am_plant_drift(const double *joints, size_t J, double fps, const double g
     return drift;
 }
 
-am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error *err)
+am_status ami_fit_foot_lock(ami_fit *f, bool lock, ami_lock_stats *out, am_error *err)
 {
-    const size_t T = c->T, J = c->J, C = c->C, P = c->P, B = c->B;
-    const double dt = 1.0 / c->fps;
-    double sum = 0.0, mx = 0.0, fit_sum = 0.0, fit_mx = 0.0;
-    size_t np = 0;
+    const size_t T = f->T, J = f->J, C = f->Cc, P = f->P, B = f->B;
+    const double dt = 1.0 / f->fps;
     double *pose = am_alloc_array(B * 16, sizeof(double)), *axes = am_alloc_array(B * 9, sizeof(double));
     double *jt = am_alloc_array(J * 3, sizeof(double)), *eul = am_alloc_array(B * 3, sizeof(double));
     am_status st = AM_OK;
@@ -201,66 +200,73 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error
         st = AM_FAIL(err, AM_E_NOMEM, "foot lock of %zu bones", B);
         goto done;
     }
-    ami_cap_fk_all(c, c->x, false);
+    ami_fit_fk_all(f, f->x, false);
     for (size_t ci = 0; ci < C; ci++) {
-        if (!ami_progress("solve: foot lock", (double)ci / (double)C)) {
+        if (!ami_progress("fit: contacts", (double)ci / (double)C)) {
             st = AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped at contact %zu", ci);
             goto done;
         }
-        size_t j = (size_t)c->cj[ci], pinned = 0;
-        double moved_sum = 0.0, moved_max = 0.0;
+        size_t j = (size_t)f->cj[ci];
         for (size_t s = 0; s < T;) {
-            if (!c->plant[s * C + ci]) {
+            if (!f->plant[s * C + ci]) {
                 s++;
                 continue;
             }
             size_t e = s;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && f->plant[(e + 1) * C + ci]) e++;
+            /* A plant that began in the frames the previous window fixed was counted there and
+             * keeps the spot those frames hold; one that begins after this window's committed
+             * frames is the next window's. */
+            bool counted = s >= f->fixed && s < f->commit;
             double spot[3];
-            am_plant_spot(c->joints, J, c->fps, c->vg, j, s, e, spot);
-            double fit_drift = am_plant_drift(c->joints, J, c->fps, c->vg, j, s, e);
-            fit_sum += fit_drift;
-            if (fit_drift > fit_mx) fit_mx = fit_drift;
+            if (s < f->fixed) {
+                const double *p = f->joints + ((f->fixed - 1) * J + j) * 3;
+                for (int k = 0; k < 3; k++) spot[k] = p[k] - f->vg[k] * dt * (double)(f->fixed - 1 - s);
+            } else {
+                am_plant_spot(f->joints, J, f->fps, f->vg, j, s, e, spot);
+            }
+            if (counted) {
+                double fit_drift = am_plant_drift(f->joints, J, f->fps, f->vg, j, s, e);
+                out->fit_sum += fit_drift;
+                if (fit_drift > out->fit_max) out->fit_max = fit_drift;
+            }
             if (lock) {
                 /* Pin inside the plant only. A ramp of partial pins either side (as before) pulled
                  * swing frames several cm toward the spot: 0.03% of body size on the mean
                  * per-joint error, 0.1% on its p95. The plants are grown to their whole low,
-                 * near-the-spot span instead (ami_cap_find_contacts). */
-                for (size_t t = s; t <= e; t++) {
+                 * near-the-spot span instead (ami_fit_find_contacts). */
+                for (size_t t = s < f->fixed ? f->fixed : s; t <= e; t++) {
                     double q[4], goal[3];
-                    for (int k = 0; k < 3; k++) goal[k] = spot[k] + c->vg[k] * dt * ((double)t - (double)s);
-                    double *xt = c->x + t * P;
-                    ami_cap_root_quat(c, c->x, t, q);
-                    memcpy(eul, xt + AMI_CAP_ROOT_PARAMS - 3, B * 3 * sizeof(double));
-                    if (isnan(ami_pin_joint(c->rig, &c->ch, j, 4, xt, q, eul, goal, pose, axes, jt))) {
+                    for (int k = 0; k < 3; k++) goal[k] = spot[k] + f->vg[k] * dt * ((double)t - (double)s);
+                    double *xt = f->x + t * P;
+                    ami_fit_root_quat(f, f->x, t, q);
+                    memcpy(eul, xt + AMI_FIT_ROOT_PARAMS - 3, B * 3 * sizeof(double));
+                    if (isnan(ami_pin_joint(f->rig, f->ch, j, 4, xt, q, eul, goal, pose, axes, jt))) {
                         st = ami_cancelled() ? AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped")
                                              : AM_FAIL(err, AM_E_NOMEM, "foot lock pin");
                         goto done;
                     }
-                    memcpy(xt + AMI_CAP_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
+                    memcpy(xt + AMI_FIT_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
                     double d[3];
-                    for (int k = 0; k < 3; k++) d[k] = jt[j * 3 + (size_t)k] - c->joints[(t * J + j) * 3 + (size_t)k];
+                    for (int k = 0; k < 3; k++) d[k] = jt[j * 3 + (size_t)k] - f->joints[(t * J + j) * 3 + (size_t)k];
                     double moved = am_vec3_norm(d);
-                    moved_sum += moved;
-                    if (moved > moved_max) moved_max = moved;
-                    pinned++;
-                    memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
+                    if (t < f->commit) {
+                        out->moved_sum[ci] += moved;
+                        out->moved_n[ci]++;
+                        if (moved > out->moved_max[ci]) out->moved_max[ci] = moved;
+                    }
+                    memcpy(f->joints + t * J * 3, jt, J * 3 * sizeof(double));
                 }
             }
-            double drift = am_plant_drift(c->joints, J, c->fps, c->vg, j, s, e);
-            sum += drift;
-            if (drift > mx) mx = drift;
-            np++;
+            if (counted) {
+                double drift = am_plant_drift(f->joints, J, f->fps, f->vg, j, s, e);
+                out->sum += drift;
+                if (drift > out->max) out->max = drift;
+                out->plants++;
+            }
             s = e + 1;
         }
-        out->moved_mean[ci] = pinned ? moved_sum / (double)pinned : 0.0;
-        out->moved_max[ci] = moved_max;
     }
-    out->plants = np;
-    out->fit_mean = np ? fit_sum / (double)np : 0.0;
-    out->fit_max = fit_mx;
-    out->mean = np ? sum / (double)np : 0.0;
-    out->max = mx;
 done:
     am_free(pose);
     am_free(axes);
