@@ -67,6 +67,8 @@ typedef enum am_cli_format {
     AM_CLI_FMT_BVH,
     AM_CLI_FMT_JSON,
     AM_CLI_FMT_NPZ,
+    AM_CLI_FMT_OBJ,
+    AM_CLI_FMT_CSV,
     AM_CLI_FMT_COUNT
 } am_cli_format;
 #define AM_CLI_FMT(f) (1u << (f))

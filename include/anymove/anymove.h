@@ -13,4 +13,5 @@
 #include "capture.h"
 #include "decompose.h"
 #include "synth.h"
+#include "bind.h"
 #endif

@@ -445,6 +445,9 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
                       AM_E_VALUE, "mesh triangle %zu: vertex %d out of range (%zu vertices)", i / 3,
                       (int)m->triangles[i], m->vertex_count);
     }
+    for (size_t i = 0; m->colors && i < m->vertex_count * 4; i++)
+        AMI_CHECK(err, m->colors[i] >= 0.0f && m->colors[i] <= 1.0f, AM_E_VALUE,
+                  "mesh vertex %zu: colour %g outside [0, 1]", i / 4, (double)m->colors[i]);
     size_t K = m->influences;
     for (size_t i = 0; i < m->vertex_count * K; i++) {
         AMI_CHECK(err, isfinite(m->weights[i]), AM_E_NONFINITE, "mesh vertex %zu weight", i / K);
@@ -658,7 +661,7 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
 }
 typedef struct ami_doc {
     int32_t ibm;
-    int32_t position, normal, joints0, weights0, indices; /* -1 if absent */
+    int32_t position, normal, joints0, weights0, color0, indices; /* -1 if absent */
     int mode;
 } ami_doc;
 
@@ -718,6 +721,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
     d->joints0 = ami_put_uint(g, jts, V, 4, B < 256 ? AMI_GL_UNSIGNED_BYTE : AMI_GL_UNSIGNED_SHORT,
                               AMI_GL_ARRAY_BUFFER);
     d->weights0 = ami_put_f32(g, wts, V, 4, AMI_GL_ARRAY_BUFFER, false);
+    d->color0 = m && m->colors ? ami_put_f32(g, m->colors, V, 4, AMI_GL_ARRAY_BUFFER, false) : -1;
     if (idx)
         /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
         d->indices = ami_put_uint(g, idx, m->triangle_count * 3, 1,
@@ -893,6 +897,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
     ami_jw_int(w, "JOINTS_0", d.joints0);
     ami_jw_int(w, "WEIGHTS_0", d.weights0);
+    if (d.color0 >= 0) ami_jw_int(w, "COLOR_0", d.color0);
     ami_jw_close(w);
     if (d.indices >= 0) ami_jw_int(w, "indices", d.indices);
     ami_jw_int(w, "mode", d.mode);
@@ -1189,6 +1194,8 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     size_t view_base = json_array_size(views), acc_base = json_array_size(accs);
     static const char *const ours[] = {"asset", "buffers", "bufferViews", "accessors", "images",
                                        "animations", "nodes", "scenes", "skins", NULL};
+    static const char *const ours_meshes[] = {"asset", "buffers", "bufferViews", "accessors", "images",
+                                              "animations", "nodes", "scenes", "skins", "meshes", NULL};
     ami_jw_object(w, NULL);
     ami_jw_object(w, "asset");
     ami_jw_asset(w, ex);
@@ -1196,7 +1203,32 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     static const char *const asset_ours[] = {"version", "generator", NULL};
     if (json_is_object(asset)) ami_jw_members(w, asset, asset_ours);
     ami_jw_close(w);
-    ami_jw_members(w, root, ours);
+    ami_jw_members(w, root, ex->drop_attribute ? ours_meshes : ours);
+    json_t *meshes = json_object_get(root, "meshes");
+    if (ex->drop_attribute && meshes) {
+        /* the source's meshes, minus one attribute in every primitive (its accessor stays, unused) */
+        const char *const drop[] = {ex->drop_attribute, NULL};
+        static const char *const prims[] = {"primitives", NULL}, *const attrs[] = {"attributes", NULL};
+        ami_jw_array(w, "meshes");
+        for (size_t i = 0; i < json_array_size(meshes); i++) {
+            const json_t *me = json_array_get(meshes, i), *pl = json_object_get(me, "primitives");
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, me, prims);
+            ami_jw_array(w, "primitives");
+            for (size_t k = 0; k < json_array_size(pl); k++) {
+                const json_t *pr = json_array_get(pl, k), *at = json_object_get(pr, "attributes");
+                ami_jw_object(w, NULL);
+                ami_jw_members(w, pr, attrs);
+                ami_jw_object(w, "attributes");
+                if (json_is_object(at)) ami_jw_members(w, at, drop);
+                ami_jw_close(w);
+                ami_jw_close(w);
+            }
+            ami_jw_close(w);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
 
     ami_jw_array(w, "nodes");
     json_t *nodes = json_object_get(root, "nodes");
