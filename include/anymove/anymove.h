@@ -14,4 +14,5 @@
 #include "decompose.h"
 #include "synth.h"
 #include "bind.h"
+#include "shape.h"
 #endif
