@@ -36,9 +36,10 @@ static void ami_bind_help(FILE *out)
             "  --scale S           metres per model unit (before prep)\n"
             "  --quiet, -q         no progress on stderr\n\n"
             "examples:\n"
-            "  anymove bind examples/creature/blob.obj --creature examples/creature/creature.json -o out/blob_prepped.obj\n"
-            "  anymove bind examples/creature/blob.obj --rig examples/creature/rig.json \\\n"
-            "               --creature examples/creature/creature.json -o out/blob_rigged.glb\n");
+            "  anymove bind examples/creatures/capsule_wolf/model.obj --creature examples/creatures/capsule_wolf/creature.json \\\n"
+            "               -o out/wolf_prepped.obj\n"
+            "  anymove bind examples/creatures/capsule_wolf/model.obj --rig examples/creatures/capsule_wolf/rig.json \\\n"
+            "               --creature examples/creatures/capsule_wolf/creature.json -o out/wolf_rigged.glb\n");
 }
 
 /* The model as one mesh in world axes: an OBJ, or every triangle primitive of a glTF. */

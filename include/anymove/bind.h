@@ -3,10 +3,15 @@
  * the prepared mesh lines up; then every vertex gets its top-4 bone weights by bone heat, or
  * one bone (`rigid`), and optionally the limb paint of creature.json `paint` as a colour.
  *
+ *     const am_mesh *mesh = NULL;          // am_obj_load, or am_gltf_meshes_gather's mesh
+ *     const am_rig *rig = NULL;            // authored on the prepared mesh
+ *     am_error err = {0};
  *     am_bind_opts o = {0};
  *     am_bind_result *b = NULL;
- *     if (am_bind_weights(mesh, rig, &o, &b, &err) != AM_OK) { ... }
- *     ... b->bone_index[v * 4 + k], b->weight[v * 4 + k] ...
+ *     if (am_bind_weights(mesh, rig, &o, &b, &err) == AM_OK) {
+ *         int32_t strongest = b->bone_index[0];   // vertex 0, slot 0
+ *         (void)strongest;
+ *     }
  *     am_bind_result_free(b);
  *
  * Bone heat (Baran & Popovic 2007, "Automatic rigging and animation of 3D characters", the

@@ -3,9 +3,15 @@
  * the ground; and the locomotion summary of a clip (speed, stride, cadence, duty factor and
  * phase offset per foot, the gait, turn rate, loop error).
  *
+ *     const am_rig *rig = NULL;            // the rig and a motion bound to it
+ *     const am_motion *motion = NULL;
+ *     am_error err = {0};
  *     am_shape_opts o = {.loop = true, .root_motion = AM_ROOT_MOTION_INPLACE};
  *     am_shape_result *r = NULL;
- *     if (am_shape_run(rig, motion, &o, &r, &err) == AM_OK) { r->clip ... r->report ... }
+ *     if (am_shape_run(rig, motion, &o, &r, &err) == AM_OK) {
+ *         double speed = r->report.speed_mps;    // r->clip is the loop, r->root_motion its curve
+ *         (void)speed;
+ *     }
  *     am_shape_result_free(r);
  *
  * Loops: the period comes from the motion's contacts (motion.json "contacts": the median time
