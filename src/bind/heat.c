@@ -511,10 +511,23 @@ static am_status ami_heat_areas(ami_heat *h, am_error *err)
     /* vertices in no face (or only in slivers) keep a little area, so their heat still counts */
     double floor_a = 1e-6 * total / (double)h->W;
     AMI_CHECK(err, total > 0, AM_E_DEGENERATE, "the mesh's faces have no area");
+    /* an inside-out piece (negative signed volume) would see every bone from behind: its
+     * normals are turned outwards */
+    double *vol = am_alloc_array(h->W, sizeof *vol);
+    AMI_CHECK(err, vol, AM_E_NOMEM, "piece volumes");
+    for (size_t f = 0; f < h->F; f++) {
+        const double *a = h->p + (size_t)h->tri[f * 3] * 3, *b = h->p + (size_t)h->tri[f * 3 + 1] * 3,
+                     *c = h->p + (size_t)h->tri[f * 3 + 2] * 3;
+        double x[3];
+        am_vec3_cross(b, c, x);
+        vol[h->comp[h->tri[f * 3]]] += am_vec3_dot(a, x) / 6.0;
+    }
     for (size_t w = 0; w < h->W; w++) {
         h->area[w] = fmax(h->area[w], floor_a);
         am_vec3_normalize(h->nrm + w * 3, h->nrm + w * 3);
+        if (vol[h->comp[w]] < 0) am_vec3_scale(h->nrm + w * 3, -1.0, h->nrm + w * 3);
     }
+    am_free(vol);
     return AM_OK;
 }
 

@@ -53,6 +53,8 @@ am_status am_sparse_cholesky(size_t n, size_t nnz, const int32_t *rows, const in
     cholmod_start(&f->cm);
     f->cm.print = 0;
     f->cm.error_handler = NULL;
+    /* LL' always (supernodal): a simplicial LDL' would factor an indefinite matrix without a word */
+    f->cm.supernodal = CHOLMOD_SUPERNODAL;
     cholmod_triplet *T = cholmod_allocate_triplet(n, n, nnz, -1 /* lower triangle */, CHOLMOD_REAL, &f->cm);
     cholmod_sparse *A = NULL;
     am_status st = AM_OK;
