@@ -59,6 +59,8 @@ int am_cli_list_clips(const char *cmd, const char *file);
 bool am_cli_scale(const char *cmd, const char *value, double *scale);
 /* SPEC 5 body size of a rig's rest joints. */
 double am_cli_rig_size(const am_rig *rig);
+/* SPEC 5 body size of 3D joints: of the first frame with the most joints present. */
+double am_cli_joints_size(const am_joints *jt);
 
 /* ---- outputs (README "Outputs") ---- */
 typedef enum am_cli_format {
@@ -69,6 +71,8 @@ typedef enum am_cli_format {
     AM_CLI_FMT_NPZ,
     AM_CLI_FMT_OBJ,
     AM_CLI_FMT_CSV,
+    AM_CLI_FMT_TRC,
+    AM_CLI_FMT_TOML,
     AM_CLI_FMT_COUNT
 } am_cli_format;
 #define AM_CLI_FMT(f) (1u << (f))

@@ -1,29 +1,39 @@
-/* `anymove exam --rig RIG -o DIR`: a random motion within a rig's limits, read in two views. */
+/* `anymove exam --rig RIG -o DIR`: a random motion within a rig's limits, read in two views
+ * or (--cameras, exam_cameras.c) by N calibrated cameras. */
 #include <string.h>
 
 #include "anymove/capture.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "exam_cameras.h"
 
 static void ami_exam_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove exam --rig RIG.json [--creature CREATURE.json] [--seed S] [--frames T]\n"
             "                    [--fps F] [--noise PX] [--dropout P] [--swap P] [--lag L]\n"
-            "                    [--outliers P] [--squash F] -o DIR [--quiet]\n\n"
+            "                    [--outliers P] [--squash F] -o DIR [--quiet]\n"
+            "       anymove exam --rig RIG.json --cameras N|CALIB.toml [--scale S] [--offsets MAX]\n"
+            "                    [--hide-offsets] [--occlusion] [the options above but --lag] -o DIR\n\n"
             "Writes DIR/det.npz (a random motion within the rig's limits read in both views of\n"
             "SPEC 3, with the degradations asked for) and DIR/truth.npz (joints, euler, trans,\n"
             "root_quat, contacts, lag). Defaults: seed 0, 150 frames at 30 fps, noise 3 px,\n"
-            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n\n"
+            "dropout 0.02, swap 0.01, lag 0, outliers 0, squash 0.\n\n");
+    ami_exam_cameras_help(out);
+    fprintf(out,
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --creature examples/creatures/wolf/creature.json \\\n"
-            "               --seed 1 --lag 3 -o out/wolf_exam\n");
+            "               --seed 1 --lag 3 -o out/wolf_exam\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --cameras 4 --outliers 0.02 --occlusion \\\n"
+            "               --offsets 2 -o out/wolf_exam4\n");
 }
 
 int am_cmd_exam(int argc, char **argv)
 {
     const char *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
     am_exam_opts o = {.frames = 150, .fps = 30, .noise_px = 3.0, .dropout = 0.02, .swap = 0.01};
+    ami_exam_cameras_args cams = {0};
+    bool lag_given = false;
     long l;
     double d;
     for (int i = 1; i < argc; i++) {
@@ -47,8 +57,11 @@ int am_cmd_exam(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--lag"))) {
             if (!am_cli_long("exam", "--lag", v, &l)) return 2;
             o.lag = (int)l;
+            lag_given = true;
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
-            if (!am_cli_double("exam", "--fps", v, &o.fps) || o.fps <= 0) return am_cli_usage("exam", "--fps must be > 0");
+            if (!am_cli_double("exam", "--fps", v, &o.fps)) return 2;
+            if (!am_fps_valid(o.fps))
+                return am_cli_usage("exam", "--fps must lie in [%g, %g]", AM_FPS_MIN, AM_FPS_MAX);
         } else if ((v = am_cli_value(argc, argv, &i, "--noise"))) {
             if (!am_cli_double("exam", "--noise", v, &o.noise_px)) return 2;
         } else if ((v = am_cli_value(argc, argv, &i, "--dropout"))) {
@@ -60,6 +73,8 @@ int am_cmd_exam(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--squash"))) {
             if (!am_cli_double("exam", "--squash", v, &d)) return 2;
             o.squash = d;
+        } else if (ami_exam_cameras_arg(argc, argv, &i, &cams)) {
+            if (cams.bad) return 2;
         } else if (argv[i][0] == '-') {
             return am_cli_usage("exam", "unknown option '%s'", argv[i]);
         } else {
@@ -68,16 +83,18 @@ int am_cmd_exam(int argc, char **argv)
     }
     if (!rig_path) return am_cli_usage("exam", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("exam", "missing -o DIR");
-    if (!am_cli_out_dir("exam", dir, "det.npz, truth.npz")) return 2;
-    static const char *const names[] = {"det.npz", "truth.npz"};
+    if (!ami_exam_cameras_check(&cams, lag_given)) return 2;
+    if (!am_cli_out_dir("exam", dir, "det.npz, calibration.toml, truth.npz")) return 2;
     am_outset *set = NULL;
-    int rc = am_cli_outputs("exam", dir, names, 2, &set);
+    int rc = am_cli_outputs("exam", dir, ami_exam_outputs, AMI_EXAM_OUTPUT_COUNT, &set);
     if (rc) return rc;
+    o.ctx = am_cli_context();
+    if (cams.spec) return ami_exam_cameras_run(&cams, rig_path, cr_path, dir, &o, set);
+    /* calibration.toml belongs to the N-camera set: a two-view run into that folder removes it */
     am_error err = {0};
     am_rig *rig = NULL;
     am_creature *cr = NULL;
     am_exam *ex = NULL;
-    o.ctx = am_cli_context();
     am_status s = am_rig_load(rig_path, &rig, &err);
     if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
     if (s == AM_OK && (s = am_exam_generate(rig, cr, &o, &ex, &err)) != AM_OK) am_error_set_file(&err, cr ? cr_path : rig_path);

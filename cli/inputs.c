@@ -1,4 +1,5 @@
 /* Inputs of the CLI convention (README "Clips" and "Units"): --clip, --scale, body sizes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,3 +46,17 @@ bool am_cli_scale(const char *cmd, const char *value, double *scale)
 }
 
 double am_cli_rig_size(const am_rig *rig) { return am_body_size(rig->joint_rest, rig->joint_count, NULL); }
+
+double am_cli_joints_size(const am_joints *jt)
+{
+    size_t best = 0, best_n = 0, J = jt->joint_count;
+    for (size_t t = 0; t < jt->frame_count && best_n < J; t++) {
+        size_t n = 0;
+        for (size_t j = 0; j < J; j++) n += !isnan(jt->joints[(t * J + j) * 3]);
+        if (n > best_n) {
+            best = t;
+            best_n = n;
+        }
+    }
+    return am_body_size(jt->joints + best * J * 3, J, NULL);
+}

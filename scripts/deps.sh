@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libsuitesparse-dev
+          libhdf5-dev
           clang libclang-rt-14-dev blender python3-numpy)
 
 missing=()

@@ -15,4 +15,7 @@
 #include "synth.h"
 #include "bind.h"
 #include "shape.h"
+#include "camera.h"
+#include "mocap.h"
+#include "multiview.h"
 #endif

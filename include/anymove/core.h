@@ -100,7 +100,8 @@ am_status am_error_set(am_error *err, am_status code, const char *file, uint32_t
                        const char *fmt, ...) AM_PRINTF(9, 10);
 /* Set the input file of an error that has none yet (loaders parse buffers, then add the name). */
 void am_error_set_file(am_error *err, const char *file);
-/* "file:line:col: error: what (info)" or "file: byte N: error: what (info)". Returns buf. */
+/* "file:line:col: error: what (info)" ("file:line: ..." when the column is n/a) or
+ * "file: byte N: error: what (info)". Returns buf. */
 char *am_error_format(char *buf, size_t size, const am_error *err);
 
 /* ---- per-call context: allocator, limits, progress (ufbx's allocator opts) -------------

@@ -14,7 +14,8 @@
  *     am_npz_free(z);
  *
  * Pairs: am_npz_load/am_npz_read_mem -> am_npz_free; am_tracks_load -> am_tracks_free;
- * am_det_load -> am_det_free; am_joints_load/am_joints_read_mem -> am_joints_free. Writers are atomic (temporary name, then rename).
+ * am_det_load -> am_det_free; am_joints_create/am_joints_load/am_joints_read_mem ->
+ * am_joints_free. Writers are atomic (temporary name, then rename).
  * All readers are safe on untrusted input: every malformed file gives a status, never a crash.
  *
  * Contexts (core.h): am_npy_parse, am_npz_read_mem and am_npz_load run in the scope of
@@ -138,18 +139,23 @@ typedef struct am_joints {
     size_t frame_count, joint_count;   /* T, J */
     double *joints;                    /* [T][J][3] metres, world axes; NaN x 3 = missing */
     char **names;                      /* [J] unique, non-empty */
-    double fps;                        /* in [1e-3, 1e4] */
+    double fps;                        /* am_fps_valid (rig.h) */
     double *conf;                      /* [T][J] in [0,1] (NaN where missing), or NULL */
 } am_joints;
+/* T x J joints, every one missing (NaN), fps 30, names unset (NULL entries to fill with
+ * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY. */
+AM_NODISCARD am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_conf,
+                                        am_joints **out, am_error *err);
 /* Shape-checked: joints [T,J,3] float with T, J >= 1 (AM_E_EMPTY), names [J] strings (empty
- * -> AM_E_VALUE, repeated -> AM_E_DUPLICATE), fps scalar in [1e-3, 1e4] (AM_E_VALUE), conf
+ * -> AM_E_VALUE, repeated -> AM_E_DUPLICATE), fps scalar in [AM_FPS_MIN, AM_FPS_MAX] (AM_E_VALUE), conf
  * [T,J] optional. A joint is missing when all three coordinates are NaN; anything else
  * non-finite is AM_E_NONFINITE naming frame and joint. Errors name the file and the array.
  * Safe on untrusted input. */
 AM_NODISCARD am_status am_joints_load(const char *path, am_joints **out, am_error *err);
 AM_NODISCARD am_status am_joints_read_mem(const void *buf, size_t len, const char *source,
                                           am_joints **out, am_error *err);
-/* float64 joints and conf, deflated. Atomic. */
+/* float64 joints and conf, deflated. Refuses what the loader would (fps, half-NaN or infinite
+ * points: AM_E_VALUE, AM_E_NONFINITE). Atomic. */
 AM_NODISCARD am_status am_joints_write(const char *path, const am_joints *jt, am_error *err);
 /* The positions in a rig's joint order: pos [T][rig joints][3] (0 for joints the file lacks,
  * NaN where the file says missing), given [rig joints] 1 for joints the file has. A name that

@@ -137,6 +137,14 @@ typedef struct am_motion {
     char *extra_json;       /* other keys (reproj_px, sync, contacts...) as JSON object text */
 } am_motion;
 
+/* Frame rates every loader and constructor accepts (frames per second). Anything outside is
+ * refused before any work (AM_E_VALUE from files, AM_E_ARG from arguments): 1e-300 passes
+ * "fps > 0" and then asks for keyframe times no float can hold. */
+#define AM_FPS_MIN 1e-3
+#define AM_FPS_MAX 1e4
+/* True when fps is finite and within [AM_FPS_MIN, AM_FPS_MAX]. */
+bool am_fps_valid(double fps);
+
 /* Allocate a zeroed motion with identity rotations, names copied from the rig. */
 AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps,
                                         am_motion **out, am_error *err);

@@ -4,6 +4,7 @@
 #define ANYMOVE_CAPTURE_INTERNAL_H
 
 #include "anymove/capture.h"
+#include "anymove/multiview.h"
 #include "anymove/math.h"
 #include "anymove/opt.h"
 #include "math/math_internal.h"
@@ -66,6 +67,15 @@ size_t ami_lr_pairs(const am_rig *rig, int32_t *pairs /* [J][2] */);
 double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t depth,
                      const double trans[3], const double q[4], double *euler, const double target[3],
                      double *pose_scratch, double *axes_scratch, double *joints_scratch);
+
+/* Fill the NaN entries of one coordinate track v[t * stride], t < T, by linear interpolation in
+ * time, holding the ends (triangulate.c). False if no entry is known. */
+bool ami_fill_track(double *v, size_t T, size_t stride);
+
+/* mv_refine.c: the whole-clip refinement of a triangulation (AM_TRI_REFINE); cams [C] are the
+ * det's cameras in its order. */
+am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const am_triangulate_opts *o,
+                         am_triangulation *tri, am_error *err);
 
 /* exp map of a rotation vector to a quaternion, and its left Jacobian J_l(w) [9]. */
 void ami_rotvec_left_jacobian(const double w[3], double Jl[9]);

@@ -14,7 +14,7 @@
 
 /* Fill the NaN entries of one coordinate track [T] (stride) by linear interpolation, holding
  * the ends. Returns false if no entry is known. */
-static bool ami_fill_track(double *v, size_t T, size_t stride)
+bool ami_fill_track(double *v, size_t T, size_t stride)
 {
     long prev = -1;
     for (size_t t = 0; t < T; t++) {

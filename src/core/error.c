@@ -81,9 +81,11 @@ char *am_error_format(char *buf, size_t size, const am_error *err)
     }
     const char *what = err->what ? err->what : am_status_message(err->code);
     char where[320] = "";
-    if (err->file[0] && err->line)
+    if (err->file[0] && err->line && err->col)
         snprintf(where, sizeof where, "%s:%" PRIu32 ":%" PRIu32 ": ", err->file, err->line,
                  err->col);
+    else if (err->file[0] && err->line) /* a whole line is at fault (a ragged CSV row) */
+        snprintf(where, sizeof where, "%s:%" PRIu32 ": ", err->file, err->line);
     else if (err->file[0] && err->offset != UINT64_MAX)
         snprintf(where, sizeof where, "%s: byte %" PRIu64 ": ", err->file, err->offset);
     else if (err->file[0])

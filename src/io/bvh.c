@@ -269,9 +269,10 @@ static am_status ami_parse_motion(ami_lex *lx, am_bvh *b, am_error *err)
     AMI_TRY(ami_expect(lx, "Time", err));
     AMI_TRY(ami_expect(lx, ":", err));
     AMI_TRY(ami_lex_number(lx, &b->frame_time, err));
-    if (!(b->frame_time > 0))
+    if (!(b->frame_time > 0) || !am_fps_valid(1.0 / b->frame_time))
         return AM_FAIL_AT(err, AM_E_VALUE, lx->source, lx->tok_line, lx->tok_col,
-                          "Frame Time %g must be positive", b->frame_time);
+                          "Frame Time %g s is outside [%g, %g] s (%g to %g fps)", b->frame_time,
+                          1.0 / AM_FPS_MAX, 1.0 / AM_FPS_MIN, AM_FPS_MIN, AM_FPS_MAX);
     if (b->channel_count == 0)
         return AM_FAIL_AT(err, AM_E_VALUE, lx->source, fl, fc, "the hierarchy has no channels");
     /* Each value takes at least two bytes ("0 "), which bounds the allocation by the input. */

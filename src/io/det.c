@@ -4,8 +4,9 @@
  * front_uv fixes T (frames) and J (joints); every other array must agree with it, and each
  * failure names the file and the array ("front_conf has shape [10,5], expected [10,6] to match
  * front_uv") because det files are written by external detectors that get shapes wrong.
- * Decisions: fps and names are required (SPEC 4.2 marks only calib optional); no frames or no
- * joints is AM_E_EMPTY; a NaN pixel is allowed only where its confidence is exactly 0.
+ * Decisions: fps and names are required (SPEC 4.2 marks only calib optional); fps satisfies
+ * am_fps_valid; names are non-empty and unique; no frames or no joints is AM_E_EMPTY; a NaN
+ * pixel is allowed only where its confidence is exactly 0.
  */
 #include "anymove/io.h"
 #include "core/internal.h"
@@ -16,31 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool ami_shape_is(const am_array *a, int ndim, size_t d0, size_t d1, size_t d2)
-{
-    const size_t want[3] = {d0, d1, d2};
-    if (a->ndim != ndim) return false;
-    for (int k = 0; k < ndim; k++)
-        if (a->shape[k] != want[k]) return false;
-    return true;
-}
-
-static am_status ami_need_float(const char *path, const am_npz *z, const char *name,
-                                const am_array **out, am_error *err)
-{
-    const am_array *a = am_npz_find(z, name);
-    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array '%s'", name);
-    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "%s has dtype %s, expected float32 or float64",
-                          name, am_dtype_name(a->dtype));
-    *out = a;
-    return AM_OK;
-}
-
 static am_status ami_det_float(const char *path, const am_array *a, const char *name, size_t T,
                                size_t J, int ndim, float **out, am_error *err)
 {
-    if (!ami_shape_is(a, ndim, T, J, 2)) {
+    const size_t want[3] = {T, J, 2};
+    if (!ami_shape_is_n(a, ndim, want)) {
         char sh[128];
         ami_npy_shape_str(a, sh, sizeof sh);
         if (ndim == 3)
@@ -78,7 +59,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
 {
     char sh[128];
     const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
-    AMI_TRY(ami_need_float(path, z, "front_uv", &fuv, err));
+    AMI_TRY(ami_npz_need_float(path, z, "front_uv", &fuv, err));
     if (fuv->ndim != 3 || fuv->shape[2] != 2) {
         ami_npy_shape_str(fuv, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "front_uv has shape %s, expected [T,J,2]", sh);
@@ -89,9 +70,9 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
-    AMI_TRY(ami_need_float(path, z, "side_uv", &suv, err));
-    AMI_TRY(ami_need_float(path, z, "front_conf", &fc, err));
-    AMI_TRY(ami_need_float(path, z, "side_conf", &sc, err));
+    AMI_TRY(ami_npz_need_float(path, z, "side_uv", &suv, err));
+    AMI_TRY(ami_npz_need_float(path, z, "front_conf", &fc, err));
+    AMI_TRY(ami_npz_need_float(path, z, "side_conf", &sc, err));
     det->frame_count = T;
     det->joint_count = J;
     AMI_TRY(ami_det_float(path, fuv, "front_uv", T, J, 3, &det->front_uv, err));
@@ -101,35 +82,9 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
     AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
 
-    const am_array *fps = am_npz_find(z, "fps");
-    if (!fps) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
-    if (fps->dtype == AM_DTYPE_STR || fps->count != 1) {
-        ami_npy_shape_str(fps, sh, sizeof sh);
-        return AM_FAIL_AT(err, fps->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
-                          "fps has dtype %s and shape %s, expected a number",
-                          am_dtype_name(fps->dtype), sh);
-    }
-    AMI_TRY(am_array_scalar(fps, &det->fps, err));
-    if (!(isfinite(det->fps) && det->fps > 0))
-        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected a positive number",
-                          det->fps);
-
-    const am_array *names = am_npz_find(z, "names");
-    if (!names) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'names'");
-    if (names->dtype != AM_DTYPE_STR)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
-                          am_dtype_name(names->dtype));
-    if (!ami_shape_is(names, 1, J, 0, 0)) {
-        ami_npy_shape_str(names, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
-                          "names has shape %s, expected [%zu] to match front_uv", sh, J);
-    }
-    det->names = am_alloc_array(J, sizeof *det->names);
-    if (!det->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
-    for (size_t j = 0; j < J; j++) {
-        det->names[j] = am_strdup(names->strings[j]);
-        if (!det->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
-    }
+    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &det->fps, err));
+    size_t n = J;
+    AMI_TRY(ami_npz_strings(path, z, "names", &n, &det->names, err));
 
     const am_array *calib = am_npz_find(z, "calib");
     if (calib) {
@@ -137,7 +92,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
             return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
                               "calib has dtype %s, expected float32 or float64",
                               am_dtype_name(calib->dtype));
-        if (!ami_shape_is(calib, 2, 2, 3, 0)) {
+        if (!ami_shape_is_n(calib, 2, (const size_t[2]){2, 3})) {
             ami_npy_shape_str(calib, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "calib has shape %s, expected [2,3]", sh);
         }

@@ -1,10 +1,10 @@
 /* joints.npz (SPEC.md 4.2.3): 3D joint positions over time, the input of `anymove ik` and the
- * output of triangulation.
+ * output of triangulation and of the 3D importers (mocap.h).
  *
  * `joints` fixes T (frames) and J (joints); names and conf must agree with it, and each failure
  * names the file and the array. Decisions:
- * - fps is required (SPEC 4.2.3 marks only conf optional) and must lie in [1e-3, 1e4]: a clip
- *   of one frame per 1000 s or 10,000 frames a second is a unit error, not a capture.
+ * - fps is required (SPEC 4.2.3 marks only conf optional) and must satisfy am_fps_valid
+ *   (rig.h): a clip of one frame per 1000 s or 10,000 frames a second is a unit error.
  * - A missing joint is NaN in all three coordinates; one or two NaN coordinates, or an
  *   infinity, is a broken file (AM_E_NONFINITE names frame and joint).
  * - conf is in [0, 1]; NaN is allowed only where the joint is missing.
@@ -20,19 +20,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#define AMI_FPS_MIN 1e-3
-#define AMI_FPS_MAX 1e4
+/* Reader and writer agree: a point is three finite numbers or missing (NaN x 3). */
+static am_status ami_joints_check_points(const char *path, const double *joints, size_t T, size_t J,
+                                         am_error *err)
+{
+    for (size_t i = 0; i < T * J; i++) {
+        const double *p = joints + 3 * i;
+        bool missing = isnan(p[0]) && isnan(p[1]) && isnan(p[2]);
+        if (!missing && !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
+            return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                              "joints[%zu][%zu] = (%g, %g, %g): a missing joint is NaN in all "
+                              "three coordinates (frame %zu, joint %zu)",
+                              i / J, i % J, p[0], p[1], p[2], i / J, i % J);
+    }
+    return AM_OK;
+}
 
 static am_status ami_joints_positions(const char *path, const am_npz *z, am_joints *jt,
                                       am_error *err)
 {
     char sh[128];
-    const am_array *a = am_npz_find(z, "joints");
-    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'joints'");
-    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
-                          "joints has dtype %s, expected float32 or float64",
-                          am_dtype_name(a->dtype));
+    const am_array *a = NULL;
+    AMI_TRY(ami_npz_need_float(path, z, "joints", &a, err));
     if (a->ndim != 3 || a->shape[2] != 3) {
         ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints has shape %s, expected [T,J,3]", sh);
@@ -49,64 +58,7 @@ static am_status ami_joints_positions(const char *path, const am_npz *z, am_join
     jt->frame_count = T;
     jt->joint_count = J;
     AMI_TRY(am_array_to_f64(a, jt->joints, err));
-    for (size_t i = 0; i < T * J; i++) {
-        const double *p = jt->joints + 3 * i;
-        bool missing = isnan(p[0]) && isnan(p[1]) && isnan(p[2]);
-        if (!missing && !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
-            return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
-                              "joints[%zu][%zu] = (%g, %g, %g): a missing joint is NaN in all "
-                              "three coordinates (frame %zu, joint %zu)",
-                              i / J, i % J, p[0], p[1], p[2], i / J, i % J);
-    }
-    return AM_OK;
-}
-
-static am_status ami_joints_names(const char *path, const am_npz *z, am_joints *jt,
-                                  am_error *err)
-{
-    char sh[128];
-    size_t J = jt->joint_count;
-    const am_array *a = am_npz_find(z, "names");
-    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'names'");
-    if (a->dtype != AM_DTYPE_STR)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "names has dtype %s, expected strings",
-                          am_dtype_name(a->dtype));
-    if (a->ndim != 1 || a->shape[0] != J) {
-        ami_npy_shape_str(a, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
-                          "names has shape %s, expected [%zu] to match joints", sh, J);
-    }
-    jt->names = am_alloc_array(J, sizeof *jt->names);
-    if (!jt->names) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%zu names", J);
-    for (size_t j = 0; j < J; j++) {
-        const char *nm = a->strings[j];
-        if (!nm[0]) return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "names[%zu] is empty", j);
-        for (size_t k = 0; k < j; k++)
-            if (strcmp(jt->names[k], nm) == 0)
-                return AM_FAIL_AT(err, AM_E_DUPLICATE, path, 0, 0,
-                                  "names[%zu] = '%s' repeats names[%zu]", j, nm, k);
-        jt->names[j] = am_strdup(nm);
-        if (!jt->names[j]) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "names");
-    }
-    return AM_OK;
-}
-
-static am_status ami_joints_fps(const char *path, const am_npz *z, am_joints *jt, am_error *err)
-{
-    char sh[128];
-    const am_array *a = am_npz_find(z, "fps");
-    if (!a) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'fps'");
-    if (a->dtype == AM_DTYPE_STR || a->count != 1) {
-        ami_npy_shape_str(a, sh, sizeof sh);
-        return AM_FAIL_AT(err, a->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
-                          "fps has dtype %s and shape %s, expected a number",
-                          am_dtype_name(a->dtype), sh);
-    }
-    AMI_TRY(am_array_scalar(a, &jt->fps, err));
-    if (!(jt->fps >= AMI_FPS_MIN && jt->fps <= AMI_FPS_MAX))
-        return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected %g to %g", jt->fps,
-                          AMI_FPS_MIN, AMI_FPS_MAX);
-    return AM_OK;
+    return ami_joints_check_points(path, jt->joints, T, J, err);
 }
 
 static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *jt, am_error *err)
@@ -115,10 +67,8 @@ static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *j
     size_t T = jt->frame_count, J = jt->joint_count;
     const am_array *a = am_npz_find(z, "conf");
     if (!a) return AM_OK;
-    if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
-                          "conf has dtype %s, expected float32 or float64", am_dtype_name(a->dtype));
-    if (a->ndim != 2 || a->shape[0] != T || a->shape[1] != J) {
+    AMI_TRY(ami_npz_need_float(path, z, "conf", &a, err));
+    if (!ami_shape_is_n(a, 2, (const size_t[2]){T, J})) {
         ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "conf has shape %s, expected [%zu,%zu] to match joints", sh, T, J);
@@ -139,8 +89,9 @@ static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *j
 static am_status ami_joints_fill(const char *path, const am_npz *z, am_joints *jt, am_error *err)
 {
     AMI_TRY(ami_joints_positions(path, z, jt, err));
-    AMI_TRY(ami_joints_names(path, z, jt, err));
-    AMI_TRY(ami_joints_fps(path, z, jt, err));
+    size_t n = jt->joint_count;
+    AMI_TRY(ami_npz_strings(path, z, "names", &n, &jt->names, err));
+    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &jt->fps, err));
     return ami_joints_conf(path, z, jt, err);
 }
 
@@ -159,6 +110,31 @@ static am_status ami_joints_from_npz(const char *path, const am_npz *z, am_joint
     return AM_OK;
 }
 
+am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_conf, am_joints **out,
+                            am_error *err)
+{
+    assert(out);
+    *out = NULL;
+    size_t T = frame_count, J = joint_count;
+    AMI_CHECK(err, T && J, AM_E_EMPTY, "joints with %zu frames and %zu joints", T, J);
+    AMI_CHECK(err, T <= SIZE_MAX / 24 / J, AM_E_LIMIT, "joints of %zu x %zu", T, J);
+    am_joints *jt = am_alloc(sizeof *jt);
+    if (!jt) return AM_FAIL(err, AM_E_NOMEM, "joints");
+    jt->frame_count = T;
+    jt->joint_count = J;
+    jt->fps = 30.0;
+    jt->joints = am_alloc_array(T * J * 3, sizeof *jt->joints);
+    jt->names = am_alloc_array(J, sizeof *jt->names);
+    if (with_conf) jt->conf = am_alloc_array(T * J, sizeof *jt->conf);
+    if (!jt->joints || !jt->names || (with_conf && !jt->conf)) {
+        am_joints_free(jt);
+        return AM_FAIL(err, AM_E_NOMEM, "joints of %zu x %zu", T, J);
+    }
+    for (size_t i = 0; i < T * J * 3; i++) jt->joints[i] = NAN;
+    *out = jt;
+    return AM_OK;
+}
+
 am_status am_joints_read_mem(const void *buf, size_t len, const char *source, am_joints **out,
                              am_error *err)
 {
@@ -167,6 +143,7 @@ am_status am_joints_read_mem(const void *buf, size_t len, const char *source, am
     am_npz *z = NULL;
     AMI_TRY(am_npz_read_mem(buf, len, source, NULL, &z, err));
     am_status st = ami_joints_from_npz(source, z, out, err);
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
     return st;
 }
@@ -178,6 +155,7 @@ am_status am_joints_load(const char *path, am_joints **out, am_error *err)
     am_npz *z = NULL;
     AMI_TRY(am_npz_load(path, NULL, &z, err));
     am_status st = ami_joints_from_npz(path, z, out, err);
+    ami_warn_list(&z->warnings);
     am_npz_free(z);
     return st;
 }
@@ -188,8 +166,9 @@ am_status am_joints_write(const char *path, const am_joints *jt, am_error *err)
     size_t T = jt->frame_count, J = jt->joint_count;
     AMI_CHECK(err, T > 0 && J > 0, AM_E_EMPTY, "%zu frames x %zu joints", T, J);
     AMI_CHECK(err, jt->joints && jt->names, AM_E_ARG, "joints without positions or names");
-    AMI_CHECK(err, jt->fps >= AMI_FPS_MIN && jt->fps <= AMI_FPS_MAX, AM_E_VALUE,
-              "fps = %g, expected %g to %g", jt->fps, AMI_FPS_MIN, AMI_FPS_MAX);
+    AMI_TRY(ami_joints_check_points(path, jt->joints, T, J, err));
+    AMI_CHECK(err, am_fps_valid(jt->fps), AM_E_VALUE, "fps = %g, expected %g to %g", jt->fps,
+              AM_FPS_MIN, AM_FPS_MAX);
     double fps = jt->fps;
     size_t s_j[3] = {T, J, 3}, s_n[1] = {J}, s_c[2] = {T, J};
     am_array arrs[4] = {am_array_view("joints", AM_DTYPE_F64, 3, s_j, jt->joints),
@@ -221,7 +200,7 @@ void am_joints_free(am_joints *jt)
 {
     if (!jt) return;
     am_free(jt->joints);
-    ami_strings_free(jt->names, jt->joint_count);
+    ami_strings_free(jt->names, jt->names ? jt->joint_count : 0);
     am_free(jt->conf);
     am_free(jt);
 }

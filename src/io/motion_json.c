@@ -243,7 +243,8 @@ static am_status ami_motion_fill(const json_t *doc, const am_rig *rig, am_motion
 {
     AMI_TRY(ami_json_expect(doc, JSON_OBJECT, "", err));
     AMI_TRY(ami_json_get_number(doc, "", "fps", true, &mo->fps, err));
-    AMI_CHECK(err, mo->fps > 0, AM_E_VALUE, "fps: must be > 0, got %g", mo->fps);
+    AMI_CHECK(err, am_fps_valid(mo->fps), AM_E_VALUE, "fps: %g is outside [%g, %g]", mo->fps,
+              AM_FPS_MIN, AM_FPS_MAX);
     AMI_TRY(ami_motion_bones(doc, rig, mo, t, err));
 
     json_t *v = NULL;

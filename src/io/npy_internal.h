@@ -14,4 +14,19 @@ AM_NODISCARD am_status ami_npy_parse_adopt(unsigned char **buf, size_t len, cons
 /* An array's shape as "[2,3,4]" for messages (truncated to size). */
 void ami_npy_shape_str(const am_array *a, char *buf, size_t size);
 
+/* ---- checks the stage-file readers share (npz_check.c); their errors name the file, the
+ * array and its shape because external tools write these files ---- */
+/* The array has ndim dimensions equal to d[0..ndim). */
+bool ami_shape_is_n(const am_array *a, int ndim, const size_t *d);
+/* The named float array (float32/float64), or AM_E_SCHEMA (missing) / AM_E_DTYPE. */
+AM_NODISCARD am_status ami_npz_need_float(const char *path, const am_npz *z, const char *name,
+                                          const am_array **out, am_error *err);
+/* A string array of shape [*n] (*n = 0: any length, written back), copied into *out; names
+ * must be non-empty (AM_E_VALUE) and unique (AM_E_DUPLICATE). */
+AM_NODISCARD am_status ami_npz_strings(const char *path, const am_npz *z, const char *name,
+                                       size_t *n, char ***out, am_error *err);
+/* A number scalar (or one-element array) in [lo, hi] (AM_E_VALUE, NaN included). */
+AM_NODISCARD am_status ami_npz_scalar_in(const char *path, const am_npz *z, const char *name,
+                                         double lo, double hi, double *out, am_error *err);
+
 #endif

@@ -92,19 +92,8 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
         }
     }
 
-    const am_array *fps = am_npz_find(z, "fps");
-    if (fps) {
-        if (fps->dtype == AM_DTYPE_STR || fps->count != 1) {
-            ami_npy_shape_str(fps, sh, sizeof sh);
-            return AM_FAIL_AT(err, fps->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
-                              "fps has dtype %s and shape %s, expected a number",
-                              am_dtype_name(fps->dtype), sh);
-        }
-        AMI_TRY(am_array_scalar(fps, &tr->fps, err));
-        if (!(isfinite(tr->fps) && tr->fps > 0))
-            return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "fps = %g, expected a positive number",
-                              tr->fps);
-    }
+    if (am_npz_find(z, "fps"))
+        AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &tr->fps, err));
 
     const am_array *faces = am_npz_find(z, "faces");
     if (faces) {

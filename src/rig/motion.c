@@ -44,6 +44,8 @@ void ami_quat_fill_identity(double *q, size_t count)
     for (size_t i = 0; i < count; i++) am_quat_identity(q + 4 * i);
 }
 
+bool am_fps_valid(double fps) { return isfinite(fps) && fps >= AM_FPS_MIN && fps <= AM_FPS_MAX; }
+
 am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps, am_motion **out,
                            am_error *err)
 {

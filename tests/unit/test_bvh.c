@@ -126,6 +126,11 @@ static void bvh_rejects_malformed_input(void)
         /* frame time 0 */
         {"HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n}\nMOTION\nFrames: 1\n"
          "Frame Time: 0\n1\n", AM_E_VALUE, 9, 13},
+        /* a positive frame time outside the frame rates every loader accepts (am_fps_valid) */
+        {"HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n}\nMOTION\nFrames: 1\n"
+         "Frame Time: 1e300\n1\n", AM_E_VALUE, 9, 13},
+        {"HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n}\nMOTION\nFrames: 1\n"
+         "Frame Time: 1e-5\n1\n", AM_E_VALUE, 9, 13},
         /* unknown channel */
         {"HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Wrotation\n}\n", AM_E_SYNTAX, 5, 12},
         /* duplicate joint */

@@ -14,6 +14,7 @@
 #include "anymove/gltf.h"
 #include "anymove/ik.h"
 #include "anymove/io.h"
+#include "anymove/multiview.h"
 
 #define AMI_ROUNDS 3
 
@@ -483,9 +484,87 @@ done:
     }
 }
 
+/* ---- multiview: the N-view exam and triangulation (with the whole-clip refinement) ---- */
+
+typedef struct {
+    const am_rig *rig;
+    const am_creature *cr;
+    am_mexam_opts exam_opts;
+    am_mexam *exam;
+    am_triangulation *tri;
+    am_status st;
+    am_error err;
+} ami_mv_call;
+
+static void ami_mv_run(void *p)
+{
+    ami_mv_call *c = p;
+    c->exam = NULL;
+    c->tri = NULL;
+    c->st = am_mexam_generate(c->rig, c->cr, NULL, &c->exam_opts, &c->exam, &c->err);
+    if (c->st != AM_OK) return;
+    am_triangulate_opts o = {.flags = AM_TRI_REFINE, .refine_iterations = 4};
+    c->st = am_triangulate(c->exam->det, c->exam->cameras, &o, &c->tri, &c->err);
+}
+
+static bool ami_same_mv(const ami_mv_call *a, const ami_mv_call *b)
+{
+    if (!a->exam || !b->exam || !a->tri || !b->tri) return false;
+    const am_mdet *x = a->exam->det, *y = b->exam->det;
+    size_t CTJ = x->camera_count * x->frame_count * x->joint_count, TJ = a->tri->frame_count * a->tri->joint_count;
+    return CTJ == y->camera_count * y->frame_count * y->joint_count && ami_same(x->uv, y->uv, CTJ * 2 * sizeof(float)) &&
+           ami_same(x->conf, y->conf, CTJ * sizeof(float)) && TJ == b->tri->frame_count * b->tri->joint_count &&
+           ami_same(a->tri->joints->joints, b->tri->joints->joints, TJ * 3 * sizeof(double)) &&
+           ami_same(a->tri->reproj_px, b->tri->reproj_px, TJ * sizeof(float)) &&
+           ami_same(a->tri->used, b->tri->used, CTJ);
+}
+
+static void ami_mv_clear(ami_mv_call *c)
+{
+    am_triangulation_free(c->tri);
+    am_mexam_free(c->exam);
+    c->tri = NULL;
+    c->exam = NULL;
+}
+
+static void multiview_two_creatures_at_once(void)
+{
+    am_creature *cr[2] = {NULL, NULL};
+    am_rig *rig[2] = {ami_creature_rig("wolf", &cr[0]), ami_creature_rig("spider", &cr[1])};
+    ami_mv_call seq[2];
+    memset(seq, 0, sizeof seq);
+    for (int i = 0; i < 2; i++) {
+        if (!rig[i]) goto done;
+        seq[i].rig = rig[i];
+        seq[i].cr = cr[i];
+        seq[i].exam_opts = (am_mexam_opts){.motion = {.seed = 3 + (uint64_t)i, .frames = 30}, .cameras = 3 + (size_t)i,
+                                           .noise_px = 2, .dropout = 0.05, .outliers = 0.05, .occlusion = true};
+        ami_mv_run(&seq[i]);
+        AM_CHECK_OK(seq[i].st, &seq[i].err);
+    }
+    size_t differ = 0;
+    for (int r = 0; r < AMI_ROUNDS; r++) {
+        ami_mv_call par[2] = {seq[0], seq[1]};
+        ami_run_two(ami_mv_run, &par[0], &par[1]);
+        for (int i = 0; i < 2; i++) {
+            AM_CHECK_OK(par[i].st, &par[i].err);
+            differ += !ami_same_mv(&par[i], &seq[i]);
+            ami_mv_clear(&par[i]);
+        }
+    }
+    AM_CHECK_MSG(differ == 0, "%zu concurrent N-view exams + triangulations differ from sequential ones", differ);
+done:
+    for (int i = 0; i < 2; i++) {
+        ami_mv_clear(&seq[i]);
+        am_creature_free(cr[i]);
+        am_rig_free(rig[i]);
+    }
+}
+
 #define AM_TESTS(X)                          \
     X(decompose_two_clips_at_once)           \
     X(capture_ik_fk_two_creatures_at_once)   \
     X(gltf_read_two_models_at_once)          \
-    X(gltf_write_two_models_at_once)
+    X(gltf_write_two_models_at_once)         \
+    X(multiview_two_creatures_at_once)
 AM_TEST_MAIN(AM_TESTS)

@@ -12,6 +12,7 @@
 #include "anymove/decompose.h"
 #include "anymove/gltf.h"
 #include "anymove/ik.h"
+#include "anymove/multiview.h"
 #include "anymove/synth.h"
 #include "core/internal.h"
 
@@ -625,6 +626,108 @@ static void jobs_report_progress_and_can_be_cancelled(void)
     am_tracks_free(d.tracks);
 }
 
+/* ---- multiview: the N-view exam, triangulation with refinement, the importers' and the
+ * calibration readers' contexts ---- */
+typedef struct {
+    ami_cap_arg *cap;
+    am_mexam *base;       /* the reading the triangulation sweeps triangulate */
+    am_mexam *exam;
+    am_triangulation *tri;
+    am_mdet *det;
+    am_calib *cal;
+    char *toml;           /* base's cameras as calibration.toml text */
+} ami_mv_arg;
+
+static am_status ami_mexam_job(void *p, const am_context *ctx)
+{
+    ami_mv_arg *a = p;
+    am_mexam_opts o = {.motion = {.seed = 5, .frames = 10}, .cameras = 3, .noise_px = 1, .outliers = 0.05,
+                       .dropout = 0.05, .occlusion = true, .max_offset = 1, .ctx = *ctx};
+    return am_mexam_generate(a->cap->rig, a->cap->cr, NULL, &o, &a->exam, NULL);
+}
+
+static am_status ami_tri_job(void *p, const am_context *ctx)
+{
+    ami_mv_arg *a = p;
+    am_triangulate_opts o = {.flags = AM_TRI_REFINE, .refine_iterations = 3, .ctx = *ctx};
+    return am_triangulate(a->base->det, a->base->cameras, &o, &a->tri, NULL);
+}
+
+static am_status ami_import_job(void *p, const am_context *ctx)
+{
+    ami_mv_arg *a = p;
+    static const char csv[] = "scorer,s,s,s,s,s,s\nbodyparts,nose,nose,nose,tail,tail,tail\n"
+                              "coords,x,y,likelihood,x,y,likelihood\n0,1,2,0.9,3,4,0.8\n1,1.5,2.5,0.9,,,\n";
+    am_import_opts o = {.fps = 30, .ctx = *ctx};
+    return am_import_2d_mem(csv, sizeof csv - 1, "cam0.csv", AM_TRACK_DLC_CSV, &o, &a->det, NULL);
+}
+
+static am_status ami_calib_job(void *p, const am_context *ctx)
+{
+    ami_mv_arg *a = p;
+    am_calib_read_opts o = {.ctx = *ctx};
+    return am_calib_parse(a->toml, strlen(a->toml), "calibration.toml", &o, &a->cal, NULL);
+}
+
+static void ami_mv_clear(void *p)
+{
+    ami_mv_arg *a = p;
+    am_mexam_free(a->exam);
+    am_triangulation_free(a->tri);
+    am_mdet_free(a->det);
+    am_calib_free(a->cal);
+    a->exam = NULL;
+    a->tri = NULL;
+    a->det = NULL;
+    a->cal = NULL;
+}
+
+static bool ami_mv_setup(ami_mv_arg *m, ami_cap_arg *c)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = c;
+    am_context zero = {0};
+    AM_CHECK(ami_mexam_job(m, &zero) == AM_OK && m->exam);
+    m->base = m->exam;
+    m->exam = NULL;
+    am_buf b = {0};
+    am_error err = {0};
+    if (m->base) {
+        AM_CHECK_OK(am_calib_to_toml(m->base->cameras, &b, &err), &err);
+        m->toml = am_strndup(b.data, b.len);
+    }
+    am_buf_free(&b);
+    return m->base && m->toml;
+}
+
+static void ami_mv_teardown(ami_mv_arg *m)
+{
+    ami_mv_clear(m);
+    am_mexam_free(m->base);
+    am_free(m->toml);
+}
+
+static void multiview_jobs_fail_cleanly_at_every_allocation_and_cancel(void)
+{
+    ami_cap_arg c;
+    ami_mv_arg m = {0};
+    if (ami_cap_setup(&c) && ami_mv_setup(&m, &c)) {
+        ami_job jobs[4] = {{"N-view exam", ami_mexam_job, ami_mv_clear, &m},
+                           {"triangulate", ami_tri_job, ami_mv_clear, &m},
+                           {"import", ami_import_job, ami_mv_clear, &m},
+                           {"calibration reader", ami_calib_job, ami_mv_clear, &m}};
+        for (int i = 0; i < 4; i++) ami_sweep(&jobs[i]);
+        for (int i = 0; i < 2; i++) ami_cancel_sweep(&jobs[i]);
+        /* the exam's results carry the call's warnings, none for a clean reading */
+        am_context zero = {0};
+        AM_CHECK(ami_mexam_job(&m, &zero) == AM_OK && m.exam && m.exam->warnings.count == 0 &&
+                 m.exam->exam->warnings.count == 0);
+        ami_mv_clear(&m);
+    }
+    ami_mv_teardown(&m);
+    ami_cap_teardown(&c);
+}
+
 #define AM_TESTS(X)                                       \
     X(decompose_with_threads_fails_cleanly_at_every_allocation)        \
     X(capture_ik_gltf_fail_cleanly_at_every_allocation)   \
@@ -634,5 +737,6 @@ static void jobs_report_progress_and_can_be_cancelled(void)
     X(worker_threads_share_the_callers_limits_and_warnings)      \
     X(capture_returns_its_warnings)                       \
     X(warnings_merge_and_reach_the_enclosing_scope)       \
-    X(jobs_report_progress_and_can_be_cancelled)
+    X(jobs_report_progress_and_can_be_cancelled)          \
+    X(multiview_jobs_fail_cleanly_at_every_allocation_and_cancel)
 AM_TEST_MAIN(AM_TESTS)

@@ -494,7 +494,12 @@ static void motion_rejects_bad_documents(void)
     EXPECT_MOTION(M("{%s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig, AM_E_SCHEMA,
                   "missing key 'fps'");
     EXPECT_MOTION(M("{\"fps\": 0, %s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig, AM_E_VALUE,
-                  "fps: must be > 0");
+                  "fps: 0 is outside [0.001, 10000]");
+    /* Positive is not enough: 1e-300 fps would ask for keyframe times no float holds. */
+    EXPECT_MOTION(M("{\"fps\": 1e-300, %s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig,
+                  AM_E_VALUE, "fps: 1e-300 is outside");
+    EXPECT_MOTION(M("{\"fps\": 20000, %s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig,
+                  AM_E_VALUE, "fps: 20000 is outside");
     EXPECT_MOTION(M("{\"fps\": -30, %s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig, AM_E_VALUE,
                   "fps");
     EXPECT_MOTION(M("{\"fps\": \"30\", %s, \"euler\": [[[0,0,0],[0,0,0]]]}", base), rig,

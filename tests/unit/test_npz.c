@@ -827,6 +827,9 @@ static void tracks_rejects_malformed(void)
     fps = -1;
     am_array bad_fps[2] = {points, am_array_view("fps", AM_DTYPE_F64, 0, NULL, &fps)};
     AM_CHECK_STATUS(am_tracks_load(write_arrays("t_fps.npz", bad_fps, 2), &tr, &err), AM_E_VALUE);
+    fps = 1e-300; /* positive, but no frame rate (am_fps_valid) */
+    AM_CHECK_STATUS(am_tracks_load(write_arrays("t_fps_tiny.npz", bad_fps, 2), &tr, &err), AM_E_VALUE);
+    AM_CHECK(strstr(err.info, "fps = 1e-300") != NULL);
 
     size_t s_empty[3] = {0, 3, 3};
     am_array empty = am_array_view("points", AM_DTYPE_F32, 3, s_empty, pts);
@@ -927,6 +930,16 @@ static void det_rejects_malformed(void)
 
     memcpy(a, d.arrs, sizeof a);
     AM_CHECK_STATUS(am_det_load(write_arrays("d_nonames.npz", a, 5), &det, &err), AM_E_SCHEMA);
+
+    /* fps = 1e-300 passes "fps > 0" and then solves for nothing: the one range of every loader */
+    d.fps = 1e-300;
+    AM_CHECK_STATUS(am_det_load(write_arrays("d_fps.npz", d.arrs, 7), &det, &err), AM_E_VALUE);
+    AM_CHECK_MSG(strstr(err.info, "fps = 1e-300") && strstr(err.file, "d_fps.npz"), "%s", err.info);
+    d.fps = 25;
+    d.names[2] = "hips"; /* a repeated joint name makes the binding ambiguous */
+    AM_CHECK_STATUS(am_det_load(write_arrays("d_dup.npz", d.arrs, 7), &det, &err), AM_E_DUPLICATE);
+    AM_CHECK_MSG(strstr(err.info, "names[2] = 'hips' repeats names[0]"), "%s", err.info);
+    d.names[2] = "head";
 
     d.sc[1][2] = 1.5f;
     AM_CHECK_STATUS(am_det_load(write_arrays("d_conf.npz", d.arrs, 7), &det, &err), AM_E_VALUE);

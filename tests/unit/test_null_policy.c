@@ -27,6 +27,10 @@ static void null_arguments_assert_in_every_module(void)
     am_exam *ex = NULL;
     am_capture_result *res = NULL;
     am_synth_clip *clip = NULL;
+    am_calib *cal = NULL;
+    am_mdet *det = NULL;
+    am_mexam *mex = NULL;
+    am_triangulation *tri = NULL;
     am_stats st;
     double a[3] = {0, 0, 0};
     /* io */
@@ -36,6 +40,13 @@ static void null_arguments_assert_in_every_module(void)
     AMI_ABORTS(am_rig_from_bvh(NULL, NULL, &rig, &err));
     AMI_ABORTS(am_rig_from_gltf(NULL, 0, &rig, &err));
     AMI_ABORTS(am_motion_from_gltf(NULL, 0, NULL, -1, 30.0, &mo, &err));
+    AMI_ABORTS(am_calib_load(NULL, NULL, &cal, &err));
+    AMI_ABORTS(am_import_2d(NULL, AM_TRACK_AUTO, NULL, &det, &err));
+    AMI_ABORTS(am_import_3d("x.trc", AM_TRACK_AUTO, NULL, NULL, &err));
+    AMI_ABORTS(am_joints_create(1, 1, false, NULL, &err));
+    AMI_ABORTS(am_mdet_load(NULL, &det, &err));
+    /* camera */
+    AMI_ABORTS(am_calib_create(1, NULL, &err));
     /* opt, metrics */
     AMI_ABORTS(am_lsq_create(NULL, &ws, &err));
     am_lsq_problem pb = {.param_count = 2};
@@ -51,6 +62,8 @@ static void null_arguments_assert_in_every_module(void)
     am_synth_opts so = {0};
     AMI_ABORTS(am_synth_tracks(&so, NULL, &err));
     AMI_ABORTS(am_bake_gltf(NULL, NULL, &clip, &err));
+    AMI_ABORTS(am_mexam_generate(NULL, NULL, NULL, NULL, &mex, &err));
+    AMI_ABORTS(am_triangulate(NULL, NULL, NULL, &tri, &err));
 }
 
 /* Bad data keeps its status: the rule is about pointers only. */

@@ -1,0 +1,122 @@
+/* anymove multiview: joints read in N calibrated cameras -> 3D joints (triangulation), and the
+ * N-view exam that scores it on random motions seen by simulated cameras.
+ *
+ * am_triangulate, per joint and frame: undistort every detection with at least min_conf
+ * (camera.h), solve the linear (DLT) system of the cameras' ray constraints weighted by
+ * confidence (then re-weighted to pixels by each camera's px per metre at the point), and,
+ * unless AM_TRI_NO_RANSAC, keep the camera subset that agrees: hypotheses from camera pairs
+ * (anipose's triangulate_ransac), the largest set of cameras within ransac_px, re-solved, then
+ * the worst camera dropped while it is over ransac_px (Pose2Sim). With AM_TRI_REFINE the whole
+ * clip is then refined through anymove/opt.h (aniposelib's optim_points): robust reprojection
+ * error + acceleration smoothness + constant length of the given edges. docs/cameras.md has the
+ * details and the choices.
+ *
+ *     am_triangulate_opts o = {.ransac_px = 15};
+ *     am_triangulation *tri = NULL;
+ *     if (am_triangulate(det, cal, &o, &tri, &err) == AM_OK &&
+ *         am_joints_write("joints.npz", tri->joints, &err) == AM_OK) { ... }
+ *     am_triangulation_free(tri);
+ *
+ * Pairs: am_triangulate -> am_triangulation_free; am_mexam_generate -> am_mexam_free.
+ */
+#ifndef ANYMOVE_MULTIVIEW_H
+#define ANYMOVE_MULTIVIEW_H
+
+#include "camera.h"
+#include "capture.h"
+#include "core.h"
+#include "mocap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    AM_TRI_NO_RANSAC = 1u << 0, /* use every camera that sees a point */
+    AM_TRI_REFINE = 1u << 1     /* refine the whole clip after the per-point solve */
+};
+
+/* All-zero gives every default. */
+typedef struct am_triangulate_opts {
+    uint32_t flags;             /* AM_TRI_*; default 0 (RANSAC on, no refinement) */
+    double min_conf;            /* detections below are not used; default 0.1 (< 0: 0) */
+    double ransac_px;           /* reprojection threshold, px; default 15 */
+    size_t max_pairs;           /* RANSAC hypotheses per point at most (pairs sampled beyond);
+                                   default 36 */
+    /* refinement (AM_TRI_REFINE) */
+    double refine_loss_px;      /* Cauchy scale of the reprojection residuals; default 5 px */
+    double w_smooth;            /* px per m/s^2 of a joint's acceleration (Huber, 5 px); default 0.05 */
+    double w_bone;              /* px per metre of an edge's change from its median length; default 300 */
+    size_t edge_count;
+    const int32_t *edges;       /* [edge_count][2] joint index pairs held at constant length */
+    uint32_t refine_iterations; /* LM iterations per window; default 15 */
+    size_t refine_window;       /* frames per refinement window; default 400 */
+    am_context ctx;
+} am_triangulate_opts;
+
+typedef struct am_triangulation {
+    size_t camera_count, frame_count, joint_count; /* C, T, J */
+    am_joints *joints;          /* [T][J][3]; conf = mean confidence of the cameras used */
+    float *reproj_px;           /* [T][J] mean reprojection error over the cameras used; NaN = missing */
+    uint8_t *cameras_used;      /* [T][J] how many cameras the point rests on */
+    uint8_t *used;              /* [C][T][J] 1 = camera c's detection was used */
+    /* per camera, over its used detections (and all detections it had, used or not) */
+    size_t *cam_seen, *cam_used;     /* [C] */
+    double *cam_mean_px, *cam_p95_px;/* [C] used; NaN if none */
+    double *cam_mean_all_px;         /* [C] every detection against the final points */
+    double mean_px, median_px, p95_px; /* over used detections */
+    size_t points, triangulated;     /* T * J, and how many got a position */
+    size_t undistort_failed;         /* detections whose undistortion did not converge */
+    size_t ransac_dropped;           /* detections left out by RANSAC / the worst-camera drop */
+    double seconds;
+    am_warning_list warnings;
+} am_triangulation;
+
+/* Cameras of the det are matched to the calibration by name (AM_E_NAME lists the calibration's
+ * names when one is missing). det->time_offset, when present, shifts each camera onto the common
+ * clock (linear interpolation between frames). */
+AM_NODISCARD am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts,
+                                      am_triangulation **out, am_error *err);
+/* summary.json: totals and one entry per camera (mean / p95 reprojection, detections seen and
+ * used) and per joint (mean reprojection, mean cameras used, fraction triangulated); null where
+ * nothing was measured. Through the one JSON writer. Atomic. */
+AM_NODISCARD am_status am_triangulation_summary_write(const char *path, const am_triangulation *tri,
+                                                      const am_mdet *det, am_error *err);
+/* triangulation.npz: reproj_px [T,J], cameras_used [T,J] (uint8), used [C,T,J] (uint8), cameras [C], names [J]. */
+AM_NODISCARD am_status am_triangulation_write(const char *path, const am_triangulation *tri, const am_mdet *det,
+                                              am_error *err);
+void am_triangulation_free(am_triangulation *tri);
+
+/* ---- the N-view exam ---- */
+typedef struct am_mexam_opts {
+    am_exam_opts motion;        /* the motion: seed, frames, fps (its degradations and ctx unused) */
+    size_t cameras;             /* C perspective cameras in a ring around the subject; default 4
+                                   (ignored when a calibration is given) */
+    double noise_px;            /* Gaussian pixel noise sigma; default 0 */
+    double dropout;             /* probability a detection is lost; default 0 */
+    double outliers;            /* probability of a gross error (20-80 px) at normal confidence */
+    double swap;                /* probability per frame, camera and L/R pair that a 1-3 frame
+                                   label swap starts */
+    int max_offset;             /* per-camera frame offsets drawn in [-max, max]; default 0 */
+    bool occlusion;             /* hide joints behind the body (bone capsules); default false */
+    double capsule_radius;      /* capsule radius as a fraction of body size; default 0.04 */
+    am_context ctx;             /* allocator, limits, progress (stage "exam"); zero = inherited */
+} am_mexam_opts;
+
+typedef struct am_mexam {
+    am_exam *exam;              /* the motion and its truth (exam->det is the two-view reading) */
+    am_calib *cameras;          /* the cameras (generated or given) */
+    am_mdet *det;               /* the N-view reading; time_offset holds the offsets applied */
+    int32_t *offsets;           /* [C] frames camera c runs late */
+    size_t occluded;            /* detections hidden by the body */
+    am_warning_list warnings;   /* non-fatal oddities of the call (the motion's included) */
+} am_mexam;
+
+AM_NODISCARD am_status am_mexam_generate(const am_rig *rig, const am_creature *creature, const am_calib *cameras,
+                                         const am_mexam_opts *opts, am_mexam **out, am_error *err);
+void am_mexam_free(am_mexam *ex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,292 @@
+/* det.npz for N cameras (SPEC 4.2.1), and the two-view file of 4.2 read as two cameras.
+ *
+ * Decisions: uv fixes C, T and J; a NaN pixel means "not seen" (SPEC 4.2.1) and its confidence
+ * becomes 0 whatever the file said; a NaN confidence is refused (a tracker that cannot score a
+ * point should say 0). No camera, frame or joint is AM_E_EMPTY. fps satisfies am_fps_valid (rig.h).
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anymove/mocap.h"
+#include "core/internal.h"
+#include "io/npy_internal.h"
+
+am_status am_mdet_create(size_t C, size_t T, size_t J, am_mdet **out, am_error *err)
+{
+    assert(out);
+    *out = NULL;
+    AMI_CHECK(err, C && T && J, AM_E_EMPTY, "det with %zu cameras, %zu frames, %zu joints", C, T, J);
+    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16) && C * T < (SIZE_MAX / 16) / J, AM_E_LIMIT,
+              "det of %zu x %zu x %zu", C, T, J);
+    am_mdet *d = am_alloc(sizeof *d);
+    if (!d) return AM_FAIL(err, AM_E_NOMEM, "det");
+    d->camera_count = C;
+    d->frame_count = T;
+    d->joint_count = J;
+    d->uv = am_alloc_array(C * T * J * 2, sizeof *d->uv);
+    d->conf = am_alloc_array(C * T * J, sizeof *d->conf);
+    d->cameras = am_alloc_array(C, sizeof *d->cameras);
+    d->names = am_alloc_array(J, sizeof *d->names);
+    d->fps = 30.0;
+    if (!d->uv || !d->conf || !d->cameras || !d->names) {
+        am_mdet_free(d);
+        return AM_FAIL(err, AM_E_NOMEM, "det of %zu x %zu x %zu", C, T, J);
+    }
+    for (size_t i = 0; i < C * T * J * 2; i++) d->uv[i] = NAN;
+    *out = d;
+    return AM_OK;
+}
+
+void am_mdet_free(am_mdet *d)
+{
+    if (!d) return;
+    am_free(d->uv);
+    am_free(d->conf);
+    ami_strings_free(d->cameras, d->cameras ? d->camera_count : 0);
+    ami_strings_free(d->names, d->names ? d->joint_count : 0);
+    am_free(d->time_offset);
+    am_free(d);
+}
+
+int am_mdet_find_camera(const am_mdet *d, const char *name)
+{
+    for (size_t c = 0; c < d->camera_count; c++)
+        if (d->cameras[c] && strcmp(d->cameras[c], name) == 0) return (int)c;
+    return -1;
+}
+
+int am_mdet_find_joint(const am_mdet *d, const char *name)
+{
+    for (size_t j = 0; j < d->joint_count; j++)
+        if (d->names[j] && strcmp(d->names[j], name) == 0) return (int)j;
+    return -1;
+}
+
+static am_status ami_mdet_names(am_mdet *d, const char *const *cams, const char *const *names, am_error *err)
+{
+    for (size_t c = 0; c < d->camera_count; c++)
+        if (!(d->cameras[c] = am_strdup(cams[c]))) return AM_FAIL(err, AM_E_NOMEM, "camera names");
+    for (size_t j = 0; j < d->joint_count; j++)
+        if (!(d->names[j] = am_strdup(names[j]))) return AM_FAIL(err, AM_E_NOMEM, "joint names");
+    return AM_OK;
+}
+
+am_status am_mdet_from_two_view(const am_det *det, am_mdet **out, am_error *err)
+{
+    assert(det && out);
+    const size_t T = det->frame_count, J = det->joint_count;
+    AMI_TRY(am_mdet_create(2, T, J, out, err));
+    am_mdet *d = *out;
+    static const char *const cams[2] = {"front", "side"};
+    am_status st = ami_mdet_names(d, cams, (const char *const *)det->names, err);
+    if (st != AM_OK) {
+        am_mdet_free(d);
+        *out = NULL;
+        return st;
+    }
+    for (int v = 0; v < 2; v++) {
+        const float *uv = v == 0 ? det->front_uv : det->side_uv, *cf = v == 0 ? det->front_conf : det->side_conf;
+        for (size_t i = 0; i < T * J; i++) {
+            float c = cf[i];
+            bool seen = c > 0 && isfinite(uv[2 * i]) && isfinite(uv[2 * i + 1]);
+            d->conf[(size_t)v * T * J + i] = seen ? c : 0.0f;
+            d->uv[((size_t)v * T * J + i) * 2] = seen ? uv[2 * i] : NAN;
+            d->uv[((size_t)v * T * J + i) * 2 + 1] = seen ? uv[2 * i + 1] : NAN;
+        }
+    }
+    d->fps = det->fps;
+    d->two_view = true;
+    return AM_OK;
+}
+
+static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out, am_error *err)
+{
+    char sh[128];
+    const am_array *uv = NULL, *cf = NULL;
+    AMI_TRY(ami_npz_need_float(path, z, "uv", &uv, err));
+    if (uv->ndim != 4 || uv->shape[3] != 2) {
+        ami_npy_shape_str(uv, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "uv has shape %s, expected [C,T,J,2]", sh);
+    }
+    const size_t C = uv->shape[0], T = uv->shape[1], J = uv->shape[2];
+    if (!C || !T || !J) {
+        ami_npy_shape_str(uv, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "uv has shape %s: no %s", sh,
+                          !C ? "cameras" : !T ? "frames" : "joints");
+    }
+    AMI_TRY(ami_npz_need_float(path, z, "conf", &cf, err));
+    const size_t want[3] = {C, T, J};
+    if (!ami_shape_is_n(cf, 3, want)) {
+        ami_npy_shape_str(cf, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "conf has shape %s, expected [%zu,%zu,%zu] to match uv", sh, C,
+                          T, J);
+    }
+    am_status st = am_mdet_create(C, T, J, out, err);
+    if (st != AM_OK) {
+        am_error_set_file(err, path);
+        return st;
+    }
+    am_mdet *d = *out;
+    AMI_TRY(am_array_to_f32(uv, d->uv, err));
+    AMI_TRY(am_array_to_f32(cf, d->conf, err));
+    ami_strings_free(d->cameras, C);
+    ami_strings_free(d->names, J);
+    d->cameras = d->names = NULL;
+    size_t n = C;
+    AMI_TRY(ami_npz_strings(path, z, "cameras", &n, &d->cameras, err));
+    n = J;
+    AMI_TRY(ami_npz_strings(path, z, "names", &n, &d->names, err));
+    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &d->fps, err));
+    const am_array *to = am_npz_find(z, "time_offset");
+    if (to) {
+        if (to->dtype == AM_DTYPE_STR || to->ndim != 1 || to->shape[0] != C) {
+            ami_npy_shape_str(to, sh, sizeof sh);
+            return AM_FAIL_AT(err, to->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
+                              "time_offset has shape %s, expected [%zu] numbers", sh, C);
+        }
+        d->time_offset = am_alloc_array(C, sizeof *d->time_offset);
+        if (!d->time_offset) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "time_offset");
+        AMI_TRY(am_array_to_f64(to, d->time_offset, err));
+        for (size_t c = 0; c < C; c++)
+            if (!(isfinite(d->time_offset[c]) && fabs(d->time_offset[c]) < 1e7))
+                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "time_offset[%zu] = %g", c, d->time_offset[c]);
+    }
+    for (size_t i = 0; i < C * T * J; i++) {
+        float c = d->conf[i];
+        if (!(c >= 0.0f && c <= 1.0f)) {
+            size_t cam = i / (T * J), t = i / J % T, j = i % J;
+            return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "conf[%zu][%zu][%zu] = %g is outside [0, 1] (camera '%s', joint '%s')",
+                              cam, t, j, (double)c, d->cameras[cam], d->names[j]);
+        }
+        float *p = d->uv + 2 * i;
+        if (!(isfinite(p[0]) && isfinite(p[1]))) {
+            if (isinf(p[0]) || isinf(p[1])) {
+                size_t cam = i / (T * J), t = i / J % T, j = i % J;
+                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "uv[%zu][%zu][%zu] is infinite", cam, t, j);
+            }
+            p[0] = p[1] = NAN;
+            d->conf[i] = 0.0f;
+        } else if (c == 0.0f) {
+            p[0] = p[1] = NAN;
+        }
+    }
+    return AM_OK;
+}
+
+am_status am_mdet_load(const char *path, am_mdet **out, am_error *err)
+{
+    assert(path && out);
+    *out = NULL;
+    am_npz *z = NULL;
+    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    am_status st;
+    if (!am_npz_find(z, "uv") && am_npz_find(z, "front_uv")) {
+        am_npz_free(z);
+        am_det *det = NULL;
+        AMI_TRY(am_det_load(path, &det, err));
+        st = am_mdet_from_two_view(det, out, err);
+        am_det_free(det);
+        if (st != AM_OK) am_error_set_file(err, path);
+        return st;
+    }
+    st = ami_mdet_fill(path, z, out, err);
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
+    am_npz_free(z);
+    if (st != AM_OK) {
+        am_error_set_file(err, path);
+        am_mdet_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+am_status am_mdet_write(const char *path, const am_mdet *d, am_error *err)
+{
+    assert(path && d);
+    const size_t C = d->camera_count, T = d->frame_count, J = d->joint_count;
+    AMI_CHECK(err, am_fps_valid(d->fps), AM_E_VALUE, "fps = %g, expected %g to %g", d->fps, AM_FPS_MIN, AM_FPS_MAX);
+    size_t s_uv[4] = {C, T, J, 2}, s_c[3] = {C, T, J}, s_cam[1] = {C}, s_n[1] = {J};
+    double fps = d->fps;
+    am_array a[6];
+    size_t n = 0;
+    a[n++] = am_array_view("uv", AM_DTYPE_F32, 4, s_uv, d->uv);
+    a[n++] = am_array_view("conf", AM_DTYPE_F32, 3, s_c, d->conf);
+    a[n++] = am_array_view("cameras", AM_DTYPE_STR, 1, s_cam, d->cameras);
+    a[n++] = am_array_view("names", AM_DTYPE_STR, 1, s_n, d->names);
+    a[n++] = am_array_view("fps", AM_DTYPE_F64, 0, NULL, &fps);
+    if (d->time_offset) a[n++] = am_array_view("time_offset", AM_DTYPE_F64, 1, s_cam, d->time_offset);
+    return am_npz_write(path, a, n, true, err);
+}
+
+am_status am_mdet_stack(const am_mdet *const *parts, const char *const *sources, size_t n,
+                        const char *const *camera_names, am_mdet **out, am_error *err)
+{
+    assert(parts && out && n > 0);
+    *out = NULL;
+    const am_mdet *p0 = parts[0];
+    const size_t T = p0->frame_count, J = p0->joint_count;
+    size_t C = 0;
+    for (size_t k = 0; k < n; k++) {
+        const am_mdet *p = parts[k];
+        const char *src = sources ? sources[k] : NULL;
+        if (p->frame_count != T)
+            return AM_FAIL_AT(err, AM_E_SHAPE, src, 0, 0, "%zu frames, but %s has %zu: cameras must cover the same frames",
+                              p->frame_count, sources ? sources[0] : "the first input", T);
+        if (p->joint_count != J)
+            return AM_FAIL_AT(err, AM_E_SHAPE, src, 0, 0, "%zu joints, but %s has %zu", p->joint_count,
+                              sources ? sources[0] : "the first input", J);
+        if (fabs(p->fps - p0->fps) > 1e-6 * p0->fps)
+            return AM_FAIL_AT(err, AM_E_VALUE, src, 0, 0, "fps %g, but %s has %g", p->fps,
+                              sources ? sources[0] : "the first input", p0->fps);
+        C += p->camera_count;
+    }
+    AMI_TRY(am_mdet_create(C, T, J, out, err));
+    am_mdet *d = *out;
+    d->fps = p0->fps;
+    am_status st = AM_OK;
+    int32_t *map = am_alloc_array(J, sizeof *map);
+    if (!map) st = AM_FAIL(err, AM_E_NOMEM, "joint map");
+    for (size_t j = 0; j < J && st == AM_OK; j++)
+        if (!(d->names[j] = am_strdup(p0->names[j]))) st = AM_FAIL(err, AM_E_NOMEM, "names");
+    size_t c = 0;
+    for (size_t k = 0; k < n && st == AM_OK; k++) {
+        const am_mdet *p = parts[k];
+        for (size_t j = 0; j < J && st == AM_OK; j++) {
+            map[j] = -1;
+            for (size_t i = 0; i < J; i++)
+                if (strcmp(p->names[j], p0->names[i]) == 0) map[j] = (int32_t)i;
+            if (map[j] < 0)
+                st = AM_FAIL_AT(err, AM_E_NAME, sources ? sources[k] : NULL, 0, 0,
+                                "joint '%s' is not in %s: every camera must track the same joints", p->names[j],
+                                sources ? sources[0] : "the first input");
+        }
+        for (size_t pc = 0; pc < p->camera_count && st == AM_OK; pc++, c++) {
+            const char *name = camera_names && camera_names[c] ? camera_names[c] : p->cameras[pc];
+            if (!(d->cameras[c] = am_strdup(name))) {
+                st = AM_FAIL(err, AM_E_NOMEM, "camera names");
+                break;
+            }
+            for (size_t q = 0; q < c; q++)
+                if (strcmp(d->cameras[q], name) == 0) {
+                    st = AM_FAIL_AT(err, AM_E_DUPLICATE, sources ? sources[k] : NULL, 0, 0,
+                                    "camera name '%s' is used twice (--camera NAME=FILE names them)", name);
+                    break;
+                }
+            for (size_t t = 0; t < T && st == AM_OK; t++)
+                for (size_t j = 0; j < J; j++) {
+                    size_t src = (pc * T + t) * J + j, dst = (c * T + t) * J + (size_t)map[j];
+                    d->conf[dst] = p->conf[src];
+                    d->uv[2 * dst] = p->uv[2 * src];
+                    d->uv[2 * dst + 1] = p->uv[2 * src + 1];
+                }
+        }
+    }
+    am_free(map);
+    if (st != AM_OK) {
+        am_mdet_free(d);
+        *out = NULL;
+    }
+    return st;
+}
