@@ -6,6 +6,7 @@
 #include "anymove/metrics.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
 
 static void ami_info_help(FILE *out)
 {
@@ -217,15 +218,10 @@ static bool ami_ends_with(const char *s, const char *suffix)
  * have per-frame arrays, creatures a layout or feet. */
 static int ami_info_json(const char *path)
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr);
-    if (!root) {
-        am_error err;
-        AM_FAIL_AT(&err, jerr.line > 0 ? AM_E_SYNTAX : AM_E_READ, path,
-                   jerr.line > 0 ? (uint32_t)jerr.line : 0, jerr.column > 0 ? (uint32_t)jerr.column : 0,
-                   "%s", jerr.text);
-        return am_cli_fail("info", &err);
-    }
+    /* Through the library's parser: its budget holds for the sniffing parse too. */
+    json_t *root = NULL;
+    am_error err;
+    if (ami_json_load_file(path, 0, &root, &err) != AM_OK) return am_cli_fail("info", &err);
     bool is_object = json_is_object(root);
     bool rig = is_object && json_is_object(json_object_get(root, "joints")) &&
                json_object_get(root, "bones");
@@ -236,7 +232,6 @@ static int ami_info_json(const char *path)
     if (rig) return ami_info_rig(path);
     if (motion) return ami_info_motion(path);
     if (creature) return ami_info_creature(path);
-    am_error err;
     AM_FAIL_AT(&err, AM_E_SCHEMA, path, 0, 0,
                "not a rig.json, motion.json or creature.json (no bones/joints, euler/quat/trans, "
                "layout/feet keys)");

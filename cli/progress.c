@@ -13,6 +13,7 @@
 static struct {
     int tty;              /* -1 not asked yet */
     bool drawn;           /* a bar is on the current line */
+    bool drawn_fraction;  /* the running stage's bar has shown a percentage */
     double last_draw;
     size_t depth;         /* stages begun and not ended (nested stages stack) */
     struct {
@@ -73,6 +74,7 @@ static double ami_stage_t0(const char *name, double now)
     ami_term.stack[ami_term.depth].t0 = now;
     ami_term.depth++;
     ami_term.last_draw = 0.0;
+    ami_term.drawn_fraction = false;
     return now;
 }
 
@@ -108,8 +110,12 @@ static bool ami_cli_progress(void *user, const am_progress *p)
         return true;
     }
     if (!ami_is_tty()) return true;
-    if (ami_term.last_draw > 0.0 && now - ami_term.last_draw < 0.1) return true;
+    /* The first percentage is drawn at once: a stage shorter than the redraw interval would
+     * otherwise show only its "..." line. */
+    bool first_fraction = p->fraction > 0.0 && !ami_term.drawn_fraction;
+    if (!first_fraction && ami_term.last_draw > 0.0 && now - ami_term.last_draw < 0.1) return true;
     ami_term.last_draw = now;
+    if (p->fraction > 0.0) ami_term.drawn_fraction = true;
     ami_draw_bar(p->stage, p->fraction < 0.0 ? 0.0 : p->fraction, now - t0);
     return true;
 }

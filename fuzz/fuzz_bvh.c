@@ -8,7 +8,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* Cap the size: the conversions are quadratic in the joint count by design. */
+    /* Cap the size: larger inputs only add frames, not new paths. */
     if (size > (64u << 10)) return 0;
     am_bvh *b = NULL, *back = NULL;
     am_rig *rig = NULL;

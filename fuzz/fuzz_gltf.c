@@ -20,8 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         am_rig *rig = NULL;
         if (am_rig_from_gltf(doc, 0, &rig, NULL) == AM_OK && doc->animation_count > 0) {
             am_motion *mo = NULL;
-            /* A low fps keeps adversarially long clips cheap. */
-            if (am_motion_from_gltf(doc, 0, rig, 0, 2.0, &mo, NULL) == AM_OK) {
+            /* A low fps and a 16 MiB budget keep adversarially long clips cheap: the budget
+             * refuses them (AM_E_LIMIT) before sampling, as the default does at 512 MiB. */
+            am_scope sc;
+            am_scope_enter(&sc, &(am_context){.max_bytes = (uint64_t)16 << 20});
+            am_status sampled = am_motion_from_gltf(doc, 0, rig, 0, 2.0, &mo, NULL);
+            am_scope_leave(&sc, NULL);
+            if (sampled == AM_OK) {
                 /* What we write from a document we read must read back. */
                 const am_motion *clips[1] = {mo};
                 am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .source = doc};

@@ -61,9 +61,11 @@ typedef struct am_bvh {
     am_bvh_joint *joints;            /* [J] depth-first, parent < index */
     size_t channel_count;            /* C: values per frame */
     size_t frame_count;              /* T >= 1 */
-    double frame_time;               /* seconds, > 0 */
+    double frame_time;               /* seconds; 1 / frame_time passes am_fps_valid */
     double *frames;                  /* [T][C] as in the file (degrees, file units) */
     am_warning_list warnings;        /* non-fatal oddities of am_bvh_load / am_bvh_from_motion */
+    char *source;                    /* the file it was read from (named in the errors of
+                                        the conversions below), or NULL */
 } am_bvh;
 
 /* Which way the file is up. BVH is Y up with the character facing +Z unless the caller knows
@@ -80,7 +82,10 @@ typedef struct am_bvh_opts {
     am_bvh_axes axes;                /* reading: the file's up axis, default Y_UP. Files are
                                         always written Y up */
     double scale;                    /* metres per file unit; default 1 (0 = default) */
-    uint64_t max_bytes;              /* file size limit for am_bvh_load; 0 = 1 GiB */
+    uint64_t max_bytes;              /* am_bvh_load's budget: the file plus the frames it
+                                        decodes (frames x channels x 8 bytes), checked before
+                                        either is read in full; 0 = 1 GiB. am_bvh_parse
+                                        budgets the frames at 1 GiB */
     const am_bvh *like;              /* writer: copy channel layouts of joints with the same
                                         name (when they have 3 rotation channels, and position
                                         channels where the bone needs them); NULL: root and
@@ -92,12 +97,14 @@ typedef struct am_bvh_opts {
 
 /* Parse BVH text (len bytes, need not be NUL-terminated). source names it in errors.
  * Errors carry a 1-based line and column: AM_E_SYNTAX (unexpected token, missing MOTION),
- * AM_E_VALUE (channel count outside 0..6, bad Frame Time), AM_E_SHAPE (a frame line with the
- * wrong number of values), AM_E_TRUNCATED (fewer frame lines than Frames:), AM_E_NONFINITE
- * (NaN/inf), AM_E_EMPTY (Frames: 0), AM_E_DUPLICATE (two joints with one name), AM_E_LIMIT. */
+ * AM_E_VALUE (channel count outside 0..6, a Frame Time whose rate fails am_fps_valid),
+ * AM_E_SHAPE (a frame line with the wrong number of values), AM_E_TRUNCATED (fewer frame lines
+ * than Frames:), AM_E_NONFINITE (NaN/inf), AM_E_EMPTY (Frames: 0), AM_E_DUPLICATE (two joints
+ * with one name), AM_E_LIMIT (over 100,000 joints, or frames over the budget). Linear in the
+ * joints: names are hashed, nothing recurses, so any nesting depth parses. */
 AM_NODISCARD am_status am_bvh_parse(const char *text, size_t len, const char *source,
                                     am_bvh **out, am_error *err);
-/* opts: only max_bytes is used (NULL = defaults). */
+/* opts: only max_bytes is used (NULL = defaults). The result's source is path. */
 AM_NODISCARD am_status am_bvh_load(const char *path, const am_bvh_opts *opts, am_bvh **out,
                                    am_error *err);
 /* Serialize (deterministic: tabs, "%.9g" numbers, the frame time exactly, so 1 / fps reads

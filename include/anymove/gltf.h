@@ -185,6 +185,8 @@ typedef struct am_gltf {
     char *generator;
     am_warning_list warnings;      /* non-fatal oddities of the load */
     struct am_gltf_source *source; /* private: what AM_GLTF_KEEP_SOURCE keeps, else NULL */
+    char *source_name;             /* the name given to the reader (named in the errors of
+                                      am_rig_from_gltf / am_motion_from_gltf), or NULL */
 } am_gltf;
 
 enum {
@@ -194,12 +196,15 @@ enum {
 };
 
 typedef struct am_gltf_opts {
-    uint64_t max_bytes;      /* limit on the file and external buffers; 0 = 1 GiB */
+    uint64_t max_bytes;      /* budget for the file, its external buffers and every decoded
+                                accessor together, each checked before it is read or
+                                allocated; 0 = 1 GiB (or the scope's max_bytes if smaller) */
     unsigned flags;          /* AM_GLTF_KEEP_SOURCE; 0 = none */
     am_context ctx;          /* allocator, limits; zero = inherited (core.h) */
 } am_gltf_opts;
 
-/* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder. */
+/* .glb or .gltf (detected by magic). External buffers resolve relative to path's folder and
+ * are read only when their real path (symlinks resolved) lies inside it. */
 AM_NODISCARD am_status am_gltf_load(const char *path, const am_gltf_opts *opts, am_gltf **out,
                                     am_error *err);
 /* From memory; external URIs are refused unless base_dir is given. */
@@ -241,9 +246,17 @@ void am_gltf_sample_weights(const am_gltf *doc, int anim, double t, int node, do
  * Safe on untrusted documents from am_gltf_read_mem. */
 AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out,
                                         am_error *err);
+/* Node evaluations one sampling may do (frames x nodes): about ten seconds; a 1,000-node model
+ * for 200,000 frames. */
+#define AM_GLTF_MAX_NODE_FRAMES 2e8
+
 /* Sample animation `anim` of the skin's joints into a motion bound to `rig` (from
  * am_rig_from_gltf on the same doc and skin) at fps, frames t_min + i/fps for
  * i < floor((t_max - t_min) * fps) + 1: trans, root_quat, euler, quat, joints (FK keypoints).
+ * fps must pass am_fps_valid (AM_E_ARG); a clip whose frames would take more than
+ * AM_MOTION_MAX_BYTES (duration x fps x the rig's channels), or whose frames x nodes exceed
+ * AM_GLTF_MAX_NODE_FRAMES (the work: every frame evaluates every node), is AM_E_LIMIT
+ * before any work.
  * anim -1 gives one frame of the nodes' rest pose. Each bone follows its node's world rotation
  * relative to the bind pose, and bones whose node translates relative to its parent (beyond
  * float noise) get loc (SPEC 2.3), so FK reproduces every joint node's position exactly; only

@@ -66,7 +66,13 @@ typedef struct am_npz {
 } am_npz;
 
 typedef struct am_npz_opts {
-    uint64_t max_bytes;          /* limit on one array's decoded size; 0 = 4 GiB */
+    uint64_t max_bytes;          /* budget, checked from the headers before anything is decoded
+                                    or inflated (AM_E_LIMIT): am_npy_parse, one array's decoded
+                                    size, 0 = 4 GiB; am_npz_*, every member's inflated bytes
+                                    plus what decoding them allocates, 0 = 2 GiB. Numbers cost
+                                    their bytes; a '<U<n>' element costs a pointer, one
+                                    allocation (~64 bytes) and up to 4n + 1 bytes. The calling
+                                    scope's am_context.max_bytes applies when smaller. */
     am_context ctx;              /* allocator, limits; zero = inherited (core.h) */
 } am_npz_opts;
 
@@ -76,10 +82,14 @@ size_t am_dtype_size(am_dtype dt);      /* bytes per element; 0 for STR */
 /* Parse one .npy buffer into *arr (arr is overwritten; free with am_array_clear). */
 AM_NODISCARD am_status am_npy_parse(const void *buf, size_t len, const am_npz_opts *opts,
                                     am_array *arr, am_error *err);
-/* Serialize an array to .npy bytes (version 1.0 header, little-endian, C order). */
+/* Serialize an array to .npy bytes (version 1.0 header, little-endian, C order). Everything
+ * am_npy_parse accepts serializes and parses back equal (strings keep their '<U' width, '<U0'
+ * included). */
 AM_NODISCARD am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err);
 void am_array_clear(am_array *arr);
 
+/* A member holding more than its npy header promises (beyond 4 KiB of padding) is refused
+ * AM_E_FORMAT without inflating the rest; one holding less, AM_E_SHAPE. */
 AM_NODISCARD am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
                                        const am_npz_opts *opts, am_npz **out, am_error *err);
 AM_NODISCARD am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,
@@ -109,9 +119,10 @@ typedef struct am_tracks {
     int32_t *faces;      /* [F][3] or NULL */
     double fps;          /* default 30 */
 } am_tracks;
-/* Shape-checked: points [T,N,3] float, visible [T,N] bool/uint8 (optional), faces [F,3] int
- * with indices < N, fps scalar > 0. Visible entries must be finite (AM_E_NONFINITE names
- * frame and point). Hidden entries are set to NaN. */
+/* Shape-checked from the members' headers before any is inflated: points [T,N,3] float,
+ * visible [T,N] bool/uint8 (optional), faces [F,3] int with indices < N, fps a scalar passing
+ * am_fps_valid. Visible entries must be finite (AM_E_NONFINITE names frame and point). Hidden
+ * entries are set to NaN. */
 AM_NODISCARD am_status am_tracks_load(const char *path, am_tracks **out, am_error *err);
 AM_NODISCARD am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err);
 void am_tracks_free(am_tracks *tr);
@@ -128,8 +139,9 @@ typedef struct am_det {
     bool has_calib;
     double calib[6];                   /* [2][3] */
 } am_det;
-/* Shape-checked: all four arrays agree on T and J, names has J entries, confidences in
- * [0,1], no NaN where confidence > 0. */
+/* Shape-checked from the headers before any member is inflated: all four arrays agree on T and
+ * J, names has J entries; then fps passes am_fps_valid (checked first), confidences in [0,1],
+ * no NaN where confidence > 0. */
 AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err);
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
@@ -143,7 +155,8 @@ typedef struct am_joints {
     double *conf;                      /* [T][J] in [0,1] (NaN where missing), or NULL */
 } am_joints;
 /* T x J joints, every one missing (NaN), fps 30, names unset (NULL entries to fill with
- * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY. */
+ * am_alloc'd strings), conf all 0 when with_conf, else NULL. T or J 0 -> AM_E_EMPTY; more than
+ * 2 GiB (T x J x 24 bytes, 32 with conf, and the names), or the scope's max_bytes, AM_E_LIMIT. */
 AM_NODISCARD am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_conf,
                                         am_joints **out, am_error *err);
 /* Shape-checked: joints [T,J,3] float with T, J >= 1 (AM_E_EMPTY), names [J] strings (empty
@@ -189,7 +202,11 @@ AM_NODISCARD am_status am_obj_load(const char *path, const am_obj_opts *opts, am
 AM_NODISCARD am_status am_obj_write(const am_mesh *mesh, const am_obj_opts *opts, const char *path,
                                     am_error *err);
 
-/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ---- */
+/* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ----
+ * Limits: files of at most 64 MiB (rig), 512 MiB (motion), 16 MiB (creature); the text and
+ * its parse tree together within 2 GiB (estimated from the text before parsing) or the
+ * calling scope's am_context.max_bytes: AM_E_LIMIT naming the file. Names are matched by
+ * hash, so loading is linear in the bones and joints. */
 /* Parse rig.json text (len bytes, need not be NUL-terminated). source names it in errors. */
 AM_NODISCARD am_status am_rig_parse(const char *text, size_t len, const char *source,
                                     am_rig **out, am_error *err);

@@ -46,7 +46,8 @@ typedef struct am_mdet {
     bool two_view;        /* loaded from a SPEC 4.2 two-view file (cameras "front", "side") */
 } am_mdet;
 
-/* An all-NaN / zero-confidence det of the given size (names and cameras unset). */
+/* An all-NaN / zero-confidence det of the given size (names and cameras unset). More than 2 GiB
+ * (C x T x J x 12 bytes and the names), or the scope's max_bytes, is AM_E_LIMIT. */
 AM_NODISCARD am_status am_mdet_create(size_t C, size_t T, size_t J, am_mdet **out, am_error *err);
 /* Load either layout: uv/conf/cameras (4.2.1) or front_uv/side_uv (4.2), the latter as two
  * orthographic cameras. Checks: shapes agree (each failure names the array), conf in [0, 1]
@@ -112,7 +113,8 @@ typedef struct am_import_opts {
     long person;            /* OpenPose: index + 1 in people[]; 0 = per frame the person with the
                                highest mean confidence */
     double width, height;   /* MediaPipe: image size in px for its normalised x, y (required) */
-    double fps;             /* frames per second when the file has none; 0 = 30 with a warning */
+    double fps;             /* frames per second when the file has none; 0 = 30 with a warning,
+                               else it must pass am_fps_valid (AM_E_ARG) */
     double scale;           /* 3D: metres per file unit; 0 = the file's own units (TRC/C3D
                                "mm"/"cm"/"m"), else 1 */
     const char *skeleton;   /* OpenPose: "body25b" names 25 keypoints as BODY_25B; NULL = by count */
@@ -121,6 +123,11 @@ typedef struct am_import_opts {
     am_context ctx;         /* allocator, limits; zero = inherited (core.h) */
 } am_import_opts;
 
+/* Bounds: a file (a folder's files together) of at most 1 GiB; what a reader buffers and builds
+ * for its frames within 2 GiB, checked before each buffer grows (a short text row can stand for
+ * thousands of missing points); an HDF5 dataset within 512 MiB decoded, from its declared
+ * dimensions; each the calling scope's max_bytes when smaller: AM_E_LIMIT naming the file.
+ * Frame rates read from files (TRC, C3D) must pass am_fps_valid (AM_E_VALUE). */
 /* A 2D file or folder as a one-camera det (camera named after the file). */
 AM_NODISCARD am_status am_import_2d(const char *path, am_track_format fmt, const am_import_opts *opts,
                                     am_mdet **out, am_error *err);

@@ -4,7 +4,7 @@
  * A rig is built once from a raw description (am_rig_desc: joints + bones + limits, in any
  * order), validated, sorted parents-first, and holds everything FK needs precomputed:
  * rest frames, true inverses of the rest matrices, rest offsets, lengths, keypoints and
- * resolved limits. FK itself never allocates.
+ * resolved limits. Per-frame FK never allocates.
  *
  *     am_rig *rig = NULL;  am_motion *mo = NULL;  am_error err = {0};
  *     if (am_rig_load("rig.json", &rig, &err) == AM_OK &&
@@ -73,6 +73,7 @@ typedef struct am_rig {
     char *model;            /* rig "model": the glTF file this rig is the skeleton of (convert
                                MODEL.glb records it, export keeps its character), or NULL */
     char *extra_json;       /* other keys of rig.json, kept for rewriting; NULL if none */
+    struct ami_rig_lookup *lookup; /* private: hashed bone and joint names (am_rig_find_*) */
 } am_rig;
 
 /* Validate and build. Errors name the bone or joint: unknown joint, duplicate name, no root
@@ -84,7 +85,7 @@ AM_NODISCARD am_status am_rig_build(const am_rig_desc *desc, am_rig **out, am_er
 
 void am_rig_free(am_rig *rig);
 
-/* -1 if absent. */
+/* -1 if absent. O(1): names are hashed when the rig is built. */
 int am_rig_find_bone(const am_rig *rig, const char *name);
 int am_rig_find_joint(const am_rig *rig, const char *name);
 
@@ -145,7 +146,17 @@ typedef struct am_motion {
 /* True when fps is finite and within [AM_FPS_MIN, AM_FPS_MAX]. */
 bool am_fps_valid(double fps);
 
-/* Allocate a zeroed motion with identity rotations, names copied from the rig. */
+/* What one motion may hold: frames x (trans 3 + root_quat 4 + (euler 3 + quat 4 + loc 3) per
+ * bone + joints 3 per joint) x 8 bytes, loc counted whether or not the motion gets it. Every producer (motion.json, BVH and glTF conversion,
+ * solvers) creates motions through am_motion_create, which refuses more with AM_E_LIMIT, as
+ * does the calling scope's am_context.max_bytes when smaller. 512 MiB is an hour of a
+ * 40-bone character at 30 fps. */
+#define AM_MOTION_MAX_BYTES ((uint64_t)512 << 20)
+/* Bytes a motion of T frames of this rig (with quat, loc and joints) takes, saturating. */
+uint64_t am_motion_bytes(const am_rig *rig, size_t frame_count);
+
+/* Allocate a zeroed motion with identity rotations, names copied from the rig. fps must
+ * satisfy am_fps_valid (AM_E_ARG); more than AM_MOTION_MAX_BYTES is AM_E_LIMIT. */
 AM_NODISCARD am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps,
                                         am_motion **out, am_error *err);
 
@@ -162,7 +173,8 @@ size_t am_motion_uncovered(const am_motion *unbound, const am_rig *rig, uint8_t 
 void am_motion_scale(am_motion *mo, double s);
 
 /* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order).
- * Rotations come from euler (else quat, else rest), translations from loc when present. */
+ * Rotations come from euler (else quat, else rest), translations from loc when present.
+ * O(T x (B + J)); rigs over 128 bones get one [B][16] pose array per call (am_alloc). */
 void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints);
 /* World matrices pose [B][16] of one frame (frame < frame_count) of a motion bound to rig,
  * with the rotations and loc of am_rig_fk_clip. No allocation. */

@@ -51,7 +51,7 @@ typedef struct am_synth_opts {
     am_synth_motion motion;  /* default idle */
     uint32_t seed;           /* proportions, phases, sampling and degradations */
     size_t frames;           /* T; default 120 */
-    double fps;              /* default 30 */
+    double fps;              /* 0 = 30, else it must pass am_fps_valid */
     size_t points;           /* N surface points; default 2000 */
     double noise;            /* Gaussian sigma per axis, fraction of body size; default 0.003;
                                 negative = 0 */
@@ -97,7 +97,7 @@ void am_synth_clip_scale(am_synth_clip *clip, double s);
 /* ---- bake: an animated glTF as tracks + truth (`anymove bake`) ---- */
 typedef struct am_bake_opts {
     const char *clip;        /* animation name or index (am_gltf_find_clip); NULL = the first */
-    double fps;              /* sampling rate; default 30 */
+    double fps;              /* sampling rate; 0 = 30, else it must pass am_fps_valid */
     double noise, hidden;    /* optional degradation as in am_synth_degrade (0 = none) */
     uint32_t seed;           /* degradation seed */
     am_context ctx;          /* allocator, limits, progress (stage "bake: sample frames");
@@ -108,7 +108,9 @@ typedef struct am_bake_opts {
  * on other skins or none move with their node) plus morph targets, at t = t_min + i / fps,
  * converted to SPEC 1 world axes; triangles become `faces`. Truth joints: the first skin's
  * joints that carry weight (helpers left out), parented to the nearest deforming ancestor;
- * bone_count = their number (0 for morph-only models). */
+ * bone_count = their number (0 for morph-only models). The clip's duration x fps x (vertices
+ * and joints, ~50 bytes a vertex a frame) is budgeted (1 GiB, or the scope's max_bytes) before
+ * anything is sampled: AM_E_LIMIT naming the document. */
 AM_NODISCARD am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out,
                                     am_error *err);
 

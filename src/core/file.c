@@ -1,8 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
+/* realpath (POSIX.1-2008 XSI): glibc declares it only for X/Open. */
+#define _XOPEN_SOURCE 700
 #include "core/internal.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,6 +51,38 @@ am_status am_file_read(const char *path, size_t max_bytes, char **out, size_t *l
     *out = data;
     *len = size;
     return AM_OK;
+}
+
+am_status ami_file_read_within(const char *dir, const char *path, size_t max_bytes, char **out,
+                               size_t *len, am_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    /* Resolve both (symlinks, "..", "//") and compare the real paths: a link inside the folder
+     * that points to /etc/passwd resolves outside it. */
+    char eb[128];
+    char *real_dir = realpath(dir && dir[0] ? dir : ".", NULL);
+    if (!real_dir)
+        return AM_FAIL_AT(err, AM_E_READ, dir, 0, 0, "%s", ami_errstr(errno, eb, sizeof eb));
+    char *real = realpath(path, NULL);
+    if (!real) {
+        int e = errno;
+        free(real_dir);
+        return AM_FAIL_AT(err, AM_E_READ, path, 0, 0, "%s", ami_errstr(e, eb, sizeof eb));
+    }
+    size_t n = strlen(real_dir);
+    bool inside = strncmp(real, real_dir, n) == 0 &&
+                  (real[n] == '/' || (n > 0 && real_dir[n - 1] == '/'));
+    am_status s = AM_OK;
+    if (!inside)
+        s = AM_FAIL_AT(err, AM_E_UNSUPPORTED, path, 0, 0,
+                       "resolves to '%.120s', outside the folder '%.100s'", real, real_dir);
+    else
+        s = am_file_read(real, max_bytes, out, len, err);
+    if (s != AM_OK) am_error_set_file(err, path);
+    free(real);
+    free(real_dir);
+    return s;
 }
 
 am_status am_file_commit(const char *tmp, const char *path, am_error *err)

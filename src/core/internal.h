@@ -46,7 +46,60 @@ double ami_stage_end(const ami_stage *stage);
 /* A number no other call of this process gets (temporary file names of concurrent writers). */
 uint64_t ami_unique_id(void);
 
+/* am_file_read of a file that must lie inside dir once both are resolved (symlinks, ".."):
+ * what a document names (glTF buffers and images) is read only from its own folder.
+ * Outside -> AM_E_UNSUPPORTED naming path and where it leads; errors name path. */
+AM_NODISCARD am_status ami_file_read_within(const char *dir, const char *path, size_t max_bytes,
+                                            char **out, size_t *len, am_error *err);
+
 /* Free an array of n am_alloc'd strings and the array (NULL is fine). */
 void ami_strings_free(char **s, size_t n);
+
+/* ---- budgets: inputs are bounded by construction --------------------------------------
+ * A loader computes from an input's headers, before allocating any of it, what the input will
+ * make it allocate (frames x channels x 8, elements x their real cost), and refuses it with
+ * AM_E_LIMIT naming the file when that is over the budget: the format's limit (its opts'
+ * max_bytes or the default given here; 0 = none) or, when smaller, the max_bytes of the calling
+ * scope's am_context. So a hostile header fails in microseconds instead of after gigabytes. */
+uint64_t ami_budget(uint64_t limit);
+/* AM_OK, or AM_E_LIMIT "<what> would take 2.4 GiB, over the limit of 512 MiB" with file set.
+ * what is a printf format. */
+#define AMI_BUDGET_CHECK(err, file, need, limit, ...) \
+    ami_budget_check_at((err), (file), (need), (limit), __FILE__, (uint32_t)__LINE__, __VA_ARGS__)
+am_status ami_budget_check_at(am_error *err, const char *file, uint64_t need, uint64_t limit,
+                              const char *src_file, uint32_t src_line, const char *fmt, ...)
+    AM_PRINTF(7, 8);
+
+/* Bytes one am_alloc'd block really takes beyond its payload: our 48-byte header plus the C
+ * library's bookkeeping and rounding. Budgets of many small blocks (strings) count it. */
+#define AMI_ALLOC_OVERHEAD 64u
+
+/* ---- name -> index maps (src/core/names.c) ----------------------------------------------
+ * Keys are borrowed: they must outlive the map and not move. Pair: ami_names_index or
+ * ami_names_add -> ami_names_free (an all-zero map is empty and valid). */
+typedef struct ami_name_slot {
+    const char *key;  /* NULL = empty slot */
+    uint32_t len, hash;
+    int32_t index;
+} ami_name_slot;
+typedef struct ami_names {
+    ami_name_slot *slots;
+    size_t cap, count;
+} ami_names;
+/* Room for count names without rehashing. AM_E_NOMEM. */
+AM_NODISCARD am_status ami_names_reserve(ami_names *m, size_t count);
+/* Map key[0..len) -> index unless an equal key is there: then *prev is its index (nothing is
+ * added), else *prev = -1. AM_E_NOMEM. */
+AM_NODISCARD am_status ami_names_add(ami_names *m, const char *key, size_t len, int32_t index,
+                                     int32_t *prev);
+/* Index of a key, -1 if absent. */
+int32_t ami_names_find(const ami_names *m, const char *key, size_t len);
+int32_t ami_names_find_str(const ami_names *m, const char *key);
+/* A fresh map of names[0..n) -> their index (NULL entries skipped). A repeated name gives
+ * AM_E_DUPLICATE with the two indices in *dup_first < *dup_second (either may be NULL) for the
+ * caller's message; the map is then partial and still to be freed. AM_E_NOMEM, AM_E_LIMIT. */
+AM_NODISCARD am_status ami_names_index(ami_names *m, const char *const *names, size_t n,
+                                       size_t *dup_first, size_t *dup_second);
+void ami_names_free(ami_names *m);
 
 #endif

@@ -22,15 +22,6 @@ static bool ami_suffix(const ami_field *f, const char *suf, size_t *stem)
     return true;
 }
 
-static int ami_find_col(const ami_csv *c, const char *stem, size_t sl, const char *suf)
-{
-    size_t n = strlen(suf);
-    for (size_t k = 0; k < c->count; k++)
-        if (c->f[k].len == sl + n && memcmp(c->f[k].p, stem, sl) == 0 && memcmp(c->f[k].p + sl, suf, n) == 0)
-            return (int)k;
-    return -1;
-}
-
 am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, const am_import_opts *o,
                                 am_joints **out, am_error *err)
 {
@@ -44,6 +35,7 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
     double *xyz = NULL;
     double *conf = NULL;
     am_joints *jt = NULL;
+    ami_header hdr = {0};
     if (!ami_csv_row(&c, &st, src, err) || c.count == 0) {
         if (st == AM_OK) st = AM_FAIL_AT(err, AM_E_EMPTY, src, 1, 0, "no header row");
         goto done;
@@ -51,19 +43,19 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
     ncol = c.count;
     col = am_alloc_array(ncol * 4, sizeof *col);
     names = am_alloc_array(ncol, sizeof *names);
-    if (!col || !names) {
+    if (!col || !names || ami_header_index(&hdr, c.f, ncol) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "columns");
         goto done;
     }
     for (size_t k = 0; k < ncol; k++) {
         size_t sl;
         if (!ami_suffix(&c.f[k], "_x", &sl)) continue;
-        int y = ami_find_col(&c, c.f[k].p, sl, "_y"), z = ami_find_col(&c, c.f[k].p, sl, "_z");
+        int y = ami_header_find(&hdr, c.f[k].p, sl, "_y"), z = ami_header_find(&hdr, c.f[k].p, sl, "_z");
         if (y < 0 || z < 0) continue;
         col[4 * J] = (int32_t)k;
         col[4 * J + 1] = y;
         col[4 * J + 2] = z;
-        col[4 * J + 3] = ami_find_col(&c, c.f[k].p, sl, "_score");
+        col[4 * J + 3] = ami_header_find(&hdr, c.f[k].p, sl, "_score");
         if (!(names[J] = am_strndup(c.f[k].p, sl))) {
             st = AM_FAIL(err, AM_E_NOMEM, "names");
             goto done;
@@ -78,10 +70,8 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
     while (ami_csv_data_row(&c, ncol, &st, src, err)) {
         if (T == cap) {
             cap = cap ? 2 * cap : 256;
-            if (cap > (SIZE_MAX / 32) / J) {
-                st = AM_FAIL_AT(err, AM_E_LIMIT, src, c.line, 0, "too many rows");
-                goto done;
-            }
+            /* The buffer (points and scores) and the joints copied from it. */
+            if ((st = ami_rows_budget(src, c.line, cap, 64.0 * (double)J, err)) != AM_OK) goto done;
             double *nx = am_realloc_array(xyz, cap * J * 3, sizeof *nx);
             if (nx) xyz = nx;
             double *nc = nx ? am_realloc_array(conf, cap * J, sizeof *nc) : NULL;
@@ -134,6 +124,7 @@ am_status ami_anipose_csv_parse(const char *text, size_t len, const char *src, c
     *out = jt;
     jt = NULL;
 done:
+    ami_header_free(&hdr);
     am_joints_free(jt);
     ami_strings_free(names, ncol);
     am_free(col);

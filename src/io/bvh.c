@@ -20,9 +20,13 @@
 
 #define AMI_BVH_MAX_JOINTS 100000u
 #define AMI_BVH_NAME_MAX 255u
+/* am_bvh_opts.max_bytes when 0, and am_bvh_parse's budget for the frames. */
+#define AMI_BVH_DEFAULT_BUDGET ((uint64_t)1 << 30)
 
 typedef struct ami_lex {
     const char *p, *end, *source;
+    uint64_t frame_budget; /* bytes the decoded frames may take */
+    ami_names names;       /* joint names seen so far */
     uint32_t line, col;
     /* current token */
     const char *tok;
@@ -131,6 +135,7 @@ void am_bvh_free(am_bvh *bvh)
     am_free(bvh->joints);
     am_free(bvh->frames);
     am_warning_list_free(&bvh->warnings);
+    am_free(bvh->source);
     am_free(bvh);
 }
 
@@ -161,14 +166,17 @@ static am_status ami_parse_hierarchy(ami_lex *lx, am_bvh *b, am_error *err)
         if (lx->tok_len > AMI_BVH_NAME_MAX)
             return AM_FAIL_AT(err, AM_E_LIMIT, lx->source, lx->tok_line, lx->tok_col,
                               "joint name longer than %u bytes", AMI_BVH_NAME_MAX);
+        /* A C string would end at the NUL: two different names could then read as one. */
+        if (memchr(lx->tok, '\0', lx->tok_len))
+            return AM_FAIL_AT(err, AM_E_SYNTAX, lx->source, lx->tok_line, lx->tok_col,
+                              "joint name contains a NUL byte");
         if (b->joint_count >= AMI_BVH_MAX_JOINTS)
             return AM_FAIL_AT(err, AM_E_LIMIT, lx->source, kw_line, kw_col,
                               "more than %u joints", AMI_BVH_MAX_JOINTS);
-        for (size_t j = 0; j < b->joint_count; j++)
-            if (strlen(b->joints[j].name) == lx->tok_len &&
-                memcmp(b->joints[j].name, lx->tok, lx->tok_len) == 0)
-                return AM_FAIL_AT(err, AM_E_DUPLICATE, lx->source, lx->tok_line, lx->tok_col,
-                                  "joint '%s' appears twice", b->joints[j].name);
+        int32_t seen = ami_names_find(&lx->names, lx->tok, lx->tok_len);
+        if (seen >= 0)
+            return AM_FAIL_AT(err, AM_E_DUPLICATE, lx->source, lx->tok_line, lx->tok_col,
+                              "joint '%s' appears twice", b->joints[seen].name);
         if (b->joint_count == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             am_bvh_joint *nj = am_realloc_array(b->joints, ncap, sizeof *nj);
@@ -179,7 +187,14 @@ static am_status ami_parse_hierarchy(ami_lex *lx, am_bvh *b, am_error *err)
         }
         am_bvh_joint *jt = &b->joints[b->joint_count];
         jt->name = am_strndup(lx->tok, lx->tok_len);
-        if (!jt->name) return AM_FAIL(err, AM_E_NOMEM, "BVH joint name");
+        int32_t prev;
+        if (!jt->name ||
+            ami_names_add(&lx->names, jt->name, strlen(jt->name), (int32_t)b->joint_count, &prev) !=
+                AM_OK) {
+            am_free(jt->name); /* not counted yet: am_bvh_free would not see it */
+            jt->name = NULL;
+            return AM_FAIL(err, AM_E_NOMEM, "BVH joint name");
+        }
         jt->parent = stack_top;
         jt->channel_start = (uint32_t)b->channel_count;
         int32_t self = (int32_t)b->joint_count++;
@@ -282,6 +297,13 @@ static am_status ami_parse_motion(ami_lex *lx, am_bvh *b, am_error *err)
                           "Frames: %.0f x %zu channels cannot fit in the %zu bytes left", frames,
                           b->channel_count, remaining);
     b->frame_count = (size_t)frames;
+    am_status bs = AMI_BUDGET_CHECK(err, lx->source, (uint64_t)frames * b->channel_count * 8,
+                                    lx->frame_budget, "Frames: %.0f x %zu channels", frames,
+                                    b->channel_count);
+    if (bs != AM_OK) {
+        if (err) err->line = fl, err->col = fc;
+        return bs;
+    }
     b->frames = am_alloc_array(b->frame_count * b->channel_count, sizeof *b->frames);
     if (!b->frames) return AM_FAIL(err, AM_E_NOMEM, "%zu BVH frames", b->frame_count);
     /* the rest of the Frame Time line must be empty */
@@ -333,16 +355,20 @@ static am_status ami_parse_motion(ami_lex *lx, am_bvh *b, am_error *err)
     return AM_OK;
 }
 
-am_status am_bvh_parse(const char *text, size_t len, const char *source, am_bvh **out,
-                       am_error *err)
+static am_status ami_bvh_parse(const char *text, size_t len, const char *source,
+                               uint64_t frame_budget, am_bvh **out, am_error *err)
 {
     assert(out && (text || len == 0));
     *out = NULL;
     am_bvh *b = am_alloc(sizeof *b);
     if (!b) return AM_FAIL(err, AM_E_NOMEM, "BVH");
-    ami_lex lx = {.p = text, .end = text + len, .source = source, .line = 1, .col = 1};
+    ami_lex lx = {.p = text, .end = text + len, .source = source, .line = 1, .col = 1,
+                  .frame_budget = frame_budget};
     am_status s = ami_parse_hierarchy(&lx, b, err);
     if (s == AM_OK) s = ami_parse_motion(&lx, b, err);
+    ami_names_free(&lx.names);
+    if (s == AM_OK && source && !(b->source = am_strdup(source)))
+        s = AM_FAIL(err, AM_E_NOMEM, "BVH source name");
     if (s != AM_OK) {
         am_bvh_free(b);
         return s;
@@ -351,16 +377,24 @@ am_status am_bvh_parse(const char *text, size_t len, const char *source, am_bvh 
     return AM_OK;
 }
 
+am_status am_bvh_parse(const char *text, size_t len, const char *source, am_bvh **out,
+                       am_error *err)
+{
+    return ami_bvh_parse(text, len, source, AMI_BVH_DEFAULT_BUDGET, out, err);
+}
+
 am_status am_bvh_load(const char *path, const am_bvh_opts *opts, am_bvh **out, am_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    size_t max = opts && opts->max_bytes ? (size_t)opts->max_bytes : ((size_t)1 << 30);
     if (out) *out = NULL;
     am_scope sc;
     am_scope_enter(&sc, opts ? &opts->ctx : NULL);
-    am_status s = am_file_read(path, max, &text, &len, err);
-    if (s >= 0) s = am_bvh_parse(text, len, path, out, err);
+    /* After entering: the call's own max_bytes may be the smaller budget. */
+    uint64_t max = ami_budget(opts && opts->max_bytes ? opts->max_bytes : AMI_BVH_DEFAULT_BUDGET);
+    am_status s = am_file_read(path, max > SIZE_MAX ? SIZE_MAX : (size_t)max, &text, &len, err);
+    /* The text stays in memory while the frames are decoded: both count. */
+    if (s >= 0) s = ami_bvh_parse(text, len, path, len < max ? max - len : 1, out, err);
     am_free(text);
     am_scope_leave(&sc, s >= 0 ? &(*out)->warnings : NULL);
     return s;
@@ -368,9 +402,15 @@ am_status am_bvh_load(const char *path, const am_bvh_opts *opts, am_bvh **out, a
 
 /* ---- writer ---- */
 
+/* One tab per level, up to a point: readers ignore the whitespace, and a full indent of a
+ * 50,000-deep chain would be 1.25e9 tabs. */
+#define AMI_BVH_MAX_INDENT 32u
+
 static void ami_indent(am_buf *o, size_t depth)
 {
-    for (size_t i = 0; i < depth; i++) am_buf_append(o, "\t", 1);
+    static const char tabs[AMI_BVH_MAX_INDENT] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+                                                 "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    am_buf_append(o, tabs, depth < AMI_BVH_MAX_INDENT ? depth : AMI_BVH_MAX_INDENT);
 }
 
 am_status am_bvh_to_buf(const am_bvh *bvh, am_buf *o, am_error *err)

@@ -16,6 +16,7 @@
 #include "anymove/bvh.h"
 #include "anymove/math.h"
 #include "core/internal.h"
+#include "rig/rig_internal.h"
 
 /* World = C * file. Y up, facing +Z: (x, y, z) -> (x, -z, y), as glTF (SPEC 4.5). */
 static void ami_axes_matrix(am_bvh_axes axes, double C[9])
@@ -67,16 +68,14 @@ static double ami_scale(const am_bvh_opts *opts)
     return opts && opts->scale > 0 && isfinite(opts->scale) ? opts->scale : 1.0;
 }
 
-/* Name not yet in names[0..n): base + suffix, then base + suffix + "_2", "_3"... */
-static char *ami_unique_name(char *const *names, size_t n, const char *base, const char *suffix)
+/* Name not yet in the map: base + suffix, then base + suffix + "_2", "_3"... */
+static char *ami_unique_name(const ami_names *taken, const char *base, const char *suffix)
 {
     char buf[320];
     for (unsigned k = 1; k < 100000; k++) {
         if (k == 1) snprintf(buf, sizeof buf, "%s%s", base, suffix);
         else snprintf(buf, sizeof buf, "%s%s_%u", base, suffix, k);
-        bool taken = false;
-        for (size_t i = 0; i < n && !taken; i++) taken = strcmp(names[i], buf) == 0;
-        if (!taken) return am_strdup(buf);
+        if (ami_names_find_str(taken, buf) < 0) return am_strdup(buf);
     }
     return NULL;
 }
@@ -102,12 +101,22 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
     const char **btail = am_alloc_array(J, sizeof(char *));
     const char **bparent = am_alloc_array(J, sizeof(char *));
     uint8_t *slides = am_alloc_array(J, 1);
+    size_t *subtree = am_alloc_array(J, sizeof *subtree); /* joints in j's block, j included */
+    size_t *first = NULL;
+    int32_t *kids = NULL;
+    ami_names taken = {0};
     am_status st = AM_OK;
     size_t nj = J;
-    if (!pos || !jnames || !tail || !bhead || !btail || !bparent || !slides) {
+    if (!pos || !jnames || !tail || !bhead || !btail || !bparent || !slides || !subtree ||
+        !ami_children_lists(&bvh->joints[0].parent, sizeof bvh->joints[0], J, &first, &kids) ||
+        ami_names_reserve(&taken, max_joints) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
         goto done;
     }
+    /* Depth-first order puts every joint's descendants right after it. */
+    for (size_t j = 0; j < J; j++) subtree[j] = 1;
+    for (size_t j = J; j-- > 1;)
+        if (bvh->joints[j].parent >= 0) subtree[bvh->joints[j].parent] += subtree[j];
     ami_rest_positions(bvh, pos);
     ami_sliding_joints(bvh, slides);
     for (size_t j = 0; j < J; j++) {
@@ -115,14 +124,19 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
         am_mat3_mul_vec3(C, pos + j * 3, w);
         am_vec3_scale(w, s, pos + j * 3);
         jnames[j] = bvh->joints[j].name; /* borrowed; extra names below are owned */
+        int32_t prev;
+        if (ami_names_add(&taken, jnames[j], strlen(jnames[j]), (int32_t)j, &prev) != AM_OK) {
+            st = AM_FAIL(err, AM_E_NOMEM, "BVH rig");
+            goto done;
+        }
     }
     for (size_t j = 0; j < J; j++) {
         const am_bvh_joint *jt = &bvh->joints[j];
         tail[j] = -1;
         int32_t sliding = -1;
-        for (size_t c = j + 1; c < J && tail[j] < 0; c++) {
-            if (bvh->joints[c].parent != (int32_t)j || !(am_vec3_dist(pos + c * 3, pos + j * 3) > eps))
-                continue;
+        for (size_t k = first[j]; k < first[j + 1] && tail[j] < 0; k++) {
+            size_t c = (size_t)kids[k];
+            if (!(am_vec3_dist(pos + c * 3, pos + j * 3) > eps)) continue;
             /* A child that slides (loc) keeps a head of its own: the tail stays put. */
             if (slides[c]) {
                 if (sliding < 0) sliding = (int32_t)c;
@@ -146,10 +160,8 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
             /* Synthetic tail: along the first descendant away from the joint, else along
              * the parent's bone, else up; a tenth of the skeleton long. */
             bool found = false;
-            for (size_t c = j + 1; c < J && !found; c++) {
-                int32_t a = bvh->joints[c].parent;
-                while (a > (int32_t)j) a = bvh->joints[a].parent;
-                if (a == (int32_t)j && am_vec3_dist(pos + c * 3, pos + j * 3) > eps) {
+            for (size_t c = j + 1; c < j + subtree[j] && !found; c++) {
+                if (am_vec3_dist(pos + c * 3, pos + j * 3) > eps) {
                     am_vec3_sub(pos + c * 3, pos + j * 3, d);
                     found = true;
                 }
@@ -160,8 +172,11 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
             am_vec3_normalize(d, d);
             am_vec3_scale(d, fmax(0.1 * size, 1e-3), d);
         }
-        jnames[nj] = ami_unique_name(jnames, nj, jt->name, suffix);
-        if (!jnames[nj]) {
+        jnames[nj] = ami_unique_name(&taken, jt->name, suffix);
+        int32_t prev;
+        if (!jnames[nj] ||
+            ami_names_add(&taken, jnames[nj], strlen(jnames[nj]), (int32_t)nj, &prev) != AM_OK) {
+            am_free(jnames[nj]);
             st = AM_FAIL(err, AM_E_NOMEM, "joint name");
             goto done;
         }
@@ -187,6 +202,11 @@ static am_status ami_rig_from_bvh(const am_bvh *bvh, const am_bvh_opts *opts, am
 done:
     if (jnames)
         for (size_t j = J; j < nj; j++) am_free(jnames[j]);
+    ami_names_free(&taken);
+    am_free(subtree);
+    am_free(first);
+    am_free(kids);
+    if (st != AM_OK) am_error_set_file(err, bvh->source);
     am_free(pos);
     am_free(jnames);
     am_free(tail);
@@ -299,6 +319,7 @@ fail:
     am_free(map);
     am_free(moved);
     am_motion_free(mo);
+    am_error_set_file(err, bvh->source);
     return st;
 }
 
@@ -363,10 +384,22 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
     int32_t *where = am_alloc_array(B, sizeof *where);   /* bone -> BVH joint */
     uint8_t *has_child = am_alloc_array(B, 1);
     uint8_t *slides = am_alloc_array(B, 1);
+    size_t *first = NULL;
+    int32_t *kids = NULL;
+    ami_names like_names = {0};
     am_status st = AM_OK;
-    if (!b || !order || !stack || !where || !has_child || !slides) {
+    if (!b || !order || !stack || !where || !has_child || !slides ||
+        !ami_children_lists(rig->parent, sizeof *rig->parent, B, &first, &kids)) {
         st = AM_FAIL(err, AM_E_NOMEM, "BVH");
         goto fail;
+    }
+    for (size_t k = 0; like && k < like->joint_count; k++) {
+        int32_t prev;
+        if (ami_names_add(&like_names, like->joints[k].name, strlen(like->joints[k].name),
+                          (int32_t)k, &prev) != AM_OK) {
+            st = AM_FAIL(err, AM_E_NOMEM, "BVH template names");
+            goto fail;
+        }
     }
     b->joints = am_alloc_array(B, sizeof *b->joints);
     if (!b->joints) {
@@ -380,8 +413,7 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
         size_t cur = stack[--sp];
         where[cur] = (int32_t)n;
         order[n++] = cur;
-        for (size_t c = B; c-- > cur + 1;)
-            if (rig->parent[c] == (int32_t)cur) stack[sp++] = c;
+        for (size_t k = first[cur + 1]; k-- > first[cur];) stack[sp++] = (size_t)kids[k];
     }
     if (n != B) {
         st = AM_FAIL(err, AM_E_ROOT, "rig bones not reachable from the root");
@@ -416,10 +448,8 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
             am_vec3_scale(jt->end_offset, 1.0 / s, jt->end_offset);
         }
         /* channel layout: the template's when it has three distinct rotation axes */
-        const am_bvh_joint *lj = NULL;
-        if (like)
-            for (size_t k = 0; k < like->joint_count && !lj; k++)
-                if (strcmp(like->joints[k].name, jt->name) == 0) lj = &like->joints[k];
+        int32_t lk = ami_names_find_str(&like_names, jt->name);
+        const am_bvh_joint *lj = lk >= 0 ? &like->joints[lk] : NULL;
         if (lj) {
             unsigned rots = 0, mask = 0, pos_mask = 0;
             for (uint32_t c = 0; c < lj->channel_count; c++) {
@@ -506,6 +536,9 @@ static am_status ami_bvh_from_motion(const am_rig *rig, const am_motion *mo,
     am_free(where);
     am_free(has_child);
     am_free(slides);
+    am_free(first);
+    am_free(kids);
+    ami_names_free(&like_names);
     *out = b;
     return AM_OK;
 fail:
@@ -514,6 +547,9 @@ fail:
     am_free(where);
     am_free(has_child);
     am_free(slides);
+    am_free(first);
+    am_free(kids);
+    ami_names_free(&like_names);
     am_bvh_free(b);
     return st;
 }

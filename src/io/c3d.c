@@ -181,7 +181,8 @@ am_status ami_c3d_parse(const void *buf, size_t len, const char *src, const am_i
     if (bad) return AM_FAIL_OFS(err, AM_E_FORMAT, src, sec, "the parameter section is damaged");
     if (P == 0) return AM_FAIL_OFS(err, AM_E_EMPTY, src, 2, "the file holds no 3D points");
     if (!isfinite(scale) || scale == 0) return AM_FAIL_OFS(err, AM_E_VALUE, src, 12, "POINT:SCALE is %g", scale);
-    if (!(rate >= 1e-3 && rate <= 1e5)) return AM_FAIL_OFS(err, AM_E_VALUE, src, 20, "frame rate %g", rate);
+    if (!am_fps_valid(rate))
+        return AM_FAIL_OFS(err, AM_E_VALUE, src, 20, "frame rate %g is outside [%g, %g]", rate, AM_FPS_MIN, AM_FPS_MAX);
     if (dstart < 2) return AM_FAIL_OFS(err, AM_E_FORMAT, src, 16, "DATA_START block %zu", dstart);
     const bool is_float = scale < 0;
     const size_t es = is_float ? 4 : 2, fsize = (4 * P + A) * es, data = (dstart - 1) * 512;
@@ -220,26 +221,28 @@ am_status ami_c3d_parse(const void *buf, size_t len, const char *src, const am_i
     /* Over 255 points the labels go on in LABELS2. */
     if (nl < P && ami_c3d_find(&c, sec, end, "POINT", "LABELS2", &lp, &bad)) ami_c3d_labels(&c, &lp, jt->names, nl, P);
     am_status st = AM_OK;
+    ami_names seen = {0}; /* the names given so far */
     for (size_t j = 0; j < P && st == AM_OK; j++) {
         char b[64];
         if (!jt->names[j]) {
             snprintf(b, sizeof b, "point_%zu", j);
             if (!(jt->names[j] = am_strdup(b))) st = AM_FAIL(err, AM_E_NOMEM, "names");
-            continue;
+        } else {
+            char base[40];
+            snprintf(base, sizeof base, "%.38s", jt->names[j]);
+            for (int dup = 2; st == AM_OK && dup < 100000 && ami_names_find_str(&seen, jt->names[j]) >= 0; dup++) {
+                snprintf(b, sizeof b, "%s#%d", base, dup);
+                char *nn = am_strdup(b);
+                if (!nn) st = AM_FAIL(err, AM_E_NOMEM, "names");
+                am_free(jt->names[j]);
+                jt->names[j] = nn;
+            }
         }
-        char base[40];
-        snprintf(base, sizeof base, "%.38s", jt->names[j]);
-        for (int dup = 2; st == AM_OK && dup < 100000; dup++) {
-            bool clash = false;
-            for (size_t q = 0; q < j && !clash; q++) clash = strcmp(jt->names[q], jt->names[j]) == 0;
-            if (!clash) break;
-            snprintf(b, sizeof b, "%s#%d", base, dup);
-            char *nn = am_strdup(b);
-            if (!nn) st = AM_FAIL(err, AM_E_NOMEM, "names");
-            am_free(jt->names[j]);
-            jt->names[j] = nn;
-        }
+        int32_t prev;
+        if (st == AM_OK && ami_names_add(&seen, jt->names[j], strlen(jt->names[j]), (int32_t)j, &prev) != AM_OK)
+            st = AM_FAIL(err, AM_E_NOMEM, "names");
     }
+    ami_names_free(&seen);
     const double k = is_float ? unit : fabs(scale) * unit;
     const char up = o && o->up ? o->up : 'z';
     for (size_t t = 0; t < frames && st == AM_OK; t++) {

@@ -21,6 +21,9 @@
 #include "io/json_internal.h"
 #include "io/toml_internal.h"
 
+/* A calibration file: 64 MiB (a few cameras take kilobytes), or the scope's max_bytes. */
+#define AMI_CALIB_MAX_BYTES ((uint64_t)64 << 20)
+
 static am_status ami_cal_fail(am_error *err, const char *src, const ami_toml *v, am_status code,
                               const char *fmt, ...) AM_PRINTF(5, 6);
 static am_status ami_cal_fail(am_error *err, const char *src, const ami_toml *v, am_status code,
@@ -304,7 +307,8 @@ am_status am_calib_load(const char *path, const am_calib_read_opts *opts, am_cal
     am_scope_enter(&sc, opts ? &opts->ctx : NULL);
     char *text = NULL;
     size_t len = 0;
-    am_status st = am_file_read(path, 64u << 20, &text, &len, err);
+    uint64_t max = ami_budget(AMI_CALIB_MAX_BYTES);
+    am_status st = am_file_read(path, max > SIZE_MAX ? SIZE_MAX : (size_t)max, &text, &len, err);
     if (st == AM_OK) st = ami_calib_parse(text, len, path, opts, out, err);
     am_free(text);
     am_scope_leave(&sc, NULL);

@@ -183,3 +183,44 @@ void ami_axes_to_world(char up, const double in[3], double out[3])
         out[0] = in[0], out[1] = in[1], out[2] = in[2];
     }
 }
+
+am_status ami_rows_budget(const char *src, uint32_t line, size_t rows, double row_bytes, am_error *err)
+{
+    double need = (double)rows * row_bytes;
+    am_status st = AMI_BUDGET_CHECK(err, src, need >= 1.8e19 ? UINT64_MAX : (uint64_t)need, AMI_IMPORT_BUDGET,
+                                    "%zu rows of %.0f bytes", rows, row_bytes);
+    if (st != AM_OK && err) err->line = line;
+    return st;
+}
+
+am_status ami_header_index(ami_header *h, const ami_field *f, size_t n)
+{
+    memset(h, 0, sizeof *h);
+    size_t longest = 0;
+    if (ami_names_reserve(&h->map, n) != AM_OK) return AM_E_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        int32_t prev;
+        if (ami_names_add(&h->map, f[k].p, f[k].len, (int32_t)k, &prev) != AM_OK) return AM_E_NOMEM;
+        if (f[k].len > longest) longest = f[k].len;
+    }
+    h->scratch_len = longest + 1;
+    h->scratch = am_alloc(h->scratch_len);
+    return h->scratch ? AM_OK : AM_E_NOMEM;
+}
+
+int ami_header_find(const ami_header *h, const char *stem, size_t sl, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    /* No column is longer than the longest field. */
+    if (sl + n >= h->scratch_len) return -1;
+    memcpy(h->scratch, stem, sl);
+    memcpy(h->scratch + sl, suffix, n);
+    return ami_names_find(&h->map, h->scratch, sl + n);
+}
+
+void ami_header_free(ami_header *h)
+{
+    ami_names_free(&h->map);
+    am_free(h->scratch);
+    memset(h, 0, sizeof *h);
+}

@@ -5,8 +5,10 @@
  * failure names the file and the array ("front_conf has shape [10,5], expected [10,6] to match
  * front_uv") because det files are written by external detectors that get shapes wrong.
  * Decisions: fps and names are required (SPEC 4.2 marks only calib optional); fps satisfies
- * am_fps_valid; names are non-empty and unique; no frames or no joints is AM_E_EMPTY; a NaN
- * pixel is allowed only where its confidence is exactly 0.
+ * am_fps_valid (1e-300 is positive, and solve would run on it for seconds before the animation
+ * writer choked); names are non-empty and unique; no frames or no joints is AM_E_EMPTY; a NaN
+ * pixel is allowed only where its confidence is exactly 0. Dtypes and shapes are checked from
+ * the members' headers before any array is inflated (ami_npz_load_checked).
  */
 #include "anymove/io.h"
 #include "core/internal.h"
@@ -17,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static am_status ami_det_float(const char *path, const am_array *a, const char *name, size_t T,
-                               size_t J, int ndim, float **out, am_error *err)
+static am_status ami_det_shape(const char *path, const am_array *a, const char *name, size_t T,
+                               size_t J, int ndim, am_error *err)
 {
     const size_t want[3] = {T, J, 2};
     if (!ami_shape_is_n(a, ndim, want)) {
@@ -31,6 +33,12 @@ static am_status ami_det_float(const char *path, const am_array *a, const char *
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "%s has shape %s, expected [%zu,%zu] to match front_uv", name, sh, T, J);
     }
+    return AM_OK;
+}
+
+static am_status ami_det_float(const char *path, const am_array *a, const char *name,
+                               float **out, am_error *err)
+{
     *out = am_alloc_array(a->count, sizeof **out);
     if (!*out) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "%s", name);
     return am_array_to_f32(a, *out, err);
@@ -55,10 +63,10 @@ static am_status ami_det_check_view(const char *path, const char *view, const fl
     return AM_OK;
 }
 
-static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am_error *err)
+am_status ami_det_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
-    const am_array *fuv = NULL, *suv = NULL, *fc = NULL, *sc = NULL;
+    const am_array *fuv = NULL, *a = NULL;
     AMI_TRY(ami_npz_need_float(path, z, "front_uv", &fuv, err));
     if (fuv->ndim != 3 || fuv->shape[2] != 2) {
         ami_npy_shape_str(fuv, sh, sizeof sh);
@@ -70,22 +78,13 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
-    AMI_TRY(ami_npz_need_float(path, z, "side_uv", &suv, err));
-    AMI_TRY(ami_npz_need_float(path, z, "front_conf", &fc, err));
-    AMI_TRY(ami_npz_need_float(path, z, "side_conf", &sc, err));
-    det->frame_count = T;
-    det->joint_count = J;
-    AMI_TRY(ami_det_float(path, fuv, "front_uv", T, J, 3, &det->front_uv, err));
-    AMI_TRY(ami_det_float(path, suv, "side_uv", T, J, 3, &det->side_uv, err));
-    AMI_TRY(ami_det_float(path, fc, "front_conf", T, J, 2, &det->front_conf, err));
-    AMI_TRY(ami_det_float(path, sc, "side_conf", T, J, 2, &det->side_conf, err));
-    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
-    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
-
-    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &det->fps, err));
-    size_t n = J;
-    AMI_TRY(ami_npz_strings(path, z, "names", &n, &det->names, err));
-
+    static const char *const others[3] = {"side_uv", "front_conf", "side_conf"};
+    for (int k = 0; k < 3; k++) {
+        AMI_TRY(ami_npz_need_float(path, z, others[k], &a, err));
+        AMI_TRY(ami_det_shape(path, a, others[k], T, J, k == 0 ? 3 : 2, err));
+    }
+    AMI_TRY(ami_npz_need_scalar(path, z, "fps", &a, err));
+    AMI_TRY(ami_npz_need_strings(path, z, "names", J, &a, err));
     const am_array *calib = am_npz_find(z, "calib");
     if (calib) {
         if (calib->dtype != AM_DTYPE_F32 && calib->dtype != AM_DTYPE_F64)
@@ -96,6 +95,31 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
             ami_npy_shape_str(calib, sh, sizeof sh);
             return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "calib has shape %s, expected [2,3]", sh);
         }
+    }
+    return AM_OK;
+}
+
+/* The values, once ami_det_check passed. */
+static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am_error *err)
+{
+    const am_array *fuv = am_npz_find(z, "front_uv");
+    size_t T = fuv->shape[0], J = fuv->shape[1];
+    /* fps first: a file that no clip can have comes back before any of its arrays is used. */
+    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &det->fps, err));
+    det->frame_count = T;
+    det->joint_count = J;
+    AMI_TRY(ami_det_float(path, fuv, "front_uv", &det->front_uv, err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "side_uv"), "side_uv", &det->side_uv, err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "front_conf"), "front_conf", &det->front_conf,
+                          err));
+    AMI_TRY(ami_det_float(path, am_npz_find(z, "side_conf"), "side_conf", &det->side_conf, err));
+    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
+    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
+    size_t n = J;
+    AMI_TRY(ami_npz_strings(path, z, "names", &n, &det->names, err));
+
+    const am_array *calib = am_npz_find(z, "calib");
+    if (calib) {
         AMI_TRY(am_array_to_f64(calib, det->calib, err));
         for (int i = 0; i < 6; i++)
             if (!isfinite(det->calib[i]))
@@ -106,17 +130,11 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     return AM_OK;
 }
 
-am_status am_det_load(const char *path, am_det **out, am_error *err)
+am_status ami_det_from_npz(const char *path, const am_npz *z, am_det **out, am_error *err)
 {
-    assert(path && out);
-    *out = NULL;
-    am_npz *z = NULL;
-    AMI_TRY(am_npz_load(path, NULL, &z, err));
     am_det *det = am_alloc(sizeof *det);
     am_status st = det ? ami_det_fill(path, z, det, err)
                        : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "det");
-    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
-    am_npz_free(z);
     if (st != AM_OK) {
         am_error_set_file(err, path);
         am_det_free(det);
@@ -126,12 +144,27 @@ am_status am_det_load(const char *path, am_det **out, am_error *err)
     return AM_OK;
 }
 
+am_status am_det_load(const char *path, am_det **out, am_error *err)
+{
+    assert(path && out);
+    *out = NULL;
+    am_npz *z = NULL;
+    AMI_TRY(ami_npz_load_checked(path, NULL, ami_det_check, &z, err));
+    am_status st = ami_det_from_npz(path, z, out, err);
+    ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
+    am_npz_free(z);
+    return st;
+}
+
 am_status am_det_write(const char *path, const am_det *det, am_error *err)
 {
     assert(path && det);
     size_t T = det->frame_count, J = det->joint_count;
     assert(T * J == 0 || (det->front_uv && det->side_uv && det->front_conf && det->side_conf));
     assert(J == 0 || det->names);
+    /* What the reader refuses is not written. */
+    AMI_CHECK(err, am_fps_valid(det->fps), AM_E_ARG, "fps %g is outside [%g, %g]", det->fps,
+              AM_FPS_MIN, AM_FPS_MAX);
     size_t s_uv[3] = {T, J, 2}, s_conf[2] = {T, J}, s_names[1] = {J}, s_calib[2] = {2, 3};
     double fps = det->fps;
     am_array arrs[7];

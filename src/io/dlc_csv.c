@@ -25,21 +25,41 @@ typedef struct {
     int coord;       /* 0 x, 1 y, 2 likelihood, -1 other */
 } ami_dlc_col;
 
-static int ami_intern(char ***list, size_t *n, const ami_field *f, am_status *st, am_error *err)
+/* Distinct names (individuals, bodyparts) in order of appearance, found by hash: a header
+ * row of a million columns is a million probes. */
+typedef struct {
+    char **names;
+    size_t n, cap;
+    ami_names map;
+} ami_dlc_list;
+
+static void ami_dlc_list_free(ami_dlc_list *l)
 {
-    for (size_t k = 0; k < *n; k++)
-        if (ami_field_is(f, (*list)[k], false)) return (int)k;
-    char **l = am_realloc_array(*list, *n + 1, sizeof *l);
-    if (!l) {
+    ami_strings_free(l->names, l->n);
+    ami_names_free(&l->map);
+}
+
+/* Index of the field's trimmed text, added when new; -1 with *st set when out of memory. */
+static int ami_intern(ami_dlc_list *l, const ami_field *f, am_status *st, am_error *err)
+{
+    char *s = ami_field_dup(f);
+    int32_t prev = -1;
+    if (s && l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        char **v = am_realloc_array(l->names, cap, sizeof *v);
+        if (v) l->names = v, l->cap = cap;
+    }
+    if (!s || l->n == l->cap || ami_names_add(&l->map, s, strlen(s), (int32_t)l->n, &prev) != AM_OK) {
+        am_free(s);
         *st = AM_FAIL(err, AM_E_NOMEM, "names");
         return -1;
     }
-    *list = l;
-    if (!(l[*n] = ami_field_dup(f))) {
-        *st = AM_FAIL(err, AM_E_NOMEM, "names");
-        return -1;
+    if (prev >= 0) {
+        am_free(s);
+        return prev;
     }
-    return (int)(*n)++;
+    l->names[l->n] = s;
+    return (int)l->n++;
 }
 
 am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_import_opts *o, am_mdet **out,
@@ -51,8 +71,7 @@ am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_
     am_status st = AM_OK;
     ami_field *rows[4] = {0};
     size_t rn[4] = {0}, nrows = 0;
-    char **inds = NULL, **parts = NULL;
-    size_t ni = 0, np = 0;
+    ami_dlc_list ind_list = {0}, part_list = {0};
     ami_dlc_col *cols = NULL;
     float *data = NULL;
     size_t T = 0, cap = 0, ncol = 0, idx = 1;
@@ -113,8 +132,8 @@ am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_
     const ami_field no_individual = {"", 0};
     for (size_t k = idx; k < ncol; k++) {
         const ami_field *fi = ri ? &ri[k] : &no_individual;
-        cols[k].ind = ami_intern(&inds, &ni, fi, &st, err);
-        cols[k].part = ami_intern(&parts, &np, &rp[k], &st, err);
+        cols[k].ind = ami_intern(&ind_list, fi, &st, err);
+        cols[k].part = st == AM_OK ? ami_intern(&part_list, &rp[k], &st, err) : -1;
         if (st != AM_OK) goto done;
         cols[k].coord = ami_field_is(&rc[k], "x", true) ? 0 : ami_field_is(&rc[k], "y", true) ? 1
                         : ami_field_is(&rc[k], "likelihood", true) ? 2 : -1;
@@ -123,6 +142,8 @@ am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_
             goto done;
         }
     }
+    char **inds = ind_list.names, **parts = part_list.names;
+    const size_t ni = ind_list.n, np = part_list.n;
     /* Data. */
     for (;;) {
         if (!ami_csv_row(&c, &st, src, err)) {
@@ -138,10 +159,9 @@ am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_
         if (c.count < ncol && !short_rows++) first_short = c.line;
         if (T == cap) {
             cap = cap ? 2 * cap : 256;
-            if (cap > (SIZE_MAX / sizeof(float)) / ncol) {
-                st = AM_FAIL_AT(err, AM_E_LIMIT, src, c.line, 0, "too many rows");
-                goto done;
-            }
+            /* The buffer and the det built from it (at most a joint per two columns): a row
+             * shorter than the header is padded, so its bytes say little about its cost. */
+            if ((st = ami_rows_budget(src, c.line, cap, 10.0 * (double)ncol, err)) != AM_OK) goto done;
             float *nd = am_realloc_array(data, cap * ncol, sizeof *nd);
             if (!nd) {
                 st = AM_FAIL_AT(err, AM_E_NOMEM, src, 0, 0, "%zu rows", cap);
@@ -261,8 +281,8 @@ am_status ami_dlc_parse(const char *text, size_t len, const char *src, const am_
 done:
     am_mdet_free(d);
     for (size_t q = 0; q < 4; q++) am_free(rows[q]);
-    ami_strings_free(inds, ni);
-    ami_strings_free(parts, np);
+    ami_dlc_list_free(&ind_list);
+    ami_dlc_list_free(&part_list);
     am_free(cols);
     am_free(data);
     am_free(jmap);

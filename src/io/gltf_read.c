@@ -28,6 +28,8 @@
 
 /* Index arrays are int32 in the public structs; this keeps every count representable. */
 #define AMI_GLTF_MAX_ITEMS ((size_t)0x7fffffff)
+/* am_gltf_opts.max_bytes when 0. */
+#define AMI_GLTF_DEFAULT_BUDGET ((uint64_t)1 << 30)
 
 /* ---- axis conversion (SPEC 4.5) ---------------------------------------------------------- */
 
@@ -242,7 +244,8 @@ static int ami_hex(char ch)
 }
 
 /* An external buffer: a relative path under base_dir. Absolute paths, URLs and ".." segments
- * are refused, so a document cannot make us read outside its folder. */
+ * are refused, and the file is opened only when its real path (symlinks resolved) lies inside
+ * base_dir, so a document cannot make us read outside its folder. */
 static am_status ami_load_external(ami_gctx *c, const char *uri, const char *path, uint8_t **out,
                                    size_t *out_len)
 {
@@ -282,8 +285,20 @@ static am_status ami_load_external(ami_gctx *c, const char *uri, const char *pat
         return AM_FAIL(c->err, AM_E_ARG, "%s: path too long", path);
     char *data = NULL;
     size_t len = 0;
-    am_status s = am_file_read(full, (size_t)c->max_bytes, &data, &len, c->err);
+    uint64_t left = c->max_bytes > c->decoded_bytes ? c->max_bytes - c->decoded_bytes : 1;
+    am_status s = ami_file_read_within(c->base_dir[0] ? c->base_dir : ".", full,
+                                       left > SIZE_MAX ? SIZE_MAX : (size_t)left, &data, &len,
+                                       c->err);
+    if (s < 0 && c->err) {
+        /* The document is the file to name; the buffer is part of the detail. */
+        char info[sizeof c->err->info + 400];
+        snprintf(info, sizeof info, "%.100s: '%.100s': %s", path, full, c->err->info);
+        memcpy(c->err->info, info, sizeof c->err->info - 1);
+        c->err->info[sizeof c->err->info - 1] = '\0';
+        c->err->file[0] = '\0';
+    }
     if (s < 0) return s;
+    c->decoded_bytes += len;
     *out = (uint8_t *)data;
     *out_len = len;
     return AM_OK;
@@ -323,6 +338,11 @@ static am_status ami_keep_buffers(ami_gctx *c)
             k->buffers[i] = b->owned;
             b->owned = NULL; /* b->data stays valid: the document owns it now */
         } else if (b->len) {
+            /* A second copy of the BIN chunk: it counts like everything else decoded. */
+            c->decoded_bytes += b->len;
+            if (c->decoded_bytes > c->max_bytes)
+                return AM_FAIL(c->err, AM_E_LIMIT, "buffers[%zu]: keeping the source exceeds %llu bytes",
+                               i, (unsigned long long)c->max_bytes);
             k->buffers[i] = am_alloc(b->len);
             AMI_CHECK(c->err, k->buffers[i], AM_E_NOMEM, "buffers[%zu]: %zu bytes", i, b->len);
             memcpy(k->buffers[i], b->data, b->len);
@@ -1170,6 +1190,12 @@ static am_status ami_read_json(ami_gctx *c, const char *text, size_t len, uint64
     if (s == AM_OK) s = ami_get_array(c, root, "", "skins", false, &tmp, &cnt);
     doc->skin_count = cnt;
     if (s == AM_OK && c->keep) {
+        c->decoded_bytes += len;
+        if (c->decoded_bytes > c->max_bytes)
+            s = AM_FAIL(c->err, AM_E_LIMIT, "keeping the JSON of %zu bytes exceeds %llu bytes", len,
+                        (unsigned long long)c->max_bytes);
+    }
+    if (s == AM_OK && c->keep) {
         c->keep->json = am_strndup(text, len);
         c->keep->json_len = len;
         if (!c->keep->json) s = AM_FAIL(c->err, AM_E_NOMEM, "JSON of %zu bytes", len);
@@ -1277,6 +1303,7 @@ void am_gltf_free(am_gltf *doc)
     am_free(doc->generator);
     am_warning_list_free(&doc->warnings);
     ami_gltf_source_free(doc->source);
+    am_free(doc->source_name);
     am_free(doc);
 }
 
@@ -1289,8 +1316,10 @@ static am_status ami_gltf_read_mem(const void *buf, size_t len, const char *sour
     ami_gctx c = {0};
     c.source = source;
     c.base_dir = base_dir;
-    c.max_bytes = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
+    c.max_bytes = ami_budget(opts && opts->max_bytes ? opts->max_bytes : AMI_GLTF_DEFAULT_BUDGET);
     c.err = err;
+    /* The document's bytes stay in memory while it is decoded: they count. */
+    c.decoded_bytes = len;
     am_status s;
     if (len > c.max_bytes) {
         s = AM_FAIL(err, AM_E_LIMIT, "%zu bytes, limit %llu", len,
@@ -1321,6 +1350,8 @@ static am_status ami_gltf_read_mem(const void *buf, size_t len, const char *sour
     for (size_t i = 0; i < c.buffer_count; i++) am_free(c.buffers[i].owned);
     am_free(c.buffers);
     am_free(c.views);
+    if (s == AM_OK && source && !(c.doc->source_name = am_strdup(source)))
+        s = AM_FAIL(err, AM_E_NOMEM, "document name");
     if (s < 0) {
         am_gltf_free(c.doc);
         am_error_set_file(err, source);
@@ -1335,10 +1366,10 @@ static am_status ami_gltf_load(const char *path, const am_gltf_opts *opts, am_gl
 {
     assert(path && out);
     *out = NULL;
-    uint64_t max = opts && opts->max_bytes ? opts->max_bytes : ((uint64_t)1 << 30);
+    uint64_t max = ami_budget(opts && opts->max_bytes ? opts->max_bytes : AMI_GLTF_DEFAULT_BUDGET);
     char *data = NULL;
     size_t len = 0;
-    AMI_TRY(am_file_read(path, (size_t)max, &data, &len, err));
+    AMI_TRY(am_file_read(path, max > SIZE_MAX ? SIZE_MAX : (size_t)max, &data, &len, err));
     /* External buffers resolve against the file's folder. */
     char dir[2048];
     const char *slash = strrchr(path, '/');

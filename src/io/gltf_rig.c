@@ -37,6 +37,7 @@
 #include "anymove/io.h"
 #include "core/internal.h"
 #include "io/gltf_internal.h"
+#include "rig/rig_internal.h"
 
 #define AMI_MIN_BONE 0.01 /* metres: the zero-length guard */
 
@@ -49,6 +50,7 @@ typedef struct ami_gskel {
     double *head;         /* [J][3] bind heads, world axes */
     int32_t *of_node;     /* [node_count] skin joint index of a node or -1 */
     int32_t *orig_parent; /* [J] nearest joint ancestor or -1 */
+    int32_t *joint_order; /* [J] joints parents-first (file tree) */
     int32_t *parent;      /* [J] parent after re-rooting */
     double *weight;       /* [J] own skin weight */
     double *sub_weight;   /* [J] own + all below (file tree) */
@@ -67,6 +69,7 @@ static void ami_gskel_free(ami_gskel *k)
     am_free(k->head);
     am_free(k->of_node);
     am_free(k->orig_parent);
+    am_free(k->joint_order);
     am_free(k->parent);
     am_free(k->weight);
     am_free(k->sub_weight);
@@ -152,21 +155,21 @@ static void ami_translation_animated(const am_gltf *doc, uint8_t *moved)
     }
 }
 
-static bool ami_name_used(char *const *names, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (names[i] && strcmp(names[i], s) == 0) return true;
-    return false;
-}
-
-/* A copy of base, or base + "_<k>" for the first k that makes it unused in names[0..n). */
-static char *ami_unique_name(char *const *names, size_t n, const char *base)
+/* A copy of base, or base + "_<k>" for the first k that makes it unused, added to the map
+ * of taken names as index. NULL when out of memory. */
+static char *ami_unique_name(ami_names *taken, const char *base, int32_t index)
 {
     char buf[320];
     snprintf(buf, sizeof buf, "%.255s", base);
-    for (unsigned k = 2; ami_name_used(names, n, buf); k++)
+    for (unsigned k = 2; ami_names_find_str(taken, buf) >= 0; k++)
         snprintf(buf, sizeof buf, "%.255s_%u", base, k);
-    return am_strdup(buf);
+    char *name = am_strdup(buf);
+    int32_t prev;
+    if (name && ami_names_add(taken, name, strlen(name), index, &prev) != AM_OK) {
+        am_free(name);
+        return NULL;
+    }
+    return name;
 }
 
 static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_error *err)
@@ -197,6 +200,8 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
     for (size_t j = 0; j < J; j++) k->of_node[sk->joints[j]] = (int32_t)j;
 
     /* Names: the node's, else "joint<j>", made unique. */
+    ami_names taken = {0};
+    AMI_CHECK(err, ami_names_reserve(&taken, J) == AM_OK, AM_E_NOMEM, "joint names");
     for (size_t j = 0; j < J; j++) {
         const char *nm = doc->nodes[sk->joints[j]].name;
         char fallback[32];
@@ -204,9 +209,13 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
             snprintf(fallback, sizeof fallback, "joint%zu", j);
             nm = fallback;
         }
-        k->names[j] = ami_unique_name(k->names, j, nm);
-        AMI_CHECK(err, k->names[j], AM_E_NOMEM, "joint names");
+        k->names[j] = ami_unique_name(&taken, nm, (int32_t)j);
+        if (!k->names[j]) {
+            ami_names_free(&taken);
+            return AM_FAIL(err, AM_E_NOMEM, "joint names");
+        }
     }
+    ami_names_free(&taken);
 
     /* Bind matrices. */
     double *rest = NULL;
@@ -236,21 +245,33 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
                       "joint '%s': bind position", k->names[j]);
     }
 
-    /* File hierarchy: nearest joint ancestor (node parents are acyclic: the reader checks). */
-    for (size_t j = 0; j < J; j++) {
-        int32_t p = doc->nodes[sk->joints[j]].parent;
-        while (p >= 0 && k->of_node[p] < 0) p = doc->nodes[p].parent;
-        k->orig_parent[j] = p >= 0 ? k->of_node[p] : -1;
+    /* File hierarchy: nearest joint ancestor (node parents are acyclic: the reader checks),
+     * of every node in one parents-first pass: a joint's is its parent's own joint index when
+     * the parent is a joint, else the parent's nearest. joint_order lists the joints
+     * parents-first for the subtree sums below. */
+    int32_t *near = am_alloc_array(N ? N : 1, sizeof *near);
+    k->joint_order = am_alloc_array(J ? J : 1, sizeof *k->joint_order);
+    uint8_t *mesh_seen = am_alloc(doc->mesh_count ? doc->mesh_count : 1);
+    if (!near || !k->joint_order || !mesh_seen) {
+        am_free(near);
+        am_free(mesh_seen);
+        return AM_FAIL(err, AM_E_NOMEM, "%zu nodes", N);
     }
+    size_t nq = 0;
+    for (size_t q = 0; q < N; q++) {
+        int32_t n = doc->node_order ? doc->node_order[q] : (int32_t)q;
+        int32_t p = doc->nodes[n].parent;
+        near[n] = p < 0 ? -1 : k->of_node[p] >= 0 ? k->of_node[p] : near[p];
+        if (k->of_node[n] >= 0) k->joint_order[nq++] = k->of_node[n];
+    }
+    for (size_t j = 0; j < J; j++) k->orig_parent[j] = near[sk->joints[j]];
+    am_free(near);
 
     /* Skin weights of every mesh skinned by this skin (each mesh once). */
     for (size_t n = 0; n < N; n++) {
         const am_gltf_node *nd = &doc->nodes[n];
-        if (nd->skin != skin || nd->mesh < 0) continue;
-        bool dup = false;
-        for (size_t q = 0; q < n && !dup; q++)
-            dup = doc->nodes[q].skin == skin && doc->nodes[q].mesh == nd->mesh;
-        if (dup) continue;
+        if (nd->skin != skin || nd->mesh < 0 || mesh_seen[nd->mesh]) continue;
+        mesh_seen[nd->mesh] = 1;
         const am_gltf_mesh *m = &doc->meshes[nd->mesh];
         for (size_t p = 0; p < m->primitive_count; p++) {
             const am_gltf_primitive *pr = &m->primitives[p];
@@ -262,24 +283,27 @@ static am_status ami_gskel_build(const am_gltf *doc, int skin, ami_gskel *k, am_
                     double w = wa->data[v * 4 + s];
                     uint32_t ji = ja->ints[v * 4 + s];
                     if (!(w > 0)) continue;
-                    AMI_CHECK(err, ji < J, AM_E_FORMAT,
-                              "meshes[%d].primitives[%zu]: JOINTS_0 of vertex %zu is %u, the "
-                              "skin has %zu joints",
-                              nd->mesh, p, v, ji, J);
+                    if (ji >= J) {
+                        am_free(mesh_seen);
+                        return AM_FAIL(err, AM_E_FORMAT,
+                                       "meshes[%d].primitives[%zu]: JOINTS_0 of vertex %zu is %u, "
+                                       "the skin has %zu joints",
+                                       nd->mesh, p, v, ji, J);
+                    }
                     k->weight[ji] += w;
                     k->has_weights = true;
                 }
             }
         }
     }
-    /* Subtree weights: add each joint's weight to all its joint ancestors. Without any
-     * weights every joint counts as 1 (for choosing the root only; no helpers then). */
-    for (size_t j = 0; j < J; j++) {
-        double w = k->has_weights ? k->weight[j] : 1.0;
-        k->sub_weight[j] += w;
-        size_t steps = 0;
-        for (int32_t p = k->orig_parent[j]; p >= 0 && steps < J; p = k->orig_parent[p], steps++)
-            k->sub_weight[p] += w;
+    am_free(mesh_seen);
+    /* Subtree weights: each joint's own weight plus its children's subtree sums, children
+     * before parents. Without any weights every joint counts as 1 (for choosing the root
+     * only; no helpers then). */
+    for (size_t j = 0; j < J; j++) k->sub_weight[j] = k->has_weights ? k->weight[j] : 1.0;
+    for (size_t q = J; q-- > 0;) {
+        int32_t j = k->joint_order[q], p = k->orig_parent[j];
+        if (p >= 0) k->sub_weight[p] += k->sub_weight[j];
     }
 
     /* The root (see the file comment). */
@@ -326,11 +350,16 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
 {
     assert(doc && out);
     *out = NULL;
-    AMI_CHECK(err, doc->skin_count > 0, AM_E_EMPTY, "the document has no skin");
+    if (doc->skin_count == 0) {
+        am_status e = AM_FAIL(err, AM_E_EMPTY, "the document has no skin");
+        am_error_set_file(err, doc->source_name);
+        return e;
+    }
     ami_gskel k;
     am_status s = ami_gskel_build(doc, skin, &k, err);
     if (s < 0) {
         ami_gskel_free(&k);
+        am_error_set_file(err, doc->source_name);
         return s;
     }
     size_t J = k.J;
@@ -342,21 +371,29 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
     double *len = am_alloc_array(J, sizeof *len);
     const char **bn = am_alloc_array(J, sizeof *bn), **bh = am_alloc_array(J, sizeof *bh),
                **bt = am_alloc_array(J, sizeof *bt), **bp = am_alloc_array(J, sizeof *bp);
+    size_t *first = NULL;
+    int32_t *kids = NULL;
+    ami_names taken = {0};
     size_t nj = J, nb = 0;
-    if (!jnames || !jpos || !order || !tail || !len || !bn || !bh || !bt || !bp) {
+    if (!jnames || !jpos || !order || !tail || !len || !bn || !bh || !bt || !bp ||
+        !ami_children_lists(k.parent, sizeof *k.parent, J, &first, &kids) ||
+        ami_names_reserve(&taken, 2 * J) != AM_OK) {
         s = AM_FAIL(err, AM_E_NOMEM, "rig of %zu joints", J);
         goto done;
     }
     for (size_t j = 0; j < J; j++) {
         jnames[j] = k.names[j];
         memcpy(jpos + 3 * j, k.head + 3 * j, 3 * sizeof(double));
+        int32_t prev;
+        if (ami_names_add(&taken, jnames[j], strlen(jnames[j]), (int32_t)j, &prev) != AM_OK) {
+            s = AM_FAIL(err, AM_E_NOMEM, "joint names");
+            goto done;
+        }
     }
     /* Breadth-first from the root: parents first, which is all am_rig_build needs. */
     order[nb++] = k.root;
-    for (size_t q = 0; q < nb; q++) {
-        for (size_t j = 0; j < J; j++)
-            if (k.parent[j] == order[q]) order[nb++] = (int32_t)j;
-    }
+    for (size_t q = 0; q < nb; q++)
+        for (size_t c = first[order[q]]; c < first[order[q] + 1]; c++) order[nb++] = kids[c];
     if (nb != J) {
         s = AM_FAIL(err, AM_E_INTERNAL, "re-rooted skeleton reaches %zu of %zu joints", nb, J);
         goto done;
@@ -367,8 +404,8 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
         size_t nch = 0;
         int32_t only = -1;
         double mean[3] = {0, 0, 0};
-        for (size_t c = 0; c < J; c++) {
-            if (k.parent[c] != j) continue;
+        for (size_t i = first[j]; i < first[j + 1]; i++) {
+            size_t c = (size_t)kids[i];
             nch++;
             only = (int32_t)c;
             am_vec3_add(mean, k.head + 3 * c, mean);
@@ -412,7 +449,7 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
         if (tail[j] < 0) {
             char base[300];
             snprintf(base, sizeof base, "%.250s_end", k.names[j]);
-            jnames[nj] = ami_unique_name(jnames, nj, base);
+            jnames[nj] = ami_unique_name(&taken, base, (int32_t)nj);
             if (!jnames[nj]) {
                 s = AM_FAIL(err, AM_E_NOMEM, "joint names");
                 goto done;
@@ -435,7 +472,7 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
     d.bone_head = bh;
     d.bone_tail = bt;
     d.bone_parent = bp;
-    d.source = k.skin->name;
+    d.source = doc->source_name ? doc->source_name : k.skin->name;
     s = am_rig_build(&d, out, err);
     if (s == AM_OK && k.has_weights) {
         /* Helpers: no weight on the joint nor anywhere below it in the re-rooted tree (a
@@ -447,11 +484,9 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
             s = AM_FAIL(err, AM_E_NOMEM, "helper flags");
             goto done;
         }
-        for (size_t j = 0; j < J; j++) {
-            size_t steps = 0;
-            for (int32_t p = (int32_t)j; p >= 0 && steps <= J; p = k.parent[p], steps++)
-                below[p] += k.weight[j];
-        }
+        /* order is parents-first: children's sums are complete before their parent's. */
+        for (size_t j = 0; j < J; j++) below[j] = k.weight[j];
+        for (size_t q = J; q-- > 1;) below[k.parent[order[q]]] += below[order[q]];
         am_rig *rig = *out;
         for (size_t j = 0; j < J; j++) {
             int b = am_rig_find_bone(rig, k.names[j]);
@@ -462,6 +497,10 @@ am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **out, am_error 
 done:
     if (jnames)
         for (size_t j = J; j < nj; j++) am_free(jnames[j]);
+    ami_names_free(&taken);
+    am_free(first);
+    am_free(kids);
+    if (s < 0) am_error_set_file(err, doc->source_name);
     am_free(jnames);
     am_free(jpos);
     am_free(order);
@@ -502,17 +541,19 @@ static void ami_drop_float_noise(const am_rig *rig, am_motion *mo)
     }
 }
 
-/* joint_of[b]: the skin joint of rig bone b, by the names am_rig_from_gltf gives. */
+/* joint_of[b]: the skin joint of rig bone b, by the names am_rig_from_gltf gives (hashed in
+ * the rig, so linear in the joints). */
 static am_status ami_match_bones(const ami_gskel *k, const am_rig *rig, int skin,
                                  int32_t *joint_of, am_error *err)
 {
-    for (size_t b = 0; b < rig->bone_count; b++) {
-        joint_of[b] = -1;
-        for (size_t j = 0; j < k->J && joint_of[b] < 0; j++)
-            if (strcmp(k->names[j], rig->bone_names[b]) == 0) joint_of[b] = (int32_t)j;
+    for (size_t b = 0; b < rig->bone_count; b++) joint_of[b] = -1;
+    for (size_t j = 0; j < k->J; j++) {
+        int b = am_rig_find_bone(rig, k->names[j]);
+        if (b >= 0 && joint_of[b] < 0) joint_of[b] = (int32_t)j;
+    }
+    for (size_t b = 0; b < rig->bone_count; b++)
         AMI_CHECK(err, joint_of[b] >= 0, AM_E_NAME, "rig bone '%s' is not a joint of skin %d",
                   rig->bone_names[b], skin < 0 ? 0 : skin);
-    }
     return AM_OK;
 }
 
@@ -539,7 +580,8 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
 {
     assert(doc && rig && out);
     *out = NULL;
-    AMI_CHECK(err, isfinite(fps) && fps > 0, AM_E_ARG, "fps must be > 0, got %g", fps);
+    AMI_CHECK(err, am_fps_valid(fps), AM_E_ARG, "fps %g is outside [%g, %g]", fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     AMI_CHECK(err, anim >= -1 && (anim < 0 || (size_t)anim < doc->animation_count), AM_E_ARG,
               "animation %d: the document has %zu", anim, doc->animation_count);
     /* anim -1: one frame of the rest pose. */
@@ -550,11 +592,23 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
         if (!(t1 >= t0)) t1 = t0;
     }
     double span = floor((t1 - t0) * fps + 1e-9);
-    AMI_CHECK(err, span < 1e7, AM_E_LIMIT, "%.0f frames", span);
-    size_t T = (size_t)span + 1, B = rig->bone_count, N = doc->node_count;
+    /* Duration x fps x the rig's channels, before any work: a 2.5 KB file may declare a
+     * 333,000 s clip. (1e15 frames saturate the count; no budget holds them.) */
+    size_t T = (size_t)fmin(span, 1e15) + 1, B = rig->bone_count, N = doc->node_count;
+    am_status s = AMI_BUDGET_CHECK(err, doc->source_name, am_motion_bytes(rig, T), AM_MOTION_MAX_BYTES,
+                                   "animation %d: %.6g s at %g fps = %zu frames x %zu bones", anim,
+                                   t1 - t0, fps, T, B);
+    if (s < 0) return s;
+    /* Time, too: every frame evaluates every node. */
+    if ((double)T * (double)(N ? N : 1) > AM_GLTF_MAX_NODE_FRAMES) {
+        s = AM_FAIL(err, AM_E_LIMIT, "animation %d: %zu frames x %zu nodes to evaluate, over %.0e",
+                    anim, T, N, AM_GLTF_MAX_NODE_FRAMES);
+        am_error_set_file(err, doc->source_name);
+        return s;
+    }
 
     ami_gskel k;
-    am_status s = ami_gskel_build(doc, skin, &k, err);
+    s = ami_gskel_build(doc, skin, &k, err);
     int32_t *joint_of = am_alloc_array(B ? B : 1, sizeof *joint_of);
     double *local = am_alloc_array(N ? N : 1, 16 * sizeof(double));
     double *world = am_alloc_array(N ? N : 1, 16 * sizeof(double));
@@ -622,6 +676,7 @@ am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig, i
     ami_gskel_free(&k);
     if (s < 0) {
         am_motion_free(mo);
+        am_error_set_file(err, doc->source_name);
         return s;
     }
     *out = mo;

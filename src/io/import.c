@@ -13,7 +13,19 @@
 #include "core/internal.h"
 #include "io/trackers_internal.h"
 
-#define AMI_IMPORT_MAX_BYTES (1024u << 20)
+/* One file (or the files of a folder together): 1 GiB, or the scope's max_bytes if smaller. */
+#define AMI_IMPORT_MAX_BYTES ((uint64_t)1 << 30)
+/* One frame's file in a folder. */
+#define AMI_IMPORT_FRAME_MAX_BYTES ((size_t)64 << 20)
+
+/* File bytes the call may still read: the budget minus what it read before. */
+static size_t ami_import_left(uint64_t used)
+{
+    uint64_t budget = ami_budget(AMI_IMPORT_MAX_BYTES);
+    uint64_t left = budget > used ? budget - used : 0;
+    /* am_file_read takes 0 as its default limit: a spent budget still refuses a byte. */
+    return left ? (left > SIZE_MAX ? SIZE_MAX : (size_t)left) : 1;
+}
 
 static const char *const ami_fmt_names[AM_TRACK_FORMAT_COUNT] = {
     "auto", "DeepLabCut CSV", "SLEAP analysis HDF5", "OpenPose JSON", "MediaPipe landmarks",
@@ -114,6 +126,11 @@ static void ami_stem(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)len, path + a);
 }
 
+static int ami_cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Sorted names of the files in dir that end with one of the suffixes. */
 static am_status ami_list_dir(const char *dir, const char *const *suffixes, char ***out, size_t *n, am_error *err)
 {
@@ -150,14 +167,8 @@ static am_status ami_list_dir(const char *dir, const char *const *suffixes, char
         *n = 0;
         return st;
     }
-    /* qsort with strcmp on char**: file names sort in frame order when zero-padded, as
-     * OpenPose writes them. */
-    for (size_t i = 1; i < *n; i++)
-        for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-            char *t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
+    /* File names sort in frame order when zero-padded, as OpenPose writes them. */
+    if (*n > 1) qsort(v, *n, sizeof *v, ami_cmp_names);
     *out = v;
     return AM_OK;
 }
@@ -171,6 +182,7 @@ static am_status ami_openpose_folder(const char *dir, const am_import_opts *o, a
     am_status st = AM_OK;
     float **kp = am_alloc_array(n ? n : 1, sizeof *kp);
     size_t K = 0;
+    uint64_t read = 0; /* bytes of the files so far: each frame's keypoints are kept */
     am_mdet *d = NULL;
     char path[4096];
     if (!kp) {
@@ -184,8 +196,11 @@ static am_status ami_openpose_folder(const char *dir, const am_import_opts *o, a
     for (size_t t = 0; t < n && st == AM_OK; t++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[t]);
         char *text = NULL;
-        size_t len = 0, k = 0;
-        if ((st = am_file_read(path, 64u << 20, &text, &len, err)) != AM_OK) break;
+        size_t len = 0, k = 0, left = ami_import_left(read);
+        if ((st = am_file_read(path, left < AMI_IMPORT_FRAME_MAX_BYTES ? left : AMI_IMPORT_FRAME_MAX_BYTES, &text,
+                               &len, err)) != AM_OK)
+            break;
+        read += len;
         st = ami_openpose_frame(text, len, path, o, &kp[t], &k, err);
         am_free(text);
         if (st != AM_OK) break;
@@ -234,6 +249,7 @@ static am_status ami_mediapipe_folder(const char *dir, const am_import_opts *o, 
     am_status st = AM_OK;
     am_mdet **parts = am_alloc_array(n ? n : 1, sizeof *parts), *d = NULL;
     size_t T = 0;
+    uint64_t read = 0; /* bytes of the files so far: each file's frames are kept */
     char path[4096];
     if (!parts) st = AM_FAIL(err, AM_E_NOMEM, "frames");
     else if (n == 0) st = AM_FAIL_AT(err, AM_E_EMPTY, dir, 0, 0, "no MediaPipe landmark files in the folder");
@@ -242,14 +258,19 @@ static am_status ami_mediapipe_folder(const char *dir, const am_import_opts *o, 
     for (size_t k = 0; k < n && st == AM_OK; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[k]);
         char *text = NULL;
-        size_t len = 0;
-        if ((st = am_file_read(path, 64u << 20, &text, &len, err)) != AM_OK) break;
+        size_t len = 0, left = ami_import_left(read);
+        if ((st = am_file_read(path, left < AMI_IMPORT_FRAME_MAX_BYTES ? left : AMI_IMPORT_FRAME_MAX_BYTES, &text,
+                               &len, err)) != AM_OK)
+            break;
+        read += len;
         st = ami_mediapipe_parse(text, len, path, &oo, &parts[k], err);
         am_free(text);
         if (st == AM_OK && k && parts[k]->joint_count != parts[0]->joint_count)
             st = AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "%zu landmarks, %s has %zu", parts[k]->joint_count, files[0],
                             parts[0]->joint_count);
         if (st == AM_OK) T += parts[k]->frame_count;
+        /* Every file's frames are kept, then copied into one det. */
+        if (st == AM_OK) st = ami_rows_budget(dir, 0, T, 24.0 * (double)parts[0]->joint_count, err);
     }
     if (st == AM_OK && (st = am_mdet_create(1, T, parts[0]->joint_count, &d, err)) == AM_OK) {
         const size_t J = parts[0]->joint_count;
@@ -348,7 +369,7 @@ static am_status ami_import_2d(const char *path, am_track_format fmt, const am_i
     }
     char *buf = NULL;
     size_t len = 0;
-    AMI_TRY(am_file_read(path, AMI_IMPORT_MAX_BYTES, &buf, &len, err));
+    AMI_TRY(am_file_read(path, ami_import_left(0), &buf, &len, err));
     st = ami_import_2d_mem(buf, len, path, fmt, o, out, err);
     am_free(buf);
     return st;
@@ -396,19 +417,30 @@ static am_status ami_import_3d(const char *path, am_track_format fmt, const am_i
         return AM_FAIL_AT(err, AM_E_USAGE, path, 0, 0, "%s holds 2D detections: import it to det.npz", am_track_format_name(fmt));
     char *buf = NULL;
     size_t len = 0;
-    AMI_TRY(am_file_read(path, AMI_IMPORT_MAX_BYTES, &buf, &len, err));
+    AMI_TRY(am_file_read(path, ami_import_left(0), &buf, &len, err));
     am_status st = ami_import_3d_mem(buf, len, path, fmt, o, out, err);
     am_free(buf);
     return st;
+}
+
+/* The caller's frame rate: 0 means the file's (or 30); anything else is used as given, so it
+ * must be one the writers accept. */
+static am_status ami_import_opts_check(const am_import_opts *o, am_error *err)
+{
+    if (o && o->fps != 0 && !am_fps_valid(o->fps))
+        return AM_FAIL(err, AM_E_ARG, "fps %g is outside [%g, %g]", o->fps, AM_FPS_MIN, AM_FPS_MAX);
+    return AM_OK;
 }
 
 /* ---- the public readers run in the scope of opts->ctx; warnings go to the caller's ---- */
 am_status am_import_2d(const char *path, am_track_format fmt, const am_import_opts *o, am_mdet **out, am_error *err)
 {
     assert(path && out);
+    *out = NULL;
     am_scope sc;
     am_scope_enter(&sc, o ? &o->ctx : NULL);
-    am_status st = ami_import_2d(path, fmt, o, out, err);
+    am_status st = ami_import_opts_check(o, err);
+    if (st == AM_OK) st = ami_import_2d(path, fmt, o, out, err);
     am_scope_leave(&sc, NULL);
     return st;
 }
@@ -417,9 +449,11 @@ am_status am_import_2d_mem(const void *buf, size_t len, const char *source, am_t
                            am_mdet **out, am_error *err)
 {
     assert((buf || !len) && out);
+    *out = NULL;
     am_scope sc;
     am_scope_enter(&sc, o ? &o->ctx : NULL);
-    am_status st = ami_import_2d_mem(buf, len, source, fmt, o, out, err);
+    am_status st = ami_import_opts_check(o, err);
+    if (st == AM_OK) st = ami_import_2d_mem(buf, len, source, fmt, o, out, err);
     am_scope_leave(&sc, NULL);
     return st;
 }
@@ -427,9 +461,11 @@ am_status am_import_2d_mem(const void *buf, size_t len, const char *source, am_t
 am_status am_import_3d(const char *path, am_track_format fmt, const am_import_opts *o, am_joints **out, am_error *err)
 {
     assert(path && out);
+    *out = NULL;
     am_scope sc;
     am_scope_enter(&sc, o ? &o->ctx : NULL);
-    am_status st = ami_import_3d(path, fmt, o, out, err);
+    am_status st = ami_import_opts_check(o, err);
+    if (st == AM_OK) st = ami_import_3d(path, fmt, o, out, err);
     am_scope_leave(&sc, NULL);
     return st;
 }
@@ -438,9 +474,11 @@ am_status am_import_3d_mem(const void *buf, size_t len, const char *source, am_t
                            am_joints **out, am_error *err)
 {
     assert((buf || !len) && out);
+    *out = NULL;
     am_scope sc;
     am_scope_enter(&sc, o ? &o->ctx : NULL);
-    am_status st = ami_import_3d_mem(buf, len, source, fmt, o, out, err);
+    am_status st = ami_import_opts_check(o, err);
+    if (st == AM_OK) st = ami_import_3d_mem(buf, len, source, fmt, o, out, err);
     am_scope_leave(&sc, NULL);
     return st;
 }

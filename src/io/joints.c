@@ -10,6 +10,8 @@
  * - conf is in [0, 1]; NaN is allowed only where the joint is missing.
  * - Names are non-empty and unique (a repeated name makes the binding ambiguous).
  * - Unknown extra arrays are ignored so producers can add diagnostics.
+ * - Dtypes and shapes are checked from the members' headers before any array is inflated
+ *   (ami_npz_load_checked), then fps, then the values.
  */
 #include "anymove/io.h"
 #include "core/internal.h"
@@ -36,8 +38,8 @@ static am_status ami_joints_check_points(const char *path, const double *joints,
     return AM_OK;
 }
 
-static am_status ami_joints_positions(const char *path, const am_npz *z, am_joints *jt,
-                                      am_error *err)
+/* Every dtype and shape, from the headers alone (no array has data yet). */
+static am_status ami_joints_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
     const am_array *a = NULL;
@@ -52,47 +54,47 @@ static am_status ami_joints_positions(const char *path, const am_npz *z, am_join
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "joints has shape %s: no %s", sh,
                           T == 0 ? "frames" : "joints");
     }
-    jt->joints = am_alloc_array(a->count, sizeof *jt->joints);
-    if (!jt->joints)
-        return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "joints of %zu x %zu", T, J);
-    jt->frame_count = T;
-    jt->joint_count = J;
-    AMI_TRY(am_array_to_f64(a, jt->joints, err));
-    return ami_joints_check_points(path, jt->joints, T, J, err);
-}
-
-static am_status ami_joints_conf(const char *path, const am_npz *z, am_joints *jt, am_error *err)
-{
-    char sh[128];
-    size_t T = jt->frame_count, J = jt->joint_count;
-    const am_array *a = am_npz_find(z, "conf");
-    if (!a) return AM_OK;
+    AMI_TRY(ami_npz_need_strings(path, z, "names", J, &a, err));
+    AMI_TRY(ami_npz_need_scalar(path, z, "fps", &a, err));
+    if (!am_npz_find(z, "conf")) return AM_OK;
     AMI_TRY(ami_npz_need_float(path, z, "conf", &a, err));
     if (!ami_shape_is_n(a, 2, (const size_t[2]){T, J})) {
         ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
                           "conf has shape %s, expected [%zu,%zu] to match joints", sh, T, J);
     }
-    jt->conf = am_alloc_array(T * J, sizeof *jt->conf);
-    if (!jt->conf) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "conf of %zu x %zu", T, J);
-    AMI_TRY(am_array_to_f64(a, jt->conf, err));
-    for (size_t i = 0; i < T * J; i++) {
-        double c = jt->conf[i];
-        if (isnan(c) && isnan(jt->joints[3 * i])) continue;
-        if (!(c >= 0.0 && c <= 1.0))
-            return AM_FAIL_AT(err, isnan(c) ? AM_E_NONFINITE : AM_E_VALUE, path, 0, 0,
-                              "conf[%zu][%zu] = %g is outside [0, 1]", i / J, i % J, c);
-    }
     return AM_OK;
 }
 
+/* The values, once ami_joints_check passed. */
 static am_status ami_joints_fill(const char *path, const am_npz *z, am_joints *jt, am_error *err)
 {
-    AMI_TRY(ami_joints_positions(path, z, jt, err));
-    size_t n = jt->joint_count;
-    AMI_TRY(ami_npz_strings(path, z, "names", &n, &jt->names, err));
+    const am_array *a = am_npz_find(z, "joints");
+    size_t T = a->shape[0], J = a->shape[1];
+    /* fps first: a file that no clip can have comes back before any of its arrays is used. */
     AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &jt->fps, err));
-    return ami_joints_conf(path, z, jt, err);
+    jt->joints = am_alloc_array(a->count, sizeof *jt->joints);
+    if (!jt->joints)
+        return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "joints of %zu x %zu", T, J);
+    jt->frame_count = T;
+    jt->joint_count = J;
+    AMI_TRY(am_array_to_f64(a, jt->joints, err));
+    AMI_TRY(ami_joints_check_points(path, jt->joints, T, J, err));
+    size_t n = J;
+    AMI_TRY(ami_npz_strings(path, z, "names", &n, &jt->names, err));
+    const am_array *c = am_npz_find(z, "conf");
+    if (!c) return AM_OK;
+    jt->conf = am_alloc_array(T * J, sizeof *jt->conf);
+    if (!jt->conf) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "conf of %zu x %zu", T, J);
+    AMI_TRY(am_array_to_f64(c, jt->conf, err));
+    for (size_t i = 0; i < T * J; i++) {
+        double v = jt->conf[i];
+        if (isnan(v) && isnan(jt->joints[3 * i])) continue;
+        if (!(v >= 0.0 && v <= 1.0))
+            return AM_FAIL_AT(err, isnan(v) ? AM_E_NONFINITE : AM_E_VALUE, path, 0, 0,
+                              "conf[%zu][%zu] = %g is outside [0, 1]", i / J, i % J, v);
+    }
+    return AM_OK;
 }
 
 static am_status ami_joints_from_npz(const char *path, const am_npz *z, am_joints **out,
@@ -117,7 +119,9 @@ am_status am_joints_create(size_t frame_count, size_t joint_count, bool with_con
     *out = NULL;
     size_t T = frame_count, J = joint_count;
     AMI_CHECK(err, T && J, AM_E_EMPTY, "joints with %zu frames and %zu joints", T, J);
-    AMI_CHECK(err, T <= SIZE_MAX / 24 / J, AM_E_LIMIT, "joints of %zu x %zu", T, J);
+    AMI_TRY(AMI_BUDGET_CHECK(err, NULL,
+                             ami_points_bytes((double)T * (double)J, with_conf ? 32.0 : 24.0, (double)J),
+                             AMI_POINTS_MAX_BYTES, "joints of %zu frames x %zu joints", T, J));
     am_joints *jt = am_alloc(sizeof *jt);
     if (!jt) return AM_FAIL(err, AM_E_NOMEM, "joints");
     jt->frame_count = T;
@@ -141,7 +145,7 @@ am_status am_joints_read_mem(const void *buf, size_t len, const char *source, am
     assert(out);
     *out = NULL;
     am_npz *z = NULL;
-    AMI_TRY(am_npz_read_mem(buf, len, source, NULL, &z, err));
+    AMI_TRY(ami_npz_read_mem_checked(buf, len, source, NULL, ami_joints_check, &z, err));
     am_status st = ami_joints_from_npz(source, z, out, err);
     ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
@@ -153,7 +157,7 @@ am_status am_joints_load(const char *path, am_joints **out, am_error *err)
     assert(path && out);
     *out = NULL;
     am_npz *z = NULL;
-    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    AMI_TRY(ami_npz_load_checked(path, NULL, ami_joints_check, &z, err));
     am_status st = ami_joints_from_npz(path, z, out, err);
     ami_warn_list(&z->warnings);
     am_npz_free(z);

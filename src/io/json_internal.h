@@ -77,9 +77,13 @@ ami_jpath ami_json_path_index(const char *parent, size_t index);
 
 /* ---- parsing ---- */
 
+/* What a parsed document may take in memory (the text and jansson's tree, estimated from the
+ * text before parsing), unless the scope's max_bytes is smaller: AM_E_LIMIT naming source. */
+#define AMI_JSON_DEFAULT_BUDGET ((uint64_t)2 << 30)
+
 /* Parse len bytes (need not be NUL-terminated; a leading UTF-8 BOM is skipped) into *out.
  * The top level must be an object or an array (jansson's rule). Duplicate keys are refused.
- * source names the input in errors (may be NULL). */
+ * source names the input in errors (may be NULL). Over AMI_JSON_DEFAULT_BUDGET: AM_E_LIMIT. */
 AM_NODISCARD am_status ami_json_parse(const char *text, size_t len, const char *source,
                                       json_t **out, am_error *err);
 /* Read a file (max_bytes 0 = am_file_read's default) and parse it; errors carry the path. */

@@ -18,8 +18,9 @@ am_status am_mdet_create(size_t C, size_t T, size_t J, am_mdet **out, am_error *
     assert(out);
     *out = NULL;
     AMI_CHECK(err, C && T && J, AM_E_EMPTY, "det with %zu cameras, %zu frames, %zu joints", C, T, J);
-    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16) && C * T < (SIZE_MAX / 16) / J, AM_E_LIMIT,
-              "det of %zu x %zu x %zu", C, T, J);
+    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16), AM_E_LIMIT, "det of %zu x %zu x %zu", C, T, J);
+    AMI_TRY(AMI_BUDGET_CHECK(err, NULL, ami_points_bytes((double)C * (double)T * (double)J, 12.0, (double)(C + J)),
+                             AMI_POINTS_MAX_BYTES, "det of %zu cameras x %zu frames x %zu joints", C, T, J));
     am_mdet *d = am_alloc(sizeof *d);
     if (!d) return AM_FAIL(err, AM_E_NOMEM, "det");
     d->camera_count = C;
@@ -101,10 +102,18 @@ am_status am_mdet_from_two_view(const am_det *det, am_mdet **out, am_error *err)
     return AM_OK;
 }
 
-static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out, am_error *err)
+/* The two-view layout (SPEC 4.2) has front_uv and no uv. */
+static bool ami_mdet_is_two_view(const am_npz *z)
 {
+    return !am_npz_find(z, "uv") && am_npz_find(z, "front_uv");
+}
+
+/* Every dtype and shape, from the headers alone (no array has data yet). */
+static am_status ami_mdet_check(const am_npz *z, const char *path, am_error *err)
+{
+    if (ami_mdet_is_two_view(z)) return ami_det_check(z, path, err);
     char sh[128];
-    const am_array *uv = NULL, *cf = NULL;
+    const am_array *uv = NULL, *a = NULL;
     AMI_TRY(ami_npz_need_float(path, z, "uv", &uv, err));
     if (uv->ndim != 4 || uv->shape[3] != 2) {
         ami_npy_shape_str(uv, sh, sizeof sh);
@@ -116,21 +125,42 @@ static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out,
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "uv has shape %s: no %s", sh,
                           !C ? "cameras" : !T ? "frames" : "joints");
     }
-    AMI_TRY(ami_npz_need_float(path, z, "conf", &cf, err));
+    AMI_TRY(ami_npz_need_float(path, z, "conf", &a, err));
     const size_t want[3] = {C, T, J};
-    if (!ami_shape_is_n(cf, 3, want)) {
-        ami_npy_shape_str(cf, sh, sizeof sh);
+    if (!ami_shape_is_n(a, 3, want)) {
+        ami_npy_shape_str(a, sh, sizeof sh);
         return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "conf has shape %s, expected [%zu,%zu,%zu] to match uv", sh, C,
                           T, J);
     }
+    AMI_TRY(ami_npz_need_strings(path, z, "cameras", C, &a, err));
+    AMI_TRY(ami_npz_need_strings(path, z, "names", J, &a, err));
+    AMI_TRY(ami_npz_need_scalar(path, z, "fps", &a, err));
+    const am_array *to = am_npz_find(z, "time_offset");
+    if (to && (to->dtype == AM_DTYPE_STR || to->ndim != 1 || to->shape[0] != C)) {
+        ami_npy_shape_str(to, sh, sizeof sh);
+        return AM_FAIL_AT(err, to->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
+                          "time_offset has shape %s, expected [%zu] numbers", sh, C);
+    }
+    return AM_OK;
+}
+
+/* The values, once ami_mdet_check passed. */
+static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out, am_error *err)
+{
+    const am_array *uv = am_npz_find(z, "uv");
+    const size_t C = uv->shape[0], T = uv->shape[1], J = uv->shape[2];
+    double fps = 0;
+    /* fps first: a file that no clip can have comes back before any of its arrays is used. */
+    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &fps, err));
     am_status st = am_mdet_create(C, T, J, out, err);
     if (st != AM_OK) {
         am_error_set_file(err, path);
         return st;
     }
     am_mdet *d = *out;
+    d->fps = fps;
     AMI_TRY(am_array_to_f32(uv, d->uv, err));
-    AMI_TRY(am_array_to_f32(cf, d->conf, err));
+    AMI_TRY(am_array_to_f32(am_npz_find(z, "conf"), d->conf, err));
     ami_strings_free(d->cameras, C);
     ami_strings_free(d->names, J);
     d->cameras = d->names = NULL;
@@ -138,14 +168,8 @@ static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out,
     AMI_TRY(ami_npz_strings(path, z, "cameras", &n, &d->cameras, err));
     n = J;
     AMI_TRY(ami_npz_strings(path, z, "names", &n, &d->names, err));
-    AMI_TRY(ami_npz_scalar_in(path, z, "fps", AM_FPS_MIN, AM_FPS_MAX, &d->fps, err));
     const am_array *to = am_npz_find(z, "time_offset");
     if (to) {
-        if (to->dtype == AM_DTYPE_STR || to->ndim != 1 || to->shape[0] != C) {
-            ami_npy_shape_str(to, sh, sizeof sh);
-            return AM_FAIL_AT(err, to->dtype == AM_DTYPE_STR ? AM_E_DTYPE : AM_E_SHAPE, path, 0, 0,
-                              "time_offset has shape %s, expected [%zu] numbers", sh, C);
-        }
         d->time_offset = am_alloc_array(C, sizeof *d->time_offset);
         if (!d->time_offset) return AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "time_offset");
         AMI_TRY(am_array_to_f64(to, d->time_offset, err));
@@ -180,18 +204,16 @@ am_status am_mdet_load(const char *path, am_mdet **out, am_error *err)
     assert(path && out);
     *out = NULL;
     am_npz *z = NULL;
-    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    AMI_TRY(ami_npz_load_checked(path, NULL, ami_mdet_check, &z, err));
     am_status st;
-    if (!am_npz_find(z, "uv") && am_npz_find(z, "front_uv")) {
-        am_npz_free(z);
+    if (ami_mdet_is_two_view(z)) {
         am_det *det = NULL;
-        AMI_TRY(am_det_load(path, &det, err));
-        st = am_mdet_from_two_view(det, out, err);
+        st = ami_det_from_npz(path, z, &det, err);
+        if (st == AM_OK) st = am_mdet_from_two_view(det, out, err);
         am_det_free(det);
-        if (st != AM_OK) am_error_set_file(err, path);
-        return st;
+    } else {
+        st = ami_mdet_fill(path, z, out, err);
     }
-    st = ami_mdet_fill(path, z, out, err);
     ami_warn_list(&z->warnings); /* the loader runs in the caller's scope */
     am_npz_free(z);
     if (st != AM_OK) {

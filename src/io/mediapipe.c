@@ -39,21 +39,25 @@ typedef struct {
     size_t name_count;  /* entries of names set (K is only fixed by the first frame) */
 } ami_lm;
 
-static bool ami_lm_frame(ami_lm *L, size_t K)
+/* One more frame of K landmarks, all NaN. K must be the first frame's (callers check: their
+ * message says where); AM_E_LIMIT naming src at line when the frames would pass the import
+ * budget (a long-CSV row of 8 bytes opens a frame of K landmarks), AM_E_NOMEM. */
+static am_status ami_lm_frame(ami_lm *L, size_t K, const char *src, uint32_t line, am_error *err)
 {
     if (L->T == 0 && L->K == 0) L->K = K;
-    if (K != L->K) return false;
+    if (K != L->K) return AM_FAIL_AT(err, AM_E_SHAPE, src, line, 0, "%zu landmarks, earlier frames %zu", K, L->K);
     if (L->T == L->cap) {
         size_t cap = L->cap ? 2 * L->cap : 16;
-        if (cap > (SIZE_MAX / 64) / (L->K ? L->K : 1)) return false;
+        /* The buffer and the det built from it. */
+        AMI_TRY(ami_rows_budget(src, line, cap, 44.0 * (double)L->K, err));
         double *v = am_realloc_array(L->v, cap * L->K * 4, sizeof *v);
-        if (!v) return false;
+        if (!v) return AM_FAIL_AT(err, AM_E_NOMEM, src, line, 0, "%zu frames of landmarks", cap);
         L->v = v;
         L->cap = cap;
     }
     for (size_t k = 0; k < L->K * 4; k++) L->v[L->T * L->K * 4 + k] = NAN;
     L->T++;
-    return true;
+    return AM_OK;
 }
 
 /* ---- protobuf text ---- */
@@ -205,7 +209,7 @@ static am_status ami_mp_pbtxt(const char *text, size_t len, const char *src, ami
         best_n = top_n;
     }
     if (st == AM_OK && best_n == 0) st = AM_FAIL_AT(err, AM_E_EMPTY, src, 0, 0, "no landmark { } blocks");
-    if (st == AM_OK && !ami_lm_frame(L, best_n)) st = AM_FAIL_AT(err, AM_E_NOMEM, src, 0, 0, "landmarks");
+    if (st == AM_OK) st = ami_lm_frame(L, best_n, src, 0, err);
     for (size_t k = 0; st == AM_OK && k < best_n; k++) {
         const double *b = best + 6 * k;
         double *d = L->v + ((L->T - 1) * L->K + k) * 4;
@@ -223,8 +227,9 @@ static am_status ami_mp_json_pose(const json_t *arr, const char *src, const char
 {
     size_t K = json_array_size(arr);
     if (!K) return AM_FAIL_AT(err, AM_E_EMPTY, src, 0, 0, "%s: no landmarks", path);
-    if (!ami_lm_frame(L, K))
+    if (L->T && K != L->K)
         return AM_FAIL_AT(err, AM_E_SHAPE, src, 0, 0, "%s has %zu landmarks, earlier frames %zu", path, K, L->K);
+    AMI_TRY(ami_lm_frame(L, K, src, 0, err));
     for (size_t k = 0; k < K; k++) {
         json_t *lm = json_array_get(arr, k);
         double v[5] = {NAN, NAN, NAN, NAN, NAN};
@@ -297,6 +302,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
     am_status st = AM_OK;
     ami_field *hdr = NULL;
     int32_t *wide = NULL;
+    ami_header index = {0};
     size_t nh = 0;
     if (!ami_csv_row(&c, &st, src, err) || c.count == 0) {
         if (st == AM_OK) st = AM_FAIL_AT(err, AM_E_EMPTY, src, 1, 0, "no header row");
@@ -339,10 +345,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
                     goto done;
                 }
                 /* The landmark count is fixed by the first frame's rows: grow it while in frame 0. */
-                if (!ami_lm_frame(L, L->T ? L->K : 33)) {
-                    st = AM_FAIL(err, AM_E_NOMEM, "landmarks");
-                    goto done;
-                }
+                if ((st = ami_lm_frame(L, L->T ? L->K : 33, src, c.line, err)) != AM_OK) goto done;
                 cur = v[0];
             }
             size_t k = (size_t)v[1];
@@ -360,7 +363,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
     /* Wide: <name>_x / <name>_y columns. */
     wide = am_alloc_array(nh * 3, sizeof *wide);
     L->names = am_alloc_array(nh, sizeof *L->names);
-    if (!wide || !L->names) {
+    if (!wide || !L->names || ami_header_index(&index, hdr, nh) != AM_OK) {
         st = AM_FAIL(err, AM_E_NOMEM, "columns");
         goto done;
     }
@@ -368,12 +371,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
     for (size_t k = 0; k < nh; k++) {
         if (hdr[k].len < 3 || memcmp(hdr[k].p + hdr[k].len - 2, "_x", 2) != 0) continue;
         size_t sl = hdr[k].len - 2;
-        int y = -1, vis = -1;
-        for (size_t q = 0; q < nh; q++) {
-            if (hdr[q].len == sl + 2 && memcmp(hdr[q].p, hdr[k].p, sl) == 0 && memcmp(hdr[q].p + sl, "_y", 2) == 0) y = (int)q;
-            if (hdr[q].len == sl + 11 && memcmp(hdr[q].p, hdr[k].p, sl) == 0 && memcmp(hdr[q].p + sl, "_visibility", 11) == 0)
-                vis = (int)q;
-        }
+        int y = ami_header_find(&index, hdr[k].p, sl, "_y"), vis = ami_header_find(&index, hdr[k].p, sl, "_visibility");
         if (y < 0) continue;
         wide[3 * K] = (int32_t)k;
         wide[3 * K + 1] = y;
@@ -390,10 +388,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
         goto done;
     }
     while (ami_csv_data_row(&c, nh, &st, src, err)) {
-        if (!ami_lm_frame(L, K)) {
-            st = AM_FAIL(err, AM_E_NOMEM, "landmarks");
-            break;
-        }
+        if ((st = ami_lm_frame(L, K, src, c.line, err)) != AM_OK) break;
         for (size_t k = 0; k < K; k++) {
             double v[3] = {NAN, NAN, NAN};
             bool e;
@@ -410,6 +405,7 @@ static am_status ami_mp_csv(const char *text, size_t len, const char *src, ami_l
         }
     }
 done:
+    ami_header_free(&index);
     am_free(hdr);
     am_free(wide);
     ami_csv_free(&c);

@@ -11,7 +11,7 @@
 
 /* A long capture at 60 fps with 60 bones is ~100 MB of JSON; jansson needs about ten times
  * the text in memory, so refuse what would not fit a workstation anyway. */
-#define AMI_MOTION_MAX_BYTES ((size_t)512 << 20)
+#define AMI_MOTION_JSON_MAX_BYTES ((size_t)512 << 20)
 
 /* Below this norm a quaternion has no direction to normalize to. */
 #define AMI_QUAT_MIN_NORM 1e-6
@@ -81,12 +81,14 @@ static void ami_motion_tmp_free(ami_motion_tmp *t)
 
 static am_status ami_check_unique(char *const *names, size_t n, const char *path, am_error *err)
 {
-    /* Quadratic, but name lists are bone/joint lists: tens to a few hundred entries. */
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(names[i], names[k]) == 0)
-                return AM_FAIL(err, AM_E_DUPLICATE, "%s[%zu]: '%s' repeats %s[%zu]", path, i,
-                               names[i], path, k);
+    ami_names m;
+    size_t first = 0, second = 0;
+    am_status s = ami_names_index(&m, (const char *const *)names, n, &first, &second);
+    ami_names_free(&m);
+    if (s == AM_E_DUPLICATE)
+        return AM_FAIL(err, AM_E_DUPLICATE, "%s[%zu]: '%s' repeats %s[%zu]", path, second,
+                       names[second], path, first);
+    AMI_CHECK(err, s == AM_OK, s, "%s: %zu names", path, n);
     return AM_OK;
 }
 
@@ -298,7 +300,7 @@ am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out, a
 {
     *out = NULL;
     json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_MOTION_MAX_BYTES, &doc, err);
+    am_status s = ami_json_load_file(path, AMI_MOTION_JSON_MAX_BYTES, &doc, err);
     if (s == AM_OK) s = ami_motion_from_doc(doc, rig, out, err);
     json_decref(doc);
     if (s != AM_OK) am_error_set_file(err, path);

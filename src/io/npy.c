@@ -504,10 +504,9 @@ static am_status ami_decode_str(const unsigned char *src, size_t chars, bool big
     return AM_OK;
 }
 
-static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_opts *opts,
-                               am_array *arr, unsigned char **own, am_error *err)
+am_status ami_npy_header_bytes(const unsigned char *b, size_t len, size_t *need, am_error *err)
 {
-    uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : AMI_NPY_DEFAULT_MAX_BYTES;
+    *need = 0;
     if (len < AMI_NPY_MAGIC_LEN + 2) {
         if (len == 0 || memcmp(b, AMI_NPY_MAGIC, len < AMI_NPY_MAGIC_LEN ? len : AMI_NPY_MAGIC_LEN) == 0)
             return AM_FAIL_OFS(err, AM_E_TRUNCATED, NULL, len, "npy file ends inside the magic");
@@ -525,10 +524,41 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
     if (hlen > AMI_NPY_MAX_HEADER)
         return AM_FAIL_OFS(err, AM_E_LIMIT, NULL, 8, "npy header of %" PRIu32 " bytes is too long",
                            hlen);
-    if ((uint64_t)len < (uint64_t)hstart + hlen)
-        return AM_FAIL_OFS(err, AM_E_TRUNCATED, NULL, len,
-                           "npy header needs %" PRIu32 " bytes, file ends", hlen);
-    ami_hdr h = {(const char *)b + hstart, (const char *)b + hstart, (const char *)b + hstart + hlen,
+    *need = hstart + hlen;
+    return AM_OK;
+}
+
+/* Bytes decoding an array allocates beyond its input: the data (numbers), or per string a
+ * pointer, one am_alloc'd block with its overhead, up to 4 UTF-8 bytes a character and the NUL.
+ * The real cost, not the file's: '<U0' takes no file bytes and ~73 bytes an element decoded. */
+static am_status ami_npy_cost(const ami_npy_type *t, uint64_t count, uint64_t data_bytes,
+                              uint64_t ofs, uint64_t *cost, am_error *err)
+{
+    if (t->dtype != AM_DTYPE_STR) {
+        *cost = data_bytes;
+        return AM_OK;
+    }
+    uint64_t each = (uint64_t)sizeof(char *) + AMI_ALLOC_OVERHEAD + 1;
+    if (t->chars > (UINT64_MAX - each) / 4 || (count && (each + 4 * (uint64_t)t->chars) >
+                                                            UINT64_MAX / count))
+        return AM_FAIL_OFS(err, AM_E_LIMIT, NULL, ofs, "npy shape: string size overflows");
+    *cost = count * (each + 4 * (uint64_t)t->chars);
+    return AM_OK;
+}
+
+am_status ami_npy_head_parse(const unsigned char *b, size_t len, const am_npz_opts *opts,
+                             ami_npy_head *head, am_error *err)
+{
+    memset(head, 0, sizeof *head);
+    uint64_t limit = opts && opts->max_bytes ? opts->max_bytes : AMI_NPY_DEFAULT_MAX_BYTES;
+    uint64_t max_bytes = ami_budget(limit);
+    size_t need = 0;
+    AMI_TRY(ami_npy_header_bytes(b, len, &need, err));
+    size_t hstart = b[6] == 1 ? 10 : 12; /* magic, version, then a 2- or 4-byte length */
+    if (len < need)
+        return AM_FAIL_OFS(err, AM_E_TRUNCATED, NULL, len, "npy header needs %zu bytes, file ends",
+                           need - hstart);
+    ami_hdr h = {(const char *)b + hstart, (const char *)b + hstart, (const char *)b + need,
                  hstart};
     ami_npy_info info;
     memset(&info, 0, sizeof info);
@@ -547,55 +577,73 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
     }
     if (t.item != 0 && count > UINT64_MAX / t.item)
         return AM_FAIL_OFS(err, AM_E_LIMIT, NULL, hstart, "npy shape: byte size overflows");
-    uint64_t data_bytes = count * t.item;
-    uint64_t decoded = data_bytes;
-    if (t.dtype == AM_DTYPE_STR) {
-        /* a pointer and a NUL per string on top of at most 4 UTF-8 bytes per code unit */
-        if (count > UINT64_MAX / 16 || decoded > UINT64_MAX - count * 16)
-            return AM_FAIL_OFS(err, AM_E_LIMIT, NULL, hstart, "npy shape: string size overflows");
-        decoded += count * 16;
-    }
-    if (decoded > max_bytes || decoded > (uint64_t)SIZE_MAX / 2)
+    uint64_t data_bytes = count * t.item, cost = 0;
+    AMI_TRY(ami_npy_cost(&t, count, data_bytes, hstart, &cost, err));
+    if (cost > max_bytes || cost > (uint64_t)SIZE_MAX / 2 || data_bytes > (uint64_t)SIZE_MAX / 2)
         return AM_FAIL_OFS(err, AM_E_LIMIT, NULL, hstart,
-                           "array of %" PRIu64 " bytes exceeds the limit of %" PRIu64 " bytes",
-                           decoded, max_bytes);
-    uint64_t data_ofs = hstart + (uint64_t)hlen;
+                           "array of %" PRIu64 " elements of '%s' would take %" PRIu64
+                           " bytes decoded, over the limit of %" PRIu64 " bytes",
+                           count, info.descr, cost, max_bytes);
+    head->dtype = t.dtype;
+    head->ndim = info.ndim;
+    for (int k = 0; k < info.ndim; k++) head->shape[k] = (size_t)info.dims[k];
+    head->count = (size_t)count;
+    head->str_chars = t.chars;
+    head->item = t.item;
+    head->fortran = info.fortran;
+    head->big = t.big;
+    head->data_ofs = need;
+    head->data_bytes = data_bytes;
+    head->cost = cost;
+    head->in_place = t.dtype != AM_DTYPE_STR && !(info.fortran && info.ndim > 1) &&
+                     !(t.big != ami_host_big_endian() && t.item > 1);
+    snprintf(head->descr, sizeof head->descr, "%s", info.descr);
+    return AM_OK;
+}
+
+static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_opts *opts,
+                               am_array *arr, unsigned char **own, am_error *err)
+{
+    ami_npy_head hd;
+    AMI_TRY(ami_npy_head_parse(b, len, opts, &hd, err));
+    uint64_t data_ofs = hd.data_ofs, data_bytes = hd.data_bytes;
     if ((uint64_t)len - data_ofs < data_bytes) {
         char sh[AM_MAX_DIMS * 22 + 4];
         size_t n = 0;
         sh[n++] = '(';
-        for (int k = 0; k < info.ndim; k++)
-            n += (size_t)snprintf(sh + n, sizeof sh - n, "%s%" PRIu64, k ? "," : "", info.dims[k]);
+        for (int k = 0; k < hd.ndim; k++)
+            n += (size_t)snprintf(sh + n, sizeof sh - n, "%s%zu", k ? "," : "", hd.shape[k]);
         snprintf(sh + n, sizeof sh - n, ")");
         return AM_FAIL_OFS(err, AM_E_TRUNCATED, NULL, len,
                            "header shape %s of '%s' needs %" PRIu64 " data bytes from byte %" PRIu64
                            ", only %" PRIu64 " present",
-                           sh, info.descr, data_bytes, data_ofs, (uint64_t)len - data_ofs);
+                           sh, hd.descr, data_bytes, data_ofs, (uint64_t)len - data_ofs);
     }
 
-    arr->dtype = t.dtype;
-    arr->ndim = info.ndim;
-    for (int k = 0; k < info.ndim; k++) arr->shape[k] = (size_t)info.dims[k];
-    arr->count = (size_t)count;
-    arr->was_fortran = info.fortran;
-    arr->was_big_endian = t.big;
-    arr->str_chars = t.chars;
+    arr->dtype = hd.dtype;
+    arr->ndim = hd.ndim;
+    for (int k = 0; k < hd.ndim; k++) arr->shape[k] = hd.shape[k];
+    arr->count = hd.count;
+    arr->was_fortran = hd.fortran;
+    arr->was_big_endian = hd.big;
+    arr->str_chars = hd.str_chars;
 
     const unsigned char *src = b + data_ofs;
+    size_t item = hd.item;
     ami_order_iter it;
-    ami_order_init(&it, info.fortran, info.ndim, arr->shape);
-    if (t.dtype == AM_DTYPE_STR) {
+    ami_order_init(&it, hd.fortran, hd.ndim, arr->shape);
+    if (hd.dtype == AM_DTYPE_STR) {
         arr->strings = am_alloc_array(arr->count ? arr->count : 1, sizeof *arr->strings);
         if (!arr->strings) return AM_FAIL(err, AM_E_NOMEM, "%zu strings", arr->count);
         for (size_t s = 0; s < arr->count; s++) {
             size_t d = ami_order_next(&it);
-            AMI_TRY(ami_decode_str(src + s * t.item, t.chars, t.big, data_ofs + s * t.item, s,
+            AMI_TRY(ami_decode_str(src + s * item, hd.str_chars, hd.big, data_ofs + s * item, s,
                                    &arr->strings[d], err));
         }
         return AM_OK;
     }
-    bool swap = t.big != ami_host_big_endian() && t.item > 1;
-    if (own && *own == b && !it.fortran && !swap) {
+    bool swap = hd.big != ami_host_big_endian() && item > 1;
+    if (own && *own == b && hd.in_place) {
         /* The caller's buffer becomes the array: slide the data to its start and trim the
          * tail. No second allocation of the array's size, no page faults on fresh memory. */
         unsigned char *buf = *own;
@@ -603,7 +651,7 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
         unsigned char *fit = am_realloc(buf, data_bytes ? (size_t)data_bytes : 1);
         arr->data = fit ? fit : buf;
         *own = NULL;
-        if (t.dtype == AM_DTYPE_BOOL) {
+        if (hd.dtype == AM_DTYPE_BOOL) {
             unsigned char *o = arr->data;
             for (size_t i = 0; i < arr->count; i++) o[i] = o[i] != 0;
         }
@@ -616,12 +664,12 @@ static am_status ami_npy_parse(const unsigned char *b, size_t len, const am_npz_
         if (data_bytes) memcpy(dst, src, (size_t)data_bytes);
     } else {
         for (size_t s = 0; s < arr->count; s++) {
-            unsigned char *o = dst + ami_order_next(&it) * t.item;
-            memcpy(o, src + s * t.item, t.item);
-            if (swap) ami_swap_bytes(o, t.item);
+            unsigned char *o = dst + ami_order_next(&it) * item;
+            memcpy(o, src + s * item, item);
+            if (swap) ami_swap_bytes(o, item);
         }
     }
-    if (t.dtype == AM_DTYPE_BOOL)
+    if (hd.dtype == AM_DTYPE_BOOL)
         for (size_t i = 0; i < arr->count; i++) dst[i] = dst[i] != 0;
     return AM_OK;
 }
@@ -714,7 +762,8 @@ am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err)
             AMI_TRY(ami_str_chars(arr->strings[i], i, &len, err));
             if (len > chars) chars = len;
         }
-        if (chars == 0) chars = 1; /* numpy never writes '<U0' for a string array */
+        /* No floor of 1: '<U0' (every string empty) is what the reader accepts, and numpy
+         * reads it too; widening it made the reader and the writer disagree. */
     }
     size_t item = is_str ? chars * 4 : am_dtype_size(arr->dtype);
     AMI_CHECK(err, item == 0 || count <= (SIZE_MAX / 2) / item, AM_E_LIMIT,
@@ -745,22 +794,25 @@ am_status am_npy_serialize(const am_array *arr, am_buf *out, am_error *err)
 
     bool swap = ami_host_big_endian();
     if (is_str) {
-        unsigned char *u = am_alloc(item);
-        AMI_CHECK(err, u, AM_E_NOMEM, "string item of %zu bytes", item);
-        for (size_t i = 0; i < arr->count; i++) {
-            memset(u, 0, item);
+        /* Written straight into the output, padding from a static block: an item may be
+         * gigabytes wide ('<U859373932') while the array holds nothing. */
+        static const unsigned char zeros[256];
+        for (size_t i = 0; i < arr->count && !out->failed; i++) {
             const unsigned char *p = (const unsigned char *)(arr->strings[i] ? arr->strings[i] : "");
-            for (size_t c = 0; *p; c++) {
+            size_t c = 0;
+            for (; *p; c++) {
                 uint32_t cp = 0;
                 p += ami_utf8_decode(p, &cp); /* validated above */
-                u[4 * c] = (unsigned char)(cp & 0xFF);
-                u[4 * c + 1] = (unsigned char)(cp >> 8 & 0xFF);
-                u[4 * c + 2] = (unsigned char)(cp >> 16 & 0xFF);
-                u[4 * c + 3] = (unsigned char)(cp >> 24);
+                unsigned char u[4] = {(unsigned char)(cp & 0xFF), (unsigned char)(cp >> 8 & 0xFF),
+                                      (unsigned char)(cp >> 16 & 0xFF), (unsigned char)(cp >> 24)};
+                am_buf_append(out, u, 4);
             }
-            am_buf_append(out, u, item);
+            for (size_t left = 4 * (chars - c); left > 0 && !out->failed;) {
+                size_t k = left < sizeof zeros ? left : sizeof zeros;
+                am_buf_append(out, zeros, k);
+                left -= k;
+            }
         }
-        am_free(u);
     } else if (arr->dtype == AM_DTYPE_BOOL) {
         const unsigned char *p = arr->data;
         for (size_t i = 0; i < arr->count; i++) {

@@ -5,10 +5,12 @@
  * allocation of its size and no extra copy.
  *
  * Reading opens the caller's buffer as a zip source (no temporary files) with ZIP_CHECKCONS so
- * local and central headers must agree, checks every member's declared size against the
- * limit before reading (a zip bomb declares small compressed sizes and huge outputs), reads
- * exactly the declared size and then probes one byte further: that probe is what makes
- * libzip verify the CRC, and it catches members that inflate past their declared size.
+ * local and central headers must agree, then works in two passes. First every member's npy
+ * header alone is inflated: a member declaring more bytes than its header promises (beyond a
+ * little padding) is refused (a zip bomb behind a small header), the archive's total cost is
+ * budgeted, and a typed loader checks the shapes, all before any array is read. Then each
+ * member is inflated to exactly its declared size, and one byte further: that probe is what
+ * makes libzip verify the CRC, and it catches members that inflate past their declared size.
  *
  * Writing serializes every array first, then builds the archive under a temporary name and
  * renames it into place, so a failure leaves no partial output.
@@ -31,9 +33,11 @@
 #define AMI_NPZ_MMAP 1
 #endif
 
-#define AMI_NPZ_DEFAULT_MAX_BYTES ((uint64_t)4 << 30)
-/* An npy member is its header (at most 1 MiB, see npy.c) plus the array data. */
-#define AMI_NPZ_HEADER_SLACK (((uint64_t)1 << 20) + 64u)
+/* am_npz_opts.max_bytes when 0: the budget of one archive, all its arrays together. */
+#define AMI_NPZ_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
+/* Bytes a member may hold after the data its header promises (numpy ignores them; some writers
+ * pad). They are inflated, so the CRC is still checked; a longer tail is refused unread. */
+#define AMI_NPZ_TAIL_SLACK 4096u
 /* Members get a fixed timestamp so the writer is deterministic (2000-01-01 12:00 UTC). */
 #define AMI_NPZ_MTIME ((time_t)946728000)
 /* Deflate level 1, not zlib's default 6: float arrays barely compress, and level 6 spent 3x the
@@ -80,6 +84,23 @@ void am_npz_free(am_npz *z)
     am_free(z);
 }
 
+/* Read up to want bytes of an open member into dst (*got: how many came; fewer at its end). */
+static am_status ami_zip_read(zip_file_t *zf, unsigned char *dst, uint64_t want, uint64_t *got,
+                              const char *source, const char *member, am_error *err)
+{
+    while (*got < want) {
+        zip_int64_t n = zip_fread(zf, dst + *got, want - *got);
+        if (n < 0) {
+            zip_error_t *ze = zip_file_get_error(zf);
+            return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                              "member '%s': %s", member, zip_error_strerror(ze));
+        }
+        if (n == 0) break;
+        *got += (uint64_t)n;
+    }
+    return AM_OK;
+}
+
 /* Read one member completely into a fresh buffer. */
 static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *member, uint64_t size,
                                  const char *source, unsigned char **out, am_error *err)
@@ -96,23 +117,11 @@ static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *memb
                           "member '%s': %s", member, zip_error_strerror(ze));
     }
     uint64_t got = 0;
-    am_status st = AM_OK;
-    while (got < size) {
-        zip_int64_t n = zip_fread(zf, data + got, size - got);
-        if (n < 0) {
-            zip_error_t *ze = zip_file_get_error(zf);
-            st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
-                            "member '%s': %s", member, zip_error_strerror(ze));
-            break;
-        }
-        if (n == 0) {
-            st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
-                            "member '%s' ends after %" PRIu64 " of %" PRIu64 " bytes", member, got,
-                            size);
-            break;
-        }
-        got += (uint64_t)n;
-    }
+    am_status st = ami_zip_read(zf, data, size, &got, source, member, err);
+    if (st == AM_OK && got < size)
+        st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
+                        "member '%s' ends after %" PRIu64 " of %" PRIu64 " bytes", member, got,
+                        size);
     if (st == AM_OK) {
         unsigned char probe;
         zip_int64_t n = zip_fread(zf, &probe, 1);
@@ -135,68 +144,194 @@ static am_status ami_read_member(zip_t *za, zip_uint64_t index, const char *memb
     return AM_OK;
 }
 
-static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *opts, am_npz *z,
-                              am_error *err)
+/* A member's failure, named by source and member, with the npy error's offset and detail. */
+static am_status ami_member_fail(am_error *err, am_status st, const char *source,
+                                 const char *member, const am_error *e)
 {
-    uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : AMI_NPZ_DEFAULT_MAX_BYTES;
-    uint64_t max_member = max_bytes + AMI_NPZ_HEADER_SLACK;
+    if (!err) return st;
+    char where[64] = "";
+    if (e->offset != UINT64_MAX) snprintf(where, sizeof where, " byte %" PRIu64, e->offset);
+    return am_error_set(err, st, source, 0, 0, UINT64_MAX, e->src_file, e->src_line, "%s%s: %s",
+                        member, where, e->info);
+}
+
+/* Inflate just a member's npy header (a few hundred bytes, at most 1 MiB) and parse it. */
+static am_status ami_read_head(zip_t *za, zip_uint64_t index, const char *member, uint64_t size,
+                               const char *source, const am_npz_opts *opts, ami_npy_head *hd,
+                               am_error *err)
+{
+    zip_file_t *zf = zip_fopen_index(za, index, 0);
+    if (!zf) {
+        zip_error_t *ze = zip_get_error(za);
+        return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                          "member '%s': %s", member, zip_error_strerror(ze));
+    }
+    unsigned char pre[12];
+    uint64_t want = size < sizeof pre ? size : sizeof pre, got = 0;
+    size_t need = 0;
+    unsigned char *buf = NULL;
+    am_error e;
+    memset(&e, 0, sizeof e);
+    am_status st = AM_OK;
+    for (int pass = 0; pass < 2 && st == AM_OK; pass++) {
+        st = ami_zip_read(zf, pass == 0 ? pre : buf, want, &got, source, member, err);
+        if (st != AM_OK) break;
+        if (pass == 0) {
+            st = ami_npy_header_bytes(pre, (size_t)got, &need, &e);
+            if (st == AM_OK && need > size) {
+                st = AM_FAIL_OFS(&e, AM_E_TRUNCATED, NULL, size,
+                                 "npy header needs %zu bytes, the member has %" PRIu64, need, size);
+            }
+            if (st != AM_OK) {
+                st = ami_member_fail(err, st == AM_E_TRUNCATED ? AM_E_SHAPE : st, source, member,
+                                     &e);
+                break;
+            }
+            buf = am_realloc(NULL, need);
+            if (!buf) {
+                st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member '%s': header", member);
+                break;
+            }
+            /* A header may be shorter than the 12 bytes read to find its length. */
+            if (got > need) got = need;
+            memcpy(buf, pre, (size_t)got);
+            want = need;
+        } else if (got < want) {
+            st = AM_FAIL_AT(err, AM_E_TRUNCATED, source, 0, 0,
+                            "member '%s' ends inside its npy header", member);
+        }
+    }
+    zip_fclose(zf);
+    if (st == AM_OK) {
+        st = ami_npy_head_parse(buf, need, opts, hd, &e);
+        if (st != AM_OK) st = ami_member_fail(err, st, source, member, &e);
+    }
+    am_free(buf);
+    return st;
+}
+
+static void ami_head_shape(const ami_npy_head *hd, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "(");
+    for (int k = 0; k < hd->ndim && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%zu", k ? "," : "", hd->shape[k]);
+    if (n < size) snprintf(buf + n, size - n, ")");
+}
+
+static am_status ami_npz_read(zip_t *za, const char *source, const am_npz_opts *opts,
+                              ami_npz_check_fn check, am_npz *z, am_error *err)
+{
     zip_int64_t n = zip_get_num_entries(za, 0);
     if (n < 0) return AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0, "cannot list the zip archive");
-    if (n == 0) return AM_OK;
-    AMI_CHECK(err, (uint64_t)n <= SIZE_MAX / sizeof(am_array), AM_E_LIMIT, "%" PRId64 " members",
+    if (n == 0) return check ? check(z, source, err) : AM_OK;
+    uint64_t limit = opts && opts->max_bytes ? opts->max_bytes : AMI_NPZ_DEFAULT_MAX_BYTES;
+    /* The member table itself: a central directory lists a member in 46 bytes. */
+    uint64_t per_member = sizeof(am_array) + sizeof(zip_uint64_t) + sizeof(uint64_t);
+    AMI_CHECK(err, (uint64_t)n <= SIZE_MAX / per_member, AM_E_LIMIT, "%" PRId64 " members",
               (int64_t)n);
+    AMI_TRY(AMI_BUDGET_CHECK(err, source, (uint64_t)n * per_member, limit, "%" PRId64 " members",
+                             (int64_t)n));
     z->arrays = am_alloc_array((size_t)n, sizeof *z->arrays);
-    if (!z->arrays) return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "%" PRId64 " members", (int64_t)n);
+    zip_uint64_t *member_of = am_alloc_array((size_t)n, sizeof *member_of);
+    uint64_t *member_size = am_alloc_array((size_t)n, sizeof *member_size);
+    if (!z->arrays || !member_of || !member_size) {
+        am_free(member_of);
+        am_free(member_size);
+        return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "%" PRId64 " members", (int64_t)n);
+    }
+    uint64_t total = (uint64_t)n * per_member;
+    am_status st = AM_OK;
+    ami_names names = {0}; /* the arrays' names so far: a zip may list a million members */
 
-    for (zip_uint64_t i = 0; i < (zip_uint64_t)n; i++) {
+    /* Pass 1: every member's header, nothing else inflated. The archive's cost (each member's
+     * buffer plus what decoding it allocates) is then known, budgeted and shape-checked before
+     * a single array is read: a member whose header says [30,300,3] but which inflates to
+     * 1 GiB is refused here, as is a consistent 1 GiB member beside mismatched ones. */
+    for (zip_uint64_t i = 0; i < (zip_uint64_t)n && st == AM_OK; i++) {
         zip_stat_t zs;
         zip_stat_init(&zs);
         if (zip_stat_index(za, i, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_NAME) ||
             !(zs.valid & ZIP_STAT_SIZE)) {
             zip_error_t *ze = zip_get_error(za);
-            return AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
-                              "member %" PRIu64 ": %s", (uint64_t)i, zip_error_strerror(ze));
+            st = AM_FAIL_AT(err, ami_zip_status(zip_error_code_zip(ze)), source, 0, 0,
+                            "member %" PRIu64 ": %s", (uint64_t)i, zip_error_strerror(ze));
+            break;
         }
         const char *member = zs.name;
         size_t mlen = strlen(member);
         if (mlen == 0 || member[mlen - 1] == '/') continue; /* directories hold no array */
-        if (zs.size > max_member)
-            return AM_FAIL_AT(err, AM_E_LIMIT, source, 0, 0,
-                              "member '%s' inflates to %" PRIu64 " bytes, limit %" PRIu64, member,
-                              (uint64_t)zs.size, max_member);
         size_t keylen = mlen;
         if (mlen > 4 && strcmp(member + mlen - 4, ".npy") == 0) keylen -= 4;
-
-        unsigned char *data = NULL;
-        AMI_TRY(ami_read_member(za, i, member, zs.size, source, &data, err));
+        ami_npy_head hd;
+        st = ami_read_head(za, i, member, zs.size, source, opts, &hd, err);
+        if (st != AM_OK) break;
+        uint64_t promised = hd.data_ofs + hd.data_bytes;
+        if (zs.size > promised + AMI_NPZ_TAIL_SLACK) {
+            char sh[AM_MAX_DIMS * 22 + 4];
+            ami_head_shape(&hd, sh, sizeof sh);
+            st = AM_FAIL_AT(err, AM_E_FORMAT, source, 0, 0,
+                            "member '%s' inflates to %" PRIu64 " bytes but its npy header "
+                            "promises %" PRIu64 " (shape %s of '%s'): the rest is not inflated",
+                            member, (uint64_t)zs.size, promised, sh, hd.descr);
+            break;
+        }
         am_array *arr = &z->arrays[z->count];
+        arr->dtype = hd.dtype;
+        arr->ndim = hd.ndim;
+        memcpy(arr->shape, hd.shape, sizeof arr->shape);
+        arr->count = hd.count;
+        arr->str_chars = hd.str_chars;
+        arr->was_fortran = hd.fortran;
+        arr->was_big_endian = hd.big;
+        member_of[z->count] = i;
+        member_size[z->count] = zs.size;
+        z->count++;
+        if (!(arr->name = am_strndup(member, keylen))) {
+            st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member name");
+            break;
+        }
+        int32_t prev;
+        if (ami_names_add(&names, arr->name, strlen(arr->name), (int32_t)z->count - 1, &prev) != AM_OK)
+            st = AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member names");
+        else if (prev >= 0)
+            st = AM_FAIL_AT(err, AM_E_DUPLICATE, source, 0, 0, "array '%s' appears twice", arr->name);
+        uint64_t cost = zs.size + (hd.in_place ? 0 : hd.cost);
+        total = total > UINT64_MAX - cost ? UINT64_MAX : total + cost;
+    }
+    ami_names_free(&names);
+    if (st == AM_OK)
+        st = AMI_BUDGET_CHECK(err, source, total, limit, "%zu arrays", z->count);
+    if (st == AM_OK && check) st = check(z, source, err);
+
+    /* Pass 2: inflate each member to exactly its size; the probe byte after it makes libzip
+     * verify the CRC. */
+    for (size_t a = 0; a < z->count && st == AM_OK; a++) {
+        am_array *arr = &z->arrays[a];
+        char member[1100];
+        snprintf(member, sizeof member, "%s", zip_get_name(za, member_of[a], 0));
+        unsigned char *data = NULL;
+        st = ami_read_member(za, member_of[a], member, member_size[a], source, &data, err);
+        if (st != AM_OK) break;
+        char *name = arr->name;
         am_error e;
         memset(&e, 0, sizeof e);
-        am_status st = ami_npy_parse_adopt(&data, (size_t)zs.size, opts, arr, err ? &e : NULL);
+        st = ami_npy_parse_adopt(&data, (size_t)member_size[a], opts, arr, err ? &e : NULL);
+        arr->name = name;
         am_free(data); /* NULL when the array took the buffer over */
         if (st != AM_OK) {
             /* The member was read completely and passed its CRC, so a shape that needs more
              * bytes than it holds is a lying header, not a cut-off file. */
-            if (st == AM_E_TRUNCATED) st = AM_E_SHAPE;
-            if (!err) return st;
-            char where[64] = "";
-            if (e.offset != UINT64_MAX) snprintf(where, sizeof where, " byte %" PRIu64, e.offset);
-            return am_error_set(err, st, source, 0, 0, UINT64_MAX, e.src_file, e.src_line,
-                                "%s%s: %s", member, where, e.info);
+            st = ami_member_fail(err, st == AM_E_TRUNCATED ? AM_E_SHAPE : st, source, member, &e);
         }
-        z->count++;
-        arr->name = am_strndup(member, keylen);
-        if (!arr->name) return AM_FAIL_AT(err, AM_E_NOMEM, source, 0, 0, "member name");
-        for (size_t k = 0; k + 1 < z->count; k++)
-            if (strcmp(z->arrays[k].name, arr->name) == 0)
-                return AM_FAIL_AT(err, AM_E_DUPLICATE, source, 0, 0, "array '%s' appears twice",
-                                  arr->name);
     }
-    return AM_OK;
+    am_free(member_of);
+    am_free(member_size);
+    return st;
 }
 
 static am_status ami_npz_read_mem(const void *buf, size_t len, const char *source,
-                                  const am_npz_opts *opts, am_npz **out, am_error *err)
+                                  const am_npz_opts *opts, ami_npz_check_fn check, am_npz **out,
+                                  am_error *err)
 {
     assert(out);
     *out = NULL;
@@ -235,7 +370,7 @@ static am_status ami_npz_read_mem(const void *buf, size_t len, const char *sourc
     zip_error_fini(&zerr);
 
     am_npz *z = am_alloc(sizeof *z);
-    am_status st = z ? ami_npz_read(za, name, opts, z, err)
+    am_status st = z ? ami_npz_read(za, name, opts, check, z, err)
                      : AM_FAIL_AT(err, AM_E_NOMEM, name, 0, 0, "npz");
     zip_discard(za); /* read-only: discard closes without writing and frees the source */
     if (st != AM_OK) {
@@ -246,8 +381,8 @@ static am_status ami_npz_read_mem(const void *buf, size_t len, const char *sourc
     return AM_OK;
 }
 
-static am_status ami_npz_load(const char *path, const am_npz_opts *opts, am_npz **out,
-                              am_error *err)
+static am_status ami_npz_load(const char *path, const am_npz_opts *opts, ami_npz_check_fn check,
+                              am_npz **out, am_error *err)
 {
     assert(path && out);
     *out = NULL;
@@ -268,7 +403,7 @@ static am_status ami_npz_load(const char *path, const am_npz_opts *opts, am_npz 
         }
         close(fd);
         if (map != MAP_FAILED) {
-            am_status st = ami_npz_read_mem(map, mlen, path, opts, out, err);
+            am_status st = ami_npz_read_mem(map, mlen, path, opts, check, out, err);
             munmap(map, mlen);
             return st;
         }
@@ -277,28 +412,41 @@ static am_status ami_npz_load(const char *path, const am_npz_opts *opts, am_npz 
     char *data = NULL;
     size_t len = 0;
     AMI_TRY(am_file_read(path, 0, &data, &len, err));
-    am_status st = ami_npz_read_mem(data, len, path, opts, out, err);
+    am_status st = ami_npz_read_mem(data, len, path, opts, check, out, err);
     am_free(data);
+    return st;
+}
+
+am_status ami_npz_read_mem_checked(const void *buf, size_t len, const char *source,
+                                   const am_npz_opts *opts, ami_npz_check_fn check, am_npz **out,
+                                   am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
+    am_status st = ami_npz_read_mem(buf, len, source, opts, check, out, err);
+    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }
 
 am_status am_npz_read_mem(const void *buf, size_t len, const char *source,
                           const am_npz_opts *opts, am_npz **out, am_error *err)
 {
+    return ami_npz_read_mem_checked(buf, len, source, opts, NULL, out, err);
+}
+
+am_status ami_npz_load_checked(const char *path, const am_npz_opts *opts, ami_npz_check_fn check,
+                               am_npz **out, am_error *err)
+{
     am_scope sc;
     am_scope_enter(&sc, opts ? &opts->ctx : NULL);
-    am_status st = ami_npz_read_mem(buf, len, source, opts, out, err);
+    am_status st = ami_npz_load(path, opts, check, out, err);
     am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
     return st;
 }
 
 am_status am_npz_load(const char *path, const am_npz_opts *opts, am_npz **out, am_error *err)
 {
-    am_scope sc;
-    am_scope_enter(&sc, opts ? &opts->ctx : NULL);
-    am_status st = ami_npz_load(path, opts, out, err);
-    am_scope_leave(&sc, st >= 0 ? &(*out)->warnings : NULL);
-    return st;
+    return ami_npz_load_checked(path, opts, NULL, out, err);
 }
 
 /* An archive with no members: libzip refuses to create one, so write the bare

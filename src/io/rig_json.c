@@ -61,8 +61,13 @@ static am_status ami_rig_parse_joints(const json_t *doc, ami_rig_parse *p, am_ri
     size_t j = 0;
     json_object_foreach(joints, key, val) {
         static const size_t shape3[1] = {3};
-        AMI_TRY(ami_json_numbers(val, ami_json_path_key("joints", key).s, 1, shape3,
-                                 p->joint_pos + 3 * j, err));
+        /* The path is formatted only when the value is not three numbers (its message). */
+        bool plain = json_is_array(val) && json_array_size(val) == 3;
+        for (size_t k = 0; k < 3 && plain; k++)
+            plain = json_is_number(json_array_get(val, k)) &&
+                    isfinite(json_number_value(json_array_get(val, k)));
+        AMI_TRY(ami_json_numbers(val, plain ? "joints" : ami_json_path_key("joints", key).s, 1,
+                                 shape3, p->joint_pos + 3 * j, err));
         p->joint_names[j++] = key;
     }
     d->joint_count = n;
@@ -86,8 +91,18 @@ static am_status ami_rig_parse_bones(const json_t *doc, ami_rig_parse *p, am_rig
     AMI_CHECK(err, p->bone_names && p->bone_head && p->bone_tail && p->bone_parent, AM_E_NOMEM,
               "%zu bones", n);
     for (size_t b = 0; b < n; b++) {
-        ami_jpath bp = ami_json_path_index("bones", b);
         const json_t *e = json_array_get(bones, b);
+        if (json_is_array(e) && json_array_size(e) == 4 && json_is_string(json_array_get(e, 0)) &&
+            json_is_string(json_array_get(e, 1)) && json_is_string(json_array_get(e, 2)) &&
+            (json_is_null(json_array_get(e, 3)) || json_is_string(json_array_get(e, 3)))) {
+            /* The common case, without formatting the paths its messages would need. */
+            p->bone_names[b] = json_string_value(json_array_get(e, 0));
+            p->bone_head[b] = json_string_value(json_array_get(e, 1));
+            p->bone_tail[b] = json_string_value(json_array_get(e, 2));
+            p->bone_parent[b] = json_string_value(json_array_get(e, 3)); /* NULL for null */
+            continue;
+        }
+        ami_jpath bp = ami_json_path_index("bones", b);
         AMI_TRY(ami_json_expect(e, JSON_ARRAY, bp.s, err));
         AMI_CHECK(err, json_array_size(e) == 4, AM_E_SHAPE,
                   "%s: expected [name, head_joint, tail_joint, parent_or_null], got %zu elements",

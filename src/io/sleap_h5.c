@@ -10,7 +10,7 @@
  * NaN coordinate or a non-positive score is not seen; scores are clamped into [0, 1]. Files
  * are opened from memory (the core driver with a file image), so the size limit applies
  * before libhdf5 sees a byte and the fuzzers drive the same path. Each dataset is limited to
- * 512 MiB decoded. libhdf5 (Debian's serial build) is not thread-safe and keeps a global error
+ * 512 MiB decoded (or the scope's max_bytes), checked from its declared dimensions. libhdf5 (Debian's serial build) is not thread-safe and keeps a global error
  * printer: every call into it runs under one mutex, with the printer turned off.
  */
 #include <hdf5.h>
@@ -82,10 +82,11 @@ static am_status ami_h5_numbers(ami_h5 *h, const char *name, int max_nd, int *nd
             if (dims[k] && count > AMI_H5_MAX_BYTES / 8 / dims[k]) count = UINT64_MAX;
             else count *= dims[k];
         }
-        if (count == UINT64_MAX || count * 8 > AMI_H5_MAX_BYTES) {
-            st = AM_FAIL(h->err, AM_E_LIMIT, "dataset '%s' is over %llu MiB decoded", name,
-                         (unsigned long long)(AMI_H5_MAX_BYTES >> 20));
-        } else {
+        /* From the dataset's declared dimensions, before libhdf5 decodes any of it: unwritten
+         * chunks take no room in the file, so a few KiB can declare terabytes. */
+        st = AMI_BUDGET_CHECK(h->err, h->src, count == UINT64_MAX ? UINT64_MAX : count * 8, AMI_H5_MAX_BYTES,
+                              "dataset '%s' decoded", name);
+        if (st == AM_OK) {
             *nd = n;
             double *v = am_alloc_array(count ? (size_t)count : 1, sizeof *v);
             if (!v) st = AM_FAIL(h->err, AM_E_NOMEM, "dataset '%s'", name);

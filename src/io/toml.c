@@ -19,6 +19,8 @@
 enum { AMI_HOW_IMPLICIT, AMI_HOW_HEADER, AMI_HOW_DOTTED, AMI_HOW_INLINE, AMI_HOW_AOT };
 #define AMI_TOML_MAX_DEPTH 64
 #define AMI_TOML_MAX_VALUES 1000000
+/* Tables of more keys than this look their keys up by hash. */
+#define AMI_TOML_INDEX_FROM 16
 
 typedef struct {
     const char *s;
@@ -64,6 +66,8 @@ static void ami_node_clear(ami_toml *v)
         am_free(v->items);
         am_free(v->keys);
     }
+    ami_names_free(v->index);
+    am_free(v->index);
     memset(v, 0, sizeof *v);
 }
 
@@ -74,12 +78,22 @@ void ami_toml_free(ami_toml *doc)
     am_free(doc);
 }
 
+/* Member key[0..key_len) of a table, or NULL: by hash once the table has its index. */
+static ami_toml *ami_member(const ami_toml *t, const char *key, size_t key_len)
+{
+    if (t->index) {
+        int32_t k = ami_names_find(t->index, key, key_len);
+        return k >= 0 ? &t->items[k] : NULL;
+    }
+    for (size_t k = 0; k < t->count; k++)
+        if (strlen(t->keys[k]) == key_len && memcmp(t->keys[k], key, key_len) == 0) return &t->items[k];
+    return NULL;
+}
+
 const ami_toml *ami_toml_get(const ami_toml *t, const char *key)
 {
-    if (!t || t->kind != AMI_TOML_TABLE) return NULL;
-    for (size_t k = 0; k < t->count; k++)
-        if (strcmp(t->keys[k], key) == 0) return &t->items[k];
-    return NULL;
+    if (!t || t->kind != AMI_TOML_TABLE || !key) return NULL;
+    return ami_member(t, key, strlen(key));
 }
 
 bool ami_toml_number(const ami_toml *v, double *out)
@@ -102,6 +116,23 @@ static size_t ami_cap_of(size_t count)
     size_t c = 4;
     while (c < count) c *= 2;
     return c;
+}
+
+/* Keep a table's keys [0..n] in its index, made once it has more than AMI_TOML_INDEX_FROM:
+ * every new key is first looked up (a duplicate is an error), which would be quadratic in a
+ * table of a million keys. False when out of memory (the parse then fails as a whole). */
+static bool ami_index_key(ami_toml *t, size_t n)
+{
+    int32_t prev;
+    if (!t->index) {
+        if (n + 1 <= AMI_TOML_INDEX_FROM) return true;
+        t->index = am_alloc(sizeof *t->index);
+        if (!t->index) return false;
+        memset(t->index, 0, sizeof *t->index);
+        for (size_t q = 0; q < n; q++)
+            if (ami_names_add(t->index, t->keys[q], strlen(t->keys[q]), (int32_t)q, &prev) != AM_OK) return false;
+    }
+    return ami_names_add(t->index, t->keys[n], strlen(t->keys[n]), (int32_t)n, &prev) == AM_OK;
 }
 
 /* Append a child slot; returns it zeroed, or NULL (error set). */
@@ -136,6 +167,11 @@ static ami_toml *ami_push(ami_tp *p, ami_toml *parent, const char *key, size_t k
             return NULL;
         }
         parent->keys[n] = k;
+        if (!ami_index_key(parent, n)) {
+            am_free(k);
+            p->status = AM_FAIL_AT(p->err, AM_E_NOMEM, p->source, 0, 0, "TOML key index");
+            return NULL;
+        }
     }
     ami_toml *v = &parent->items[n];
     memset(v, 0, sizeof *v);
@@ -147,9 +183,7 @@ static ami_toml *ami_push(ami_tp *p, ami_toml *parent, const char *key, size_t k
 
 static ami_toml *ami_find(ami_toml *t, const char *key, size_t key_len)
 {
-    for (size_t k = 0; k < t->count; k++)
-        if (strlen(t->keys[k]) == key_len && memcmp(t->keys[k], key, key_len) == 0) return &t->items[k];
-    return NULL;
+    return ami_member(t, key, key_len);
 }
 
 /* ---- lexing ---- */

@@ -46,6 +46,7 @@ struct ami_toml {
     ami_toml *items;          /* [count] ARRAY items or TABLE member values */
     char **keys;              /* [count] TABLE member keys */
     uint8_t how;              /* private: how a table came to be (header, dotted key, inline) */
+    struct ami_names *index;  /* private: a large TABLE's keys by hash, else NULL */
 };
 
 AM_NODISCARD am_status ami_toml_parse(const char *text, size_t len, const char *source,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "anymove/mocap.h"
+#include "core/internal.h"
 
 /* ---- delimited text (CSV with optional double quotes; TSV) ---- */
 typedef struct ami_field {
@@ -33,11 +34,34 @@ bool ami_csv_data_row(ami_csv *c, size_t cells, am_status *st, const char *sourc
 void ami_csv_free(ami_csv *c);
 /* Field equals the NUL-terminated s (case-insensitive when nocase). */
 bool ami_field_is(const ami_field *f, const char *s, bool nocase);
+/* The columns of a header row by their exact text (the first of equal ones), so that finding
+ * the <stem><suffix> column of every <stem>_x column is linear in the header, not quadratic.
+ * Keys point into the text the fields came from, which must outlive the index. */
+typedef struct ami_header {
+    ami_names map;
+    char *scratch;        /* room for the longest field plus a suffix */
+    size_t scratch_len;
+} ami_header;
+AM_NODISCARD am_status ami_header_index(ami_header *h, const ami_field *f, size_t n);
+/* Column of the text stem[0..sl) + suffix, or -1. */
+int ami_header_find(const ami_header *h, const char *stem, size_t sl, const char *suffix);
+void ami_header_free(ami_header *h);
 /* A number: decimal or E-notation, any-case nan / inf; an empty or all-blank field is NaN with
  * *empty = true. False for anything else. */
 bool ami_field_number(const ami_field *f, double *out, bool *empty);
 /* Copy of a field (am_alloc), surrounding blanks trimmed. */
 char *ami_field_dup(const ami_field *f);
+
+/* What one import may hold for its frames besides the file: the rows a reader buffers and the
+ * det or joints it builds from them. A text row can stand for far more than its bytes (a TRC
+ * row of two cells is NumMarkers missing points, a DeepLabCut row shorter than its header is
+ * padded), so readers check before growing a buffer. 2 GiB, or the calling scope's max_bytes
+ * when smaller. */
+#define AMI_IMPORT_BUDGET ((uint64_t)2 << 30)
+/* AM_OK, or AM_E_LIMIT naming src and line when `rows` rows of `row_bytes` bytes each (what the
+ * reader buffers and builds per row) would pass AMI_IMPORT_BUDGET. */
+AM_NODISCARD am_status ami_rows_budget(const char *src, uint32_t line, size_t rows, double row_bytes,
+                                       am_error *err);
 
 /* A joint name list [n] shared by readers that know a skeleton (am_alloc'd copies). */
 char **ami_names_dup(const char *const *names, size_t n);

@@ -6,6 +6,9 @@
  *   them and a later stage would fail with a less helpful message.
  * - visible stored as uint8 counts any nonzero value as visible, like numpy's astype(bool).
  * - Unknown extra arrays are ignored so producers can add diagnostics.
+ * - Dtypes and shapes are checked from the members' headers, before any array is inflated
+ *   (ami_npz_load_checked): a wrong file fails fast whatever it would inflate to.
+ * - fps must pass am_fps_valid: 1e-300 is positive but no clip.
  */
 #include "anymove/io.h"
 #include "core/internal.h"
@@ -22,11 +25,11 @@ static bool ami_is_float(const am_array *a)
     return a->dtype == AM_DTYPE_F32 || a->dtype == AM_DTYPE_F64;
 }
 
-/* Takes over z's float32 points and bool/uint8 visible buffers instead of copying them. */
-static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_error *err)
+/* Every dtype and shape, from the headers alone (no array has data yet). */
+static am_status ami_tracks_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
-    am_array *pts = (am_array *)(uintptr_t)am_npz_find(z, "points");
+    const am_array *pts = am_npz_find(z, "points");
     if (!pts) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'points'");
     if (!ami_is_float(pts))
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
@@ -42,6 +45,40 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
         return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "points has shape %s: no %s", sh,
                           T == 0 ? "frames" : "points");
     }
+    const am_array *vis = am_npz_find(z, "visible");
+    if (vis) {
+        if (vis->dtype != AM_DTYPE_BOOL && vis->dtype != AM_DTYPE_U8)
+            return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
+                              "visible has dtype %s, expected bool or uint8",
+                              am_dtype_name(vis->dtype));
+        if (vis->ndim != 2 || vis->shape[0] != T || vis->shape[1] != N) {
+            ami_npy_shape_str(vis, sh, sizeof sh);
+            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
+                              "visible has shape %s, expected [%zu,%zu] to match points", sh, T, N);
+        }
+    }
+    const am_array *fps = NULL;
+    if (am_npz_find(z, "fps")) AMI_TRY(ami_npz_need_scalar(path, z, "fps", &fps, err));
+    const am_array *faces = am_npz_find(z, "faces");
+    if (faces) {
+        if (faces->dtype != AM_DTYPE_I32 && faces->dtype != AM_DTYPE_I64)
+            return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
+                              "faces has dtype %s, expected int32 or int64",
+                              am_dtype_name(faces->dtype));
+        if (faces->ndim != 2 || faces->shape[1] != 3) {
+            ami_npy_shape_str(faces, sh, sizeof sh);
+            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "faces has shape %s, expected [F,3]", sh);
+        }
+    }
+    return AM_OK;
+}
+
+/* The values, once ami_tracks_check passed. Takes over z's float32 points and bool/uint8
+ * visible buffers instead of copying them. */
+static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_error *err)
+{
+    am_array *pts = (am_array *)(uintptr_t)am_npz_find(z, "points");
+    size_t T = pts->shape[0], N = pts->shape[1];
     tr->frame_count = T;
     tr->point_count = N;
     tr->fps = 30.0;
@@ -57,15 +94,6 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
 
     am_array *vis = (am_array *)(uintptr_t)am_npz_find(z, "visible");
     if (vis) {
-        if (vis->dtype != AM_DTYPE_BOOL && vis->dtype != AM_DTYPE_U8)
-            return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
-                              "visible has dtype %s, expected bool or uint8",
-                              am_dtype_name(vis->dtype));
-        if (vis->ndim != 2 || vis->shape[0] != T || vis->shape[1] != N) {
-            ami_npy_shape_str(vis, sh, sizeof sh);
-            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0,
-                              "visible has shape %s, expected [%zu,%zu] to match points", sh, T, N);
-        }
         tr->visible = vis->data; /* bool arrays are 0/1 already (npy.c) */
         vis->data = NULL;
         if (vis->dtype == AM_DTYPE_U8)
@@ -97,14 +125,6 @@ static am_status ami_tracks_fill(const char *path, am_npz *z, am_tracks *tr, am_
 
     const am_array *faces = am_npz_find(z, "faces");
     if (faces) {
-        if (faces->dtype != AM_DTYPE_I32 && faces->dtype != AM_DTYPE_I64)
-            return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
-                              "faces has dtype %s, expected int32 or int64",
-                              am_dtype_name(faces->dtype));
-        if (faces->ndim != 2 || faces->shape[1] != 3) {
-            ami_npy_shape_str(faces, sh, sizeof sh);
-            return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "faces has shape %s, expected [F,3]", sh);
-        }
         size_t F = faces->shape[0];
         if (F > 0) {
             tr->faces = am_alloc_array(F * 3, sizeof *tr->faces);
@@ -135,7 +155,7 @@ am_status am_tracks_load(const char *path, am_tracks **out, am_error *err)
     assert(path && out);
     *out = NULL;
     am_npz *z = NULL;
-    AMI_TRY(am_npz_load(path, NULL, &z, err));
+    AMI_TRY(ami_npz_load_checked(path, NULL, ami_tracks_check, &z, err));
     am_tracks *tr = am_alloc(sizeof *tr);
     am_status st = tr ? ami_tracks_fill(path, z, tr, err)
                       : AM_FAIL_AT(err, AM_E_NOMEM, path, 0, 0, "tracks");
@@ -155,7 +175,10 @@ am_status am_tracks_write(const char *path, const am_tracks *tr, am_error *err)
     assert(path && tr);
     size_t T = tr->frame_count, N = tr->point_count, F = tr->face_count;
     assert(T * N == 0 || tr->points);
-    double fps = tr->fps > 0 ? tr->fps : 30.0;
+    /* What the reader refuses is not written: 0 means the default, anything else must pass. */
+    double fps = tr->fps == 0 ? 30.0 : tr->fps;
+    AMI_CHECK(err, am_fps_valid(fps), AM_E_ARG, "fps %g is outside [%g, %g]", fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     am_array arrs[4];
     size_t n = 0;
     size_t s_pts[3] = {T, N, 3}, s_vis[2] = {T, N}, s_faces[2] = {F, 3};

@@ -50,6 +50,7 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
     size_t M = 0, T = 0, cap = 0;
     double *xyz = NULL, *times = NULL;
     am_joints *jt = NULL;
+    ami_names seen = {0}; /* marker names so far */
     if (!ami_csv_row(&c, &st, src, err) || c.count == 0 || !ami_field_is(&c.f[0], "PathFileType", true)) {
         if (st == AM_OK)
             st = AM_FAIL_AT(err, len ? AM_E_FORMAT : AM_E_EMPTY, src, 1, 1, "a TRC file starts with 'PathFileType'");
@@ -110,11 +111,15 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
             st = AM_FAIL(err, AM_E_NOMEM, "names");
             goto done;
         }
-        for (size_t q = 0; q + 1 < nn; q++)
-            if (strcmp(names[q], names[nn - 1]) == 0) {
-                st = AM_FAIL_AT(err, AM_E_DUPLICATE, src, 4, 0, "marker '%s' is named twice", names[q]);
-                goto done;
-            }
+        int32_t prev;
+        if (ami_names_add(&seen, names[nn - 1], strlen(names[nn - 1]), (int32_t)nn - 1, &prev) != AM_OK) {
+            st = AM_FAIL(err, AM_E_NOMEM, "names");
+            goto done;
+        }
+        if (prev >= 0) {
+            st = AM_FAIL_AT(err, AM_E_DUPLICATE, src, 4, 0, "marker '%s' is named twice", names[prev]);
+            goto done;
+        }
     }
     if (nn != M) {
         st = AM_FAIL_AT(err, AM_E_SHAPE, src, 4, 0, "%zu marker names, NumMarkers = %zu", nn, M);
@@ -142,10 +147,9 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
         }
         if (T == cap) {
             cap = cap ? 2 * cap : 64;
-            if (cap > (SIZE_MAX / 24) / M) {
-                st = AM_FAIL_AT(err, AM_E_LIMIT, src, c.line, 0, "too many rows");
-                goto done;
-            }
+            /* The buffer (points and time) and the joints copied from it: a row of two cells
+             * stands for NumMarkers points. */
+            if ((st = ami_rows_budget(src, c.line, cap, 48.0 * (double)M + 8.0, err)) != AM_OK) goto done;
             double *nx = am_realloc_array(xyz, cap * M * 3, sizeof *nx), *nt = NULL;
             if (nx) xyz = nx;
             if (nx) nt = am_realloc_array(times, cap, sizeof *nt);
@@ -224,7 +228,7 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
             fps = f;
         }
     }
-    if (!(fps >= 1e-3 && fps <= 1e4)) {
+    if (!am_fps_valid(fps)) {
         st = AM_FAIL_AT(err, AM_E_VALUE, src, 3, 0, "no usable frame rate (DataRate %g)", rate);
         goto done;
     }
@@ -232,6 +236,7 @@ am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_
     *out = jt;
     jt = NULL;
 done:
+    ami_names_free(&seen);
     am_joints_free(jt);
     ami_strings_free(names, M);
     am_free(xyz);

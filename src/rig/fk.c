@@ -1,13 +1,13 @@
-/* Forward kinematics (SPEC.md 2.3). Nothing here allocates: FK is called per frame by every
- * solver, and a clip may have thousands of frames. */
+/* Forward kinematics (SPEC.md 2.3). Per-frame FK never allocates: it is called per frame by
+ * every solver, and a clip may have thousands of frames. am_rig_fk_clip allocates one pose
+ * array per call for rigs of more than AMI_FK_CACHE bones. */
 #include <assert.h>
 #include <string.h>
 
 #include "anymove/math.h"
 #include "anymove/rig.h"
 
-/* Poses of the first AMI_FK_CACHE bones of a frame live on the stack in am_rig_fk_clip; deeper
- * bones are rebuilt from their nearest cached ancestor, so any bone count works. */
+/* Poses of rigs up to AMI_FK_CACHE bones live on the stack in am_rig_fk_clip. */
 #define AMI_FK_CACHE 128
 
 /* out = A * [R | t] for a rigid A (t NULL = 0): am_mat4_mul_rot plus a sliding bone's loc
@@ -167,7 +167,7 @@ void am_rig_rest_pose(const am_rig *rig, double *pose)
 /* World pose of bone b (>= AMI_FK_CACHE) of a frame from the cached poses of bones
  * < AMI_FK_CACHE. The product of local transforms is accumulated from b upwards (matrix
  * products associate), so no list of ancestors is needed: O(depth) per bone and no allocation
- * for any depth. */
+ * for any depth. Only used when the pose array of a large rig cannot be allocated. */
 static void ami_uncached_pose(const am_rig *rig, const ami_frame_src *f, size_t b,
                               const double *cache, double P[16])
 {
@@ -189,22 +189,28 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
     assert(rig && mo && joints);
     assert(mo->bone_count == rig->bone_count);
     size_t B = rig->bone_count, J = rig->joint_count;
-    size_t nc = B < AMI_FK_CACHE ? B : AMI_FK_CACHE;
     double cache[AMI_FK_CACHE * 16];
+    /* FK once per frame: every bone's pose is kept for the frame, so a joint is one product
+     * whatever its depth (a 50,000-deep chain re-walked per joint was quadratic). Rigs up to
+     * AMI_FK_CACHE bones keep them on the stack. */
+    double *poses = B <= AMI_FK_CACHE ? cache : am_alloc_array(B, 16 * sizeof(double));
+    size_t nc = poses ? B : AMI_FK_CACHE;
+    if (!poses) poses = cache;
     for (size_t t = 0; t < mo->frame_count; t++) {
         ami_frame_src f = ami_motion_frame(mo, t);
-        ami_root_pose(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, cache);
-        ami_child_poses(rig, &f, nc, cache);
+        ami_root_pose(rig, mo->trans + 3 * t, mo->root_quat + 4 * t, poses);
+        ami_child_poses(rig, &f, nc, poses);
         double *out = joints + t * J * 3;
         for (size_t j = 0; j < J; j++) {
             size_t b = (size_t)rig->kp_bone[j];
             if (b < nc) {
-                ami_keypoint(rig, j, cache + 16 * b, out + 3 * j);
+                ami_keypoint(rig, j, poses + 16 * b, out + 3 * j);
             } else {
                 double P[16];
-                ami_uncached_pose(rig, &f, b, cache, P);
+                ami_uncached_pose(rig, &f, b, poses, P);
                 ami_keypoint(rig, j, P, out + 3 * j);
             }
         }
     }
+    if (poses != cache) am_free(poses);
 }

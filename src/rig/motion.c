@@ -46,13 +46,24 @@ void ami_quat_fill_identity(double *q, size_t count)
 
 bool am_fps_valid(double fps) { return isfinite(fps) && fps >= AM_FPS_MIN && fps <= AM_FPS_MAX; }
 
+uint64_t am_motion_bytes(const am_rig *rig, size_t frame_count)
+{
+    /* loc is optional but counted: BVH, glTF and motion.json add it after am_motion_create. */
+    uint64_t per_frame = 3 + 4 + 10 * (uint64_t)rig->bone_count + 3 * (uint64_t)rig->joint_count;
+    if (frame_count && per_frame > UINT64_MAX / 8 / frame_count) return UINT64_MAX;
+    return (uint64_t)frame_count * per_frame * 8;
+}
+
 am_status am_motion_create(const am_rig *rig, size_t frame_count, double fps, am_motion **out,
                            am_error *err)
 {
     assert(rig && out);
     *out = NULL;
     AMI_CHECK(err, frame_count > 0, AM_E_EMPTY, "a motion needs at least one frame");
-    AMI_CHECK(err, isfinite(fps) && fps > 0, AM_E_ARG, "fps must be > 0, got %g", fps);
+    AMI_CHECK(err, am_fps_valid(fps), AM_E_ARG, "fps %g is outside [%g, %g]", fps, AM_FPS_MIN,
+              AM_FPS_MAX);
+    AMI_TRY(AMI_BUDGET_CHECK(err, NULL, am_motion_bytes(rig, frame_count), AM_MOTION_MAX_BYTES,
+                             "a motion of %zu frames x %zu bones", frame_count, rig->bone_count));
     size_t T = frame_count, B = rig->bone_count;
     am_motion *mo = am_alloc(sizeof *mo);
     AMI_CHECK(err, mo, AM_E_NOMEM, "motion");

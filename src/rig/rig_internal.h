@@ -9,4 +9,10 @@ char **ami_copy_names(char *const *names, size_t n);
 /* q: [count][4] set to the identity (1, 0, 0, 0). */
 void ami_quat_fill_identity(double *q, size_t count);
 
+/* Children of every node of a forest in index order: kids[first[p] .. first[p + 1]) for node
+ * p, from parent[i] (-1 for roots; entries stride bytes apart, so a field of a struct array
+ * works too). first [n + 1] and kids [n] are am_alloc'd; false when out of memory. */
+bool ami_children_lists(const int32_t *parent, size_t stride, size_t n, size_t **first,
+                        int32_t **kids);
+
 #endif

@@ -20,6 +20,13 @@ static const am_gltf_accessor *ami_acc(const am_gltf *doc, int32_t i, size_t com
     return a->components == comps && a->data ? a : NULL;
 }
 
+/* What one bake may allocate for its frames. A vertex costs 50 bytes a frame: points and
+ * truth points (12 each), visibility (1) and the npz writer's serialized copies of all three;
+ * a joint 24 (truth joints and their copy). 1 GiB is 20,000 vertices for 1,000 frames. */
+#define AMI_BAKE_MAX_BYTES ((uint64_t)1 << 30)
+#define AMI_BAKE_VERTEX_FRAME_BYTES 50.0
+#define AMI_BAKE_JOINT_FRAME_BYTES 24.0
+
 typedef struct {
     int32_t node, mesh;
     size_t prim, first, count;
@@ -32,17 +39,20 @@ static am_status ami_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_
     *out = NULL;
     am_bake_opts o = {0};
     if (opts) o = *opts;
-    if (!(o.fps > 0.0)) o.fps = 30.0;
+    if (o.fps == 0.0) o.fps = 30.0;
+    AMI_CHECK(err, am_fps_valid(o.fps), AM_E_ARG, "fps %g is outside [%g, %g]", o.fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     AMI_CHECK(err, doc->animation_count > 0, AM_E_VALUE, "the model has no animation to bake");
     int anim = 0;
     if (o.clip) AMI_TRY(am_gltf_find_clip(doc, o.clip, &anim, err));
     const am_gltf_animation *an = &doc->animations[anim];
     double dur = an->t_max - an->t_min;
     if (!(dur >= 0.0)) dur = 0.0;
-    size_t T = (size_t)floor(dur * o.fps + 1e-9) + 1;
+    /* 1e12 frames saturate the count: no budget holds them (a 2.5 KB file may declare a
+     * 333,000 s clip). */
+    size_t T = (size_t)fmin(floor(dur * o.fps + 1e-9), 1e12) + 1;
     AMI_CHECK(err, T >= 2, AM_E_VALUE, "animation '%s' lasts %.3g s: fewer than 2 frames at %g fps",
               an->name ? an->name : "0", dur, o.fps);
-    AMI_CHECK(err, T <= 100000, AM_E_LIMIT, "animation too long (%zu frames)", T);
 
     /* the vertices: every POSITION of every primitive of every node with a mesh */
     ami_part parts[256];
@@ -72,7 +82,17 @@ static am_status ami_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_
     if (skipped)
         ami_warn(AM_WARN_RESOURCE, "only the first 256 mesh primitives are baked: %zu left out", skipped);
     AMI_CHECK(err, N > 0, AM_E_EMPTY, "the model has no mesh vertices");
-    AMI_CHECK(err, N * T <= 200000000u, AM_E_LIMIT, "%zu vertices x %zu frames is too large", N, T);
+    /* Before any frame is allocated (every skin joint counted: an upper bound). */
+    size_t SJ0 = doc->skin_count ? doc->skins[0].joint_count : 0;
+    double need = (double)T * ((double)N * AMI_BAKE_VERTEX_FRAME_BYTES +
+                               (double)SJ0 * AMI_BAKE_JOINT_FRAME_BYTES);
+    AMI_CHECK(err, (double)T * (double)(doc->node_count + N) <= AM_GLTF_MAX_NODE_FRAMES,
+              AM_E_LIMIT, "animation '%s': %zu frames x %zu nodes and vertices to evaluate",
+              an->name ? an->name : "0", T, doc->node_count + N);
+    AMI_TRY(AMI_BUDGET_CHECK(err, doc->source_name,
+                             need >= 1.8e19 ? UINT64_MAX : (uint64_t)need, AMI_BAKE_MAX_BYTES,
+                             "animation '%s': %.6g s at %g fps = %zu frames x %zu vertices",
+                             an->name ? an->name : "0", dur, o.fps, T, N));
 
     /* deforming joints: skin joints with weight on some vertex */
     const am_gltf_skin *sk = doc->skin_count ? &doc->skins[0] : NULL;

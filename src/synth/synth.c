@@ -471,7 +471,9 @@ static am_status ami_synth_tracks_with(const am_synth_opts *opts, ami_creature *
     AMI_CHECK(err, (unsigned)o.plan < AM_SYNTH_PLAN_COUNT, AM_E_ARG, "unknown plan %d", (int)o.plan);
     AMI_CHECK(err, (unsigned)o.motion < AM_SYNTH_MOTION_COUNT, AM_E_ARG, "unknown motion %d", (int)o.motion);
     if (o.frames == 0) o.frames = 120;
-    if (!(o.fps > 0.0)) o.fps = 30.0;
+    if (o.fps == 0.0) o.fps = 30.0;
+    AMI_CHECK(err, am_fps_valid(o.fps), AM_E_ARG, "fps %g is outside [%g, %g]", o.fps, AM_FPS_MIN,
+              AM_FPS_MAX);
     if (o.points == 0) o.points = 2000;
     if (o.noise == 0.0) o.noise = 0.003;
     if (o.hidden == 0.0) o.hidden = 0.15;

@@ -113,6 +113,15 @@ const char *am_test_tmpdir(void)
     return dir;
 }
 
+const char *am_test_tmp(const char *name)
+{
+    static char bufs[8][512];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", am_test_tmpdir(), name);
+    return b;
+}
+
 bool am_test_tmp_left(const char *path)
 {
     char dir[4096];

@@ -37,6 +37,9 @@ const char *am_test_source(const char *rel);
 int am_test_bvh_z_up(const char *file_name);
 /* A fresh temporary directory for this test executable (removed by the OS, not by us). */
 const char *am_test_tmpdir(void);
+/* The path of name in am_test_tmpdir(), in one of eight buffers used in turn: at most eight
+ * such paths are alive at once. */
+const char *am_test_tmp(const char *name);
 
 /* True if a temporary file of an atomic write to path (am_tmp_path's
  * ".anymove-tmp.<pid>.<n>.<name>") is left in its folder. */

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static char *read_all(const char *path, size_t *len)
 {
@@ -444,9 +445,50 @@ static void calib_survives_allocation_failures(void)
     am_free(text);
 }
 
+/* A table of 200,000 keys parses in linear time (each new key is looked up: pairwise, that was
+ * 2e10 comparisons), every key found, a repeated one refused at its line, and a [big.sub]
+ * header after the table finds it through the same index. */
+static void toml_large_tables_by_hash(void)
+{
+    const size_t n = 200000;
+    am_buf b = {0};
+    am_buf_printf(&b, "[big]\n");
+    for (size_t k = 0; k < n; k++) am_buf_printf(&b, "k%zu = %zu\n", k, k);
+    am_buf_printf(&b, "[other]\nx = 1\n[big.sub]\ny = 2\n");
+    AM_CHECK(!b.failed);
+    ami_toml *t = NULL;
+    am_error err = {0};
+    clock_t t0 = clock();
+    AM_CHECK_OK(ami_toml_parse(b.data, b.len, "big.toml", &t, &err), &err);
+    double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    AM_CHECK_MSG(dt < 20.0, "%.2f s CPU for %zu keys", dt, n);
+    printf("     TOML table of %zu keys: %.3f s CPU\n", n, dt);
+    const ami_toml *big = ami_toml_get(t, "big");
+    AM_CHECK(big && big->count == n + 1);
+    for (size_t k = 0; big && k < n; k += 9973) {
+        char key[32];
+        snprintf(key, sizeof key, "k%zu", k);
+        const ami_toml *v = ami_toml_get(big, key);
+        AM_CHECK_MSG(v && v->kind == AMI_TOML_INT && v->i == (int64_t)k, "%s", key);
+    }
+    AM_CHECK(big && ami_toml_get(ami_toml_get(big, "sub"), "y")->i == 2 && !ami_toml_get(big, "k200000"));
+    ami_toml_free(t);
+    am_buf_free(&b);
+    /* the same key again, far into the table */
+    am_buf c = {0};
+    am_buf_printf(&c, "[big]\n");
+    for (size_t k = 0; k < 1000; k++) am_buf_printf(&c, "k%zu = %zu\n", k, k);
+    am_buf_printf(&c, "k517 = 0\n");
+    t = NULL;
+    AM_CHECK_STATUS(ami_toml_parse(c.data, c.len, "dup.toml", &t, &err), AM_E_DUPLICATE);
+    AM_CHECK(t == NULL && err.line == 1002 && strcmp(err.file, "dup.toml") == 0);
+    am_buf_free(&c);
+}
+
 #define AM_TESTS(X)                                                                                     \
     X(rodrigues_round_trip) X(projection_jacobian_matches_differences) X(distortion_jacobian_matches_differences) \
     X(undistort_inverts_projection) X(layout_views_are_orthographic_cameras) X(toml_reads_every_value_kind)       \
     X(toml_refuses_malformed_with_line_and_column) X(calib_reads_the_samples) X(calib_write_read_is_exact)        \
-    X(calib_refuses_bad_cameras) X(calib_prefixes_are_refused_cleanly) X(calib_survives_allocation_failures)
+    X(calib_refuses_bad_cameras) X(calib_prefixes_are_refused_cleanly) X(calib_survives_allocation_failures) \
+    X(toml_large_tables_by_hash)
 AM_TEST_MAIN(AM_TESTS)

@@ -35,18 +35,18 @@ static void ami_rand_dir(double d[3])
 }
 
 #define AMI_MAX_BONES 64
-typedef struct ami_names {
+typedef struct ami_random_names {
     char joint[2 * AMI_MAX_BONES + 1][32];
     char bone[AMI_MAX_BONES][32];
     const char *jp[2 * AMI_MAX_BONES + 1], *bp[AMI_MAX_BONES], *head[AMI_MAX_BONES],
         *tail[AMI_MAX_BONES], *parent[AMI_MAX_BONES];
     double pos[(2 * AMI_MAX_BONES + 1) * 3];
-} ami_names;
+} ami_random_names;
 
 /* A random tree of n bones: most children connected to their parent's tail, some offset. */
 static am_rig *ami_random_rig(size_t n)
 {
-    static ami_names nm;
+    static ami_random_names nm;
     memset(&nm, 0, sizeof nm);
     size_t J = 0;
     am_vec3_set(nm.pos, 0, 0, 1);
@@ -154,15 +154,6 @@ static void ami_free_mesh(ami_mesh *m)
     am_free(m->w);
     am_free(m->bi);
     am_free(m->tri);
-}
-
-static const char *ami_tmp(const char *name)
-{
-    static char bufs[8][512];
-    static int next;
-    char *b = bufs[next++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", am_test_tmpdir(), name);
-    return b;
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */
@@ -429,7 +420,7 @@ static void gltf_write_golden_fk_motion(void)
     const am_motion *clips[1] = {mo};
     const char *names[1] = {"golden"};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .clip_names = names};
-    const char *path = ami_tmp("golden.glb");
+    const char *path = am_test_tmp("golden.glb");
     ami_write_file(&ex, path);
     ami_validate(path);
     ami_check_readback(&ex, path);
@@ -477,7 +468,7 @@ static void gltf_write_random_rig_two_clips(void)
     if (!a || !b) goto done;
     const am_motion *clips[2] = {a, b};
     am_gltf_export ex = {.rig = rig, .clip_count = 2, .clips = clips};
-    const char *path = ami_tmp("random.glb");
+    const char *path = am_test_tmp("random.glb");
     ami_write_file(&ex, path);
     ami_validate(path);
     ami_check_readback(&ex, path);
@@ -505,7 +496,7 @@ static void gltf_write_motion_with_loc(void)
                         -0.01 * cos((double)t));
     const am_motion *clips[1] = {mo};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
-    const char *path = ami_tmp("loc.glb");
+    const char *path = am_test_tmp("loc.glb");
     ami_write_file(&ex, path);
     ami_validate(path);
     ami_check_readback(&ex, path);
@@ -537,7 +528,7 @@ static void gltf_write_user_mesh_triangles_and_points(void)
         ami_mesh m;
         ami_make_mesh(rig, 300, 7, points ? 0 : 200, &m);
         am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .mesh = &m.in};
-        const char *path = ami_tmp(points ? "points.glb" : "triangles.glb");
+        const char *path = am_test_tmp(points ? "points.glb" : "triangles.glb");
         ami_write_file(&ex, path);
         ami_validate(path);
         ami_check_readback(&ex, path);
@@ -582,7 +573,7 @@ static void gltf_write_many_bones_single_frame(void)
     for (size_t i = 0; i < N * 3; i++) mo->euler[i] *= 0.05; /* keep the chain from folding */
     const am_motion *clips[1] = {mo};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
-    const char *path = ami_tmp("chain300.glb");
+    const char *path = am_test_tmp("chain300.glb");
     ami_write_file(&ex, path);
     ami_validate(path);
     ami_check_readback(&ex, path);
@@ -594,7 +585,7 @@ static void gltf_write_many_bones_single_frame(void)
         am_gltf_free(doc);
     }
     am_gltf_export still = {.rig = rig};
-    const char *path2 = ami_tmp("rest_only.glb");
+    const char *path2 = am_test_tmp("rest_only.glb");
     ami_write_file(&still, path2);
     ami_validate(path2);
     ami_check_readback(&still, path2);
@@ -620,7 +611,7 @@ static void gltf_write_near_minus_y_bone(void)
     if (!mo) goto done;
     const am_motion *clips[1] = {mo};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips};
-    const char *path = ami_tmp("near_minus_y.glb");
+    const char *path = am_test_tmp("near_minus_y.glb");
     ami_write_file(&ex, path);
     ami_validate(path);
     am_gltf *doc = NULL;
@@ -697,7 +688,7 @@ static void gltf_write_rejects_bad_input(void)
     am_buf_free(&out);
 
     /* A failed file write leaves neither the file nor its temporary behind. */
-    const char *path = ami_tmp("never.glb");
+    const char *path = am_test_tmp("never.glb");
     mo->fps = -1;
     ex.mesh = NULL;
     AM_CHECK_STATUS(am_gltf_write(&ex, path, &err), AM_E_VALUE);
@@ -861,7 +852,7 @@ static void ami_check_keeps_model(const char *model, size_t clips_wanted, double
     }
     am_gltf_export ex = {.rig = wrig, .clip_count = C, .clips = (const am_motion *const *)mo,
                          .clip_names = names, .source = doc, .source_skin = -1};
-    const char *path = ami_tmp(scale == 1.0 ? "keep.glb" : "keep_scaled.glb");
+    const char *path = am_test_tmp(scale == 1.0 ? "keep.glb" : "keep_scaled.glb");
     ami_write_file(&ex, path);
     if (validate) ami_validate(path);
     AM_CHECK_OK(am_gltf_load(path, &keep, &out, &err), &err);

@@ -26,15 +26,6 @@ static char *read_all(const char *path, size_t *len)
     return data;
 }
 
-static const char *tmp_file(const char *name)
-{
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", am_test_tmpdir(), name);
-    return b;
-}
-
 static bool file_exists(const char *path)
 {
     struct stat st;
@@ -273,7 +264,7 @@ static void golden_errors_name_member_and_offset(void)
     AM_CHECK_STATUS(am_npz_load(am_test_shared("golden/npz/object.npz"), NULL, &z, &err),
                     AM_E_UNSUPPORTED);
     AM_CHECK(strstr(err.info, "obj.npy") != NULL);
-    AM_CHECK_STATUS(am_npz_load(tmp_file("does_not_exist.npz"), NULL, &z, &err), AM_E_READ);
+    AM_CHECK_STATUS(am_npz_load(am_test_tmp("does_not_exist.npz"), NULL, &z, &err), AM_E_READ);
     AM_CHECK(z == NULL);
 }
 
@@ -330,7 +321,7 @@ static void npz_roundtrip_every_dtype(void)
     memset(&d, 0, sizeof d);
     rt_build(&d);
     for (int compress = 0; compress < 2; compress++) {
-        const char *path = tmp_file(compress ? "rt_deflate.npz" : "rt_stored.npz");
+        const char *path = am_test_tmp(compress ? "rt_deflate.npz" : "rt_stored.npz");
         am_error err = {0};
         AM_CHECK_OK(am_npz_write(path, d.arrs, RT_COUNT, compress != 0, &err), &err);
         am_npz *z = NULL;
@@ -372,7 +363,7 @@ static void npz_writer_is_deterministic(void)
     rt_data d;
     memset(&d, 0, sizeof d);
     rt_build(&d);
-    const char *a = tmp_file("det_a.npz"), *b = tmp_file("det_b.npz");
+    const char *a = am_test_tmp("det_a.npz"), *b = am_test_tmp("det_b.npz");
     AM_CHECK_OK(am_npz_write(a, d.arrs, RT_COUNT, true, NULL), NULL);
     sleep(1); /* a timestamp taken from the clock would now differ */
     AM_CHECK_OK(am_npz_write(b, d.arrs, RT_COUNT, true, NULL), NULL);
@@ -385,7 +376,7 @@ static void npz_writer_is_deterministic(void)
 
 static void npz_empty_archive_roundtrips(void)
 {
-    const char *path = tmp_file("empty_archive.npz");
+    const char *path = am_test_tmp("empty_archive.npz");
     AM_CHECK_OK(am_npz_write(path, NULL, 0, true, NULL), NULL);
     am_npz *z = NULL;
     am_error err = {0};
@@ -400,12 +391,12 @@ static void npz_write_failure_leaves_nothing(void)
     memset(&d, 0, sizeof d);
     rt_build(&d);
     am_error err = {0};
-    AM_CHECK_STATUS(am_npz_write(tmp_file("no/such/dir/x.npz"), d.arrs, 2, false, &err), AM_E_WRITE);
+    AM_CHECK_STATUS(am_npz_write(am_test_tmp("no/such/dir/x.npz"), d.arrs, 2, false, &err), AM_E_WRITE);
     /* a bad string fails during serialization: no file, no temporary */
     const char *bad[1] = {"\xff\xfe"};
     size_t s1[1] = {1};
     am_array arrs[2] = {d.arrs[0], am_array_view("bad", AM_DTYPE_STR, 1, s1, bad)};
-    const char *path = tmp_file("bad_utf8.npz");
+    const char *path = am_test_tmp("bad_utf8.npz");
     AM_CHECK_STATUS(am_npz_write(path, arrs, 2, true, &err), AM_E_UTF8);
     AM_CHECK(!file_exists(path));
     AM_CHECK(!am_test_tmp_left(path));
@@ -423,7 +414,7 @@ static void npz_rejects_duplicate_members(void)
     AM_CHECK_OK(am_npy_serialize(&a, &m[0], NULL), NULL);
     AM_CHECK_OK(am_npy_serialize(&a, &m[1], NULL), NULL);
     const char *names[2] = {"a.npy", "a"};
-    const char *path = tmp_file("dup.npz");
+    const char *path = am_test_tmp("dup.npz");
     write_zip(path, names, m, 2);
     am_npz *z = NULL;
     am_error err = {0};
@@ -461,7 +452,7 @@ static void npz_zip_bomb_guard(void)
     uint8_t *zeros = calloc(n, 1);
     size_t shape[1] = {n};
     am_array a = am_array_view("z", AM_DTYPE_U8, 1, shape, zeros);
-    const char *path = tmp_file("bomb.npz");
+    const char *path = am_test_tmp("bomb.npz");
     AM_CHECK_OK(am_npz_write(path, &a, 1, true, NULL), NULL);
     free(zeros);
     struct stat st;
@@ -507,7 +498,7 @@ static void npz_every_prefix_refused(void)
     rt_data d;
     memset(&d, 0, sizeof d);
     rt_build(&d);
-    const char *path = tmp_file("prefix.npz");
+    const char *path = am_test_tmp("prefix.npz");
     AM_CHECK_OK(am_npz_write(path, d.arrs, RT_COUNT, true, NULL), NULL);
     data = read_all(path, &len);
     if (data) prefixes_refused("ours.npz", data, len);
@@ -727,7 +718,7 @@ static void array_helpers_check_dtype_and_shape(void)
 
 static const char *write_arrays(const char *name, const am_array *arrs, size_t n)
 {
-    const char *path = tmp_file(name);
+    const char *path = am_test_tmp(name);
     am_error err = {0};
     AM_CHECK_OK(am_npz_write(path, arrs, n, false, &err), &err);
     return path;
@@ -747,7 +738,7 @@ static void tracks_roundtrip_and_golden(void)
         if (!tr->visible[i]) AM_CHECK(isnan(tr->points[3 * i]));
     }
     AM_CHECK(vis == 19);
-    const char *path = tmp_file("tracks_rt.npz");
+    const char *path = am_test_tmp("tracks_rt.npz");
     AM_CHECK_OK(am_tracks_write(path, tr, &err), &err);
     am_tracks *back = NULL;
     AM_CHECK_OK(am_tracks_load(path, &back, &err), &err);
@@ -883,7 +874,7 @@ static void det_roundtrip(void)
     AM_CHECK(det->frame_count == 2 && det->joint_count == 3 && det->fps == 25 && det->has_calib);
     AM_CHECK(strcmp(det->names[2], "head") == 0 && det->calib[4] == 2.0);
     AM_CHECK(memcmp(det->front_uv, d.fuv, sizeof d.fuv) == 0);
-    const char *path = tmp_file("det_rt.npz");
+    const char *path = am_test_tmp("det_rt.npz");
     AM_CHECK_OK(am_det_write(path, det, &err), &err);
     am_det *back = NULL;
     AM_CHECK_OK(am_det_load(path, &back, &err), &err);
@@ -999,7 +990,7 @@ static void joints_roundtrip(void)
     AM_CHECK(jt->frame_count == 2 && jt->joint_count == 3 && jt->fps == 60 && jt->conf);
     AM_CHECK(strcmp(jt->names[1], "chest") == 0 && jt->joints[4] == d.pos[0][1][1]);
     AM_CHECK(isnan(jt->joints[15]) && isnan(jt->conf[5]));
-    const char *path = tmp_file("joints_rt.npz");
+    const char *path = am_test_tmp("joints_rt.npz");
     AM_CHECK_OK(am_joints_write(path, jt, &err), &err);
     AM_CHECK_OK(am_joints_load(path, &back, &err), &err);
     if (back) {
@@ -1111,8 +1102,8 @@ static void joints_rejects_malformed(void)
     /* The writer refuses what the reader would. */
     am_joints bad = {.frame_count = 2, .joint_count = 3, .joints = &d.pos[0][0][0], .fps = 1e9,
                      .names = (char **)(uintptr_t)d.names};
-    AM_CHECK_STATUS(am_joints_write(tmp_file("j_w.npz"), &bad, &err), AM_E_VALUE);
-    AM_CHECK(!file_exists(tmp_file("j_w.npz")));
+    AM_CHECK_STATUS(am_joints_write(am_test_tmp("j_w.npz"), &bad, &err), AM_E_VALUE);
+    AM_CHECK(!file_exists(am_test_tmp("j_w.npz")));
     /* Every prefix of a valid file fails cleanly. */
     size_t len = 0;
     char *data = read_all(write_arrays("j_ok.npz", d.arrs, 4), &len);
@@ -1157,7 +1148,7 @@ static void alloc_failure_sweep(void)
     am_test_alloc_limit(0);
     AM_CHECK(ok_at > 5);
     /* the typed loaders and the writer too; a failed write leaves no file */
-    const char *path = tmp_file("alloc_det.npz");
+    const char *path = am_test_tmp("alloc_det.npz");
     det_fix d;
     memset(&d, 0, sizeof d);
     det_build(&d);

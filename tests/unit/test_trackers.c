@@ -9,6 +9,14 @@
 #include <hdf5.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* CPU seconds a reader may take on a header of 100,000 names: linear code needs well under one
+ * (a few under AddressSanitizer), the pairwise comparisons took minutes. CPU time, so a busy
+ * machine does not fail the test. */
+#define AMI_SCALE_SECONDS 20.0
+
+static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static const char *fmt_path(const char *rel)
 {
@@ -17,15 +25,6 @@ static const char *fmt_path(const char *rel)
     char *b = bufs[k++ % 4];
     snprintf(b, sizeof bufs[0], "data/formats/%s", rel);
     return am_test_shared(b);
-}
-
-static const char *tmp_file(const char *name)
-{
-    static char bufs[4][512];
-    static int k;
-    char *b = bufs[k++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", am_test_tmpdir(), name);
-    return b;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -218,24 +217,24 @@ static void write_h5(const char *path, const hsize_t *dims, int nd, bool with_na
 
 static void sleap_refuses_bad_files(void)
 {
-    const char *p = tmp_file("zero_frames.analysis.h5");
+    const char *p = am_test_tmp("zero_frames.analysis.h5");
     const hsize_t zero[4] = {1, 2, 3, 0};
     write_h5(p, zero, 4, true);
     am_mdet *d = NULL;
     am_error err = {0};
     AM_CHECK_STATUS(am_import_2d(p, AM_TRACK_AUTO, NULL, &d, &err), AM_E_EMPTY);
     AM_CHECK(strstr(err.info, "'tracks'") && strstr(err.file, "zero_frames"));
-    p = tmp_file("no_names.analysis.h5");
+    p = am_test_tmp("no_names.analysis.h5");
     const hsize_t ok[4] = {1, 2, 3, 5};
     write_h5(p, ok, 4, false);
     AM_CHECK_STATUS(am_import_2d(p, AM_TRACK_AUTO, NULL, &d, &err), AM_E_SCHEMA);
     AM_CHECK(strstr(err.info, "node_names") != NULL);
-    p = tmp_file("bad_shape.analysis.h5");
+    p = am_test_tmp("bad_shape.analysis.h5");
     const hsize_t bad[3] = {2, 3, 5};
     write_h5(p, bad, 3, true);
     AM_CHECK_STATUS(am_import_2d(p, AM_TRACK_AUTO, NULL, &d, &err), AM_E_SHAPE);
     /* sleap-anipose points3d.h5: (frames, tracks, nodes, 3). */
-    p = tmp_file("session_points3d.h5");
+    p = am_test_tmp("session_points3d.h5");
     const hsize_t p3[4] = {4, 1, 2, 3};
     write_h5(p, p3, 4, false);
     am_joints *j = NULL;
@@ -589,7 +588,7 @@ static void det_files_round_trip(void)
     d->fps = 60;
     d->time_offset = am_alloc_array(3, sizeof(double));
     d->time_offset[1] = -2.5;
-    const char *p = tmp_file("det_n.npz");
+    const char *p = am_test_tmp("det_n.npz");
     AM_CHECK_OK(am_mdet_write(p, d, &err), &err);
     AM_CHECK_OK(am_mdet_load(p, &back, &err), &err);
     if (back) {
@@ -637,7 +636,7 @@ static void two_view_det_loads_as_two_cameras(void)
     float fuv[4] = {1, 2, 3, 4}, suv[4] = {5, 6, NAN, NAN}, fc[2] = {1, 0.5f}, sc[2] = {0.25f, 0};
     char *nm[1] = {"hip"};
     det.front_uv = fuv, det.side_uv = suv, det.front_conf = fc, det.side_conf = sc, det.names = nm;
-    const char *p = tmp_file("det_two.npz");
+    const char *p = am_test_tmp("det_two.npz");
     am_error err = {0};
     AM_CHECK_OK(am_det_write(p, &det, &err), &err);
     am_mdet *d = NULL;
@@ -659,7 +658,7 @@ static void joints_and_trc_round_trip(void)
     for (size_t i = 0; i < 18; i++) j->joints[i] = i == 4 ? NAN : 0.1 * (double)i - 0.333;
     for (size_t i = 0; i < 6; i++) j->conf[i] = 0.5;
     j->fps = 120;
-    const char *p = tmp_file("j.npz");
+    const char *p = am_test_tmp("j.npz");
     /* A missing joint is NaN in all three coordinates: the writer refuses half a point. */
     AM_CHECK_STATUS(am_joints_write(p, j, &err), AM_E_NONFINITE);
     j->joints[3] = j->joints[5] = NAN;
@@ -669,7 +668,7 @@ static void joints_and_trc_round_trip(void)
              memcmp(back->joints + 6, j->joints + 6, 12 * sizeof(double)) == 0);
     am_joints_free(back);
     back = NULL;
-    const char *t = tmp_file("j.trc");
+    const char *t = am_test_tmp("j.trc");
     AM_CHECK_OK(am_trc_write(t, j, &err), &err);
     AM_CHECK_OK(am_import_3d(t, AM_TRACK_AUTO, NULL, &back, &err), &err);
     if (back) {
@@ -685,7 +684,7 @@ static void joints_and_trc_round_trip(void)
 
 static void name_maps_rename_and_drop(void)
 {
-    const char *p = tmp_file("map.json");
+    const char *p = am_test_tmp("map.json");
     const char *text = "{\"names\": {\"Nose\": \"head\", \"Tail_tip\": null, \"Nothing\": \"x\"}}";
     am_error err = {0};
     AM_CHECK_OK(am_file_write(p, text, strlen(text), &err), &err);
@@ -711,9 +710,192 @@ static void name_maps_rename_and_drop(void)
     am_name_map_free(m);
 }
 
+/* ---- bounded by construction ---- */
+
+/* A scope of its own limit, whose peak bytes say what a call allocated. */
+static void budget_begin(am_scope *sc, uint64_t max_bytes)
+{
+    am_scope_enter(sc, &(am_context){.max_bytes = max_bytes, .max_allocs = UINT64_MAX});
+}
+
+static uint64_t budget_end(am_scope *sc)
+{
+    uint64_t peak = am_scope_peak_bytes(sc);
+    am_scope_leave(sc, NULL);
+    return peak;
+}
+
+/* A TRC of M markers (names m0..) and `rows` rows of a frame number and a time only: each row
+ * stands for M missing markers. */
+static void trc_text(am_buf *b, size_t M, size_t rows)
+{
+    am_buf_printf(b, "PathFileType\t4\t(X/Y/Z)\twide.trc\nDataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+                     "100\t100\t%zu\t%zu\tm\nFrame#\tTime", rows, M);
+    for (size_t m = 0; m < M; m++) am_buf_printf(b, "\tm%zu\t\t", m);
+    am_buf_printf(b, "\n\t");
+    for (size_t m = 0; m < M; m++) am_buf_printf(b, "\tX%zu\tY%zu\tZ%zu", m + 1, m + 1, m + 1);
+    am_buf_printf(b, "\n\n");
+    for (size_t t = 0; t < rows; t++) am_buf_printf(b, "%zu\t%g\n", t + 1, 0.01 * (double)t);
+}
+
+static void trc_short_rows_are_budgeted(void)
+{
+    /* 100,000 marker names (hashed) and rows of two cells, each 2.4 MB of points: refused from
+     * the first row under a 64 MiB budget, without allocating the rows. */
+    am_buf b = {0};
+    trc_text(&b, 100000, 300);
+    AM_CHECK(!b.failed);
+    am_joints *j = NULL;
+    am_error err = {0};
+    am_scope sc;
+    double t0 = cpu_now();
+    budget_begin(&sc, (uint64_t)64 << 20);
+    AM_CHECK_STATUS(am_import_3d_mem(b.data, b.len, "wide.trc", AM_TRACK_TRC, NULL, &j, &err), AM_E_LIMIT);
+    uint64_t peak = budget_end(&sc);
+    double dt = cpu_now() - t0;
+    AM_CHECK(j == NULL && strcmp(err.file, "wide.trc") == 0 && strstr(err.info, "rows of") && err.line == 7);
+    AM_CHECK_MSG(peak < ((uint64_t)64 << 20) && dt < AMI_SCALE_SECONDS, "%llu bytes, %.2f s", (unsigned long long)peak, dt);
+    printf("     TRC of 100000 markers: names read and the rows refused in %.3f s CPU, %.1f MB\n", dt, (double)peak / 1e6);
+    am_buf_free(&b);
+    /* within the budget it reads: every point missing */
+    am_buf c = {0};
+    trc_text(&c, 2000, 3);
+    AM_CHECK_OK(am_import_3d_mem(c.data, c.len, "wide.trc", AM_TRACK_TRC, NULL, &j, &err), &err);
+    if (j) AM_CHECK(j->frame_count == 3 && j->joint_count == 2000 && isnan(j->joints[3 * 1999]) && j->fps == 100);
+    am_joints_free(j);
+    am_buf_free(&c);
+}
+
+static void dlc_padded_rows_are_budgeted(void)
+{
+    /* 100,000 bodyparts (300,001 columns, interned by hash) and rows of one cell, padded to
+     * the header: refused under a 128 MiB budget before the rows are allocated. */
+    const size_t P = 100000;
+    am_buf b = {0};
+    am_buf_printf(&b, "scorer");
+    for (size_t k = 0; k < 3 * P; k++) am_buf_printf(&b, ",dlc");
+    am_buf_printf(&b, "\nbodyparts");
+    for (size_t k = 0; k < 3 * P; k++) am_buf_printf(&b, ",b%zu", k / 3);
+    am_buf_printf(&b, "\ncoords");
+    for (size_t k = 0; k < P; k++) am_buf_printf(&b, ",x,y,likelihood");
+    am_buf_printf(&b, "\n");
+    for (int t = 0; t < 300; t++) am_buf_printf(&b, "%d\n", t);
+    AM_CHECK(!b.failed);
+    am_mdet *d = NULL;
+    am_error err = {0};
+    am_import_opts o = {.fps = 30};
+    am_scope sc;
+    double t0 = cpu_now();
+    budget_begin(&sc, (uint64_t)128 << 20);
+    AM_CHECK_STATUS(am_import_2d_mem(b.data, b.len, "wide.csv", AM_TRACK_DLC_CSV, &o, &d, &err), AM_E_LIMIT);
+    uint64_t peak = budget_end(&sc);
+    double dt = cpu_now() - t0;
+    AM_CHECK(d == NULL && strcmp(err.file, "wide.csv") == 0 && err.line == 4);
+    AM_CHECK_MSG(peak < ((uint64_t)128 << 20) && dt < AMI_SCALE_SECONDS, "%llu bytes, %.2f s", (unsigned long long)peak,
+                 dt);
+    printf("     DeepLabCut CSV of 100000 bodyparts: header read and the rows refused in %.3f s CPU\n", dt);
+    am_buf_free(&b);
+}
+
+static void anipose_and_mediapipe_rows_are_budgeted(void)
+{
+    /* anipose: 5,000 bodyparts, one row: read, and refused under 16 MiB */
+    const size_t P = 5000;
+    am_buf b = {0};
+    for (size_t k = 0; k < P; k++) am_buf_printf(&b, "%sb%zu_x,b%zu_y,b%zu_z,b%zu_score", k ? "," : "", k, k, k, k);
+    am_buf_printf(&b, ",fnum\n");
+    for (size_t k = 0; k < 4 * P; k++) am_buf_printf(&b, "%s", k ? ",0.5" : "0.5");
+    am_buf_printf(&b, ",0\n");
+    am_joints *j = NULL;
+    am_error err = {0};
+    am_import_opts o = {.fps = 30, .scale = 1};
+    AM_CHECK_OK(am_import_3d_mem(b.data, b.len, "pose.csv", AM_TRACK_ANIPOSE_CSV, &o, &j, &err), &err);
+    if (j) AM_CHECK(j->joint_count == P && j->frame_count == 1 && strcmp(j->names[P - 1], "b4999") == 0);
+    am_joints_free(j);
+    j = NULL;
+    am_scope sc;
+    budget_begin(&sc, (uint64_t)16 << 20);
+    AM_CHECK_STATUS(am_import_3d_mem(b.data, b.len, "pose.csv", AM_TRACK_ANIPOSE_CSV, &o, &j, &err), AM_E_LIMIT);
+    budget_end(&sc);
+    AM_CHECK(strcmp(err.file, "pose.csv") == 0 && err.line == 2);
+    am_buf_free(&b);
+
+    /* MediaPipe long CSV: a row of 12 bytes opens a frame of 33 landmarks */
+    am_buf m = {0};
+    am_buf_printf(&m, "frame,landmark,x,y\n");
+    for (int t = 0; t < 3000; t++) am_buf_printf(&m, "%d,0,0.5,0.5\n", t);
+    am_mdet *d = NULL;
+    am_import_opts mo = {.width = 640, .height = 480, .fps = 30};
+    AM_CHECK_OK(am_import_2d_mem(m.data, m.len, "lm.csv", AM_TRACK_MEDIAPIPE, &mo, &d, &err), &err);
+    if (d) AM_CHECK(d->frame_count == 3000 && d->joint_count == 33 && d->uv[0] == 320.0f && isnan(d->uv[2]));
+    am_mdet_free(d);
+    d = NULL;
+    budget_begin(&sc, (uint64_t)1 << 20);
+    AM_CHECK_STATUS(am_import_2d_mem(m.data, m.len, "lm.csv", AM_TRACK_MEDIAPIPE, &mo, &d, &err), AM_E_LIMIT);
+    uint64_t peak = budget_end(&sc);
+    AM_CHECK(d == NULL && strcmp(err.file, "lm.csv") == 0 && err.line > 2 && peak < (1u << 20));
+    am_buf_free(&m);
+}
+
+static void import_frame_rates_within_range(void)
+{
+    am_buf b = {0};
+    trc_text(&b, 2, 3);
+    am_joints *j = NULL;
+    am_error err = {0};
+    /* the caller's rate, used as given, must be one the writers take */
+    const double bad[3] = {1e-300, 1e5, -30};
+    for (int k = 0; k < 3; k++) {
+        am_import_opts o = {.fps = bad[k]};
+        AM_CHECK_STATUS(am_import_3d_mem(b.data, b.len, "r.trc", AM_TRACK_TRC, &o, &j, &err), AM_E_ARG);
+        AM_CHECK(j == NULL && strstr(err.info, "fps"));
+        am_mdet *d = NULL;
+        AM_CHECK_STATUS(am_import_2d_mem("x", 1, "r.csv", AM_TRACK_DLC_CSV, &o, &d, &err), AM_E_ARG);
+        AM_CHECK(d == NULL);
+    }
+    am_buf_free(&b);
+    /* a C3D at 20 kHz: no joints.npz can hold its rate */
+    c3d_img m;
+    size_t len = c3d_write(&m, 84, false);
+    c3d_f32(&m, 20, 20000.0);
+    AM_CHECK_STATUS(am_import_3d_mem(m.b, len, "fast.c3d", AM_TRACK_C3D, NULL, &j, &err), AM_E_VALUE);
+    AM_CHECK(j == NULL && strcmp(err.file, "fast.c3d") == 0 && strstr(err.info, "frame rate 20000"));
+    c3d_f32(&m, 20, 10000.0);
+    AM_CHECK_OK(am_import_3d_mem(m.b, len, "fast.c3d", AM_TRACK_C3D, NULL, &j, &err), &err);
+    if (j) AM_CHECK(j->fps == 10000);
+    am_joints_free(j);
+}
+
+static void hdf5_declared_dims_are_budgeted(void)
+{
+    /* 1.6 TB of tracks declared in chunks never written: a file of a few KiB */
+    const char *p = am_test_tmp("huge.analysis.h5");
+    hid_t f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t dims[4] = {1, 2, 1000, 100000000}, chunk[4] = {1, 2, 10, 1000};
+    hid_t sp = H5Screate_simple(4, dims, NULL), pl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(pl, 4, chunk);
+    hid_t ds = H5Dcreate2(f, "tracks", H5T_IEEE_F64LE, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+    AM_CHECK(ds >= 0);
+    H5Dclose(ds);
+    H5Pclose(pl);
+    H5Sclose(sp);
+    H5Fclose(f);
+    am_mdet *d = NULL;
+    am_error err = {0};
+    am_scope sc;
+    double t0 = cpu_now();
+    budget_begin(&sc, 0);
+    AM_CHECK_STATUS(am_import_2d(p, AM_TRACK_AUTO, NULL, &d, &err), AM_E_LIMIT);
+    uint64_t peak = budget_end(&sc);
+    AM_CHECK(d == NULL && strstr(err.file, "huge.analysis.h5") && strstr(err.info, "'tracks'"));
+    AM_CHECK_MSG(peak < (1u << 20) && cpu_now() - t0 < 1.0, "%llu bytes", (unsigned long long)peak);
+}
+
 #define AM_TESTS(X)                                                                                           \
     X(dlc_single_animal) X(dlc_multi_animal_empty_cells) X(dlc_labeled_data_short_row) X(dlc_refuses_bad_rows) \
     X(sleap_analysis_files) X(sleap_refuses_bad_files) X(openpose_folder) X(mediapipe_landmarks) X(trc_samples)  \
     X(c3d_matches_its_trc) X(c3d_every_processor_and_storage) X(anipose_csv) X(prefixes_are_refused_cleanly) X(det_files_round_trip)               \
-    X(two_view_det_loads_as_two_cameras) X(joints_and_trc_round_trip) X(name_maps_rename_and_drop)
+    X(two_view_det_loads_as_two_cameras) X(joints_and_trc_round_trip) X(name_maps_rename_and_drop) \
+    X(trc_short_rows_are_budgeted) X(dlc_padded_rows_are_budgeted) X(anipose_and_mediapipe_rows_are_budgeted)  \
+    X(import_frame_rates_within_range) X(hdf5_declared_dims_are_budgeted)
 AM_TEST_MAIN(AM_TESTS)
