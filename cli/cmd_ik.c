@@ -8,13 +8,14 @@
 #include "core/internal.h"
 #include "io/json_internal.h"
 #include "report.h"
+#include "scene.h"
 
 static void ami_ik_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove ik POSITIONS --rig RIG.json -o DIR [--reference motion.json | --no-reference]\n"
             "                 [--fps F] [--scale S] [--temporal W] [--twist-weight W] [--no-twist]\n"
-            "                 [--no-temporal] [--no-limits] [--quiet]\n\n"
+            "                 [--no-temporal] [--no-limits] [--report] [--render] [--quiet]\n\n"
             "Recovers every bone's local rotation from joint positions, for any rig.\n"
             "POSITIONS: joints.npz (joints [T,J,3] metres, names [J], fps) or a motion.json with\n"
             "joints and joint_names. Names must be rig joints; rig joints missing from POSITIONS and\n"
@@ -24,7 +25,10 @@ static void ami_ik_help(FILE *out)
             "--scale S: metres per unit of POSITIONS (0.01 for centimetres); the body size is\n"
             "printed and an implausible one is warned about.\n"
             "Writes DIR/motion.json, DIR/animation.glb, DIR/animation.bvh and DIR/report.json (FK\n"
-            "position error: cm, %% of body size, per joint; solve time).\n\n"
+            "position error: cm, %% of body size, per joint; solve time). --report adds\n"
+            "DIR/report.html (report.json, per-joint error against POSITIONS, per-bone angles, a 3D\n"
+            "viewer of animation.glb), --render DIR/render_layout.png and render_three_quarter.png\n"
+            "(the middle frame, bone shapes and joints).\n\n"
             "examples:\n"
             "  anymove convert ../shared/data/gltf/khronos_fox/Fox.glb --clip Walk --scale 0.01 -o out/fox\n"
             "  anymove ik out/fox/motion.json --rig out/fox/rig.json -o out/fox_ik\n");
@@ -133,12 +137,37 @@ static am_status ami_write_report(const char *path, const am_rig *rig, const ami
     return s;
 }
 
+/* --report and --render: the positions ik was given are the truth of the per-joint plot (NaN
+ * where a joint was not used). */
+static am_status ami_pictures(am_cli_pictures *pic, const char *pos_path, const am_rig *rig, const am_motion *mo,
+                              const ami_positions *P, am_outset *set, am_error *err)
+{
+    size_t J = rig->joint_count;
+    double *truth = am_alloc_array(P->T * J * 3 + 1, sizeof(double));
+    char *text = NULL;
+    size_t len = 0;
+    am_status s = truth ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
+    for (size_t t = 0; s == AM_OK && t < P->T; t++)
+        for (size_t j = 0; j < J; j++)
+            for (int c = 0; c < 3; c++)
+                truth[(t * J + j) * 3 + c] = P->mask[j] ? P->pos[(t * J + j) * 3 + c] : NAN;
+    if (s == AM_OK && pic->report) s = am_file_read(am_outset_path(set, "report.json"), 0, &text, &len, err);
+    if (s == AM_OK) {
+        pic->title = pos_path, pic->rig = rig, pic->motion = mo, pic->truth = truth, pic->gate_text = text;
+        s = am_cli_write_pictures("ik", pic, set, err);
+    }
+    am_free(text);
+    am_free(truth);
+    return s;
+}
+
 int am_cmd_ik(int argc, char **argv)
 {
     const char *pos_path = NULL, *rig_path = NULL, *out_dir = NULL, *ref_path = NULL, *v;
     bool no_ref = false;
     double fps_override = 0, scale = 1;
     am_ik_opts opts = {0};
+    am_cli_pictures pic = {.glb = "animation.glb", .frame_layout = true};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_ik_help(stdout);
@@ -150,6 +179,10 @@ int am_cmd_ik(int argc, char **argv)
             out_dir = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--reference"))) {
             ref_path = v;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            pic.render = true;
         } else if (am_cli_flag(argv[i], "--no-reference")) {
             no_ref = true;
         } else if ((v = am_cli_value(argc, argv, &i, "--fps"))) {
@@ -183,9 +216,11 @@ int am_cmd_ik(int argc, char **argv)
     if (!out_dir) return am_cli_usage("ik", "missing -o DIR");
     if (ref_path && no_ref) return am_cli_usage("ik", "--reference and --no-reference exclude each other");
     if (!am_cli_out_dir("ik", out_dir, "motion.json, animation.glb, animation.bvh, report.json")) return 2;
-    static const char *const names[] = {"motion.json", "animation.glb", "animation.bvh", "report.json"};
+    const char *names[8] = {"motion.json", "animation.glb", "animation.bvh", "report.json"};
+    size_t name_count = 4;
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
-    int rc = am_cli_outputs("ik", out_dir, names, 4, &set);
+    int rc = am_cli_outputs("ik", out_dir, names, name_count, &set);
     if (rc) return rc;
 
     am_error err = {0};
@@ -225,7 +260,12 @@ int am_cmd_ik(int argc, char **argv)
             AM_OK ||
         ami_write_report(am_outset_path(set, "report.json"), rig, &P, mo, ref != NULL, solve_s, &err) != AM_OK)
         goto fail;
-    if ((rc = am_cli_commit("ik", set)) == 0) am_cli_log("wrote %s/{%s, %s, %s, %s}", out_dir, names[0], names[1], names[2], names[3]);
+    if ((pic.report || pic.render) && ami_pictures(&pic, pos_path, rig, mo, &P, set, &err) != AM_OK) goto fail;
+    if ((rc = am_cli_commit("ik", set)) == 0) {
+        char list[256];
+        am_cli_join_names(names, name_count, list, sizeof list);
+        am_cli_log("wrote %s/{%s}", out_dir, list);
+    }
     goto done;
 fail:
     rc = am_cli_fail_out("ik", set, &err);

@@ -4,13 +4,14 @@
 #include "anymove/decompose.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "scene.h"
 
 static void ami_rig_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove rig TRACKS.npz -o DIR [--bones N|auto] [--method ours|ssdr]\n"
             "                   [--iterations N] [--max-bones N] [--smooth A] [--knn K] [--threads N]\n"
-            "                   [--scale S] [--quiet]\n\n"
+            "                   [--scale S] [--report] [--render] [--quiet]\n\n"
             "Decomposes dense 3D point tracks (SPEC 4.1; hidden entries are missing data) into\n"
             "bones, sparse skin weights (<= 4 per point) and per-frame bone transforms, extracts\n"
             "an articulated skeleton (joints where bones pivot, a spanning tree, only the root\n"
@@ -27,7 +28,10 @@ static void ami_rig_help(FILE *out)
             "  --smooth A       Laplacian weight smoothness (default 1; 0 = off)\n"
             "  --knn K          neighbours of the smoothness graph without faces (default 8)\n"
             "  --threads N      worker threads (default: the online CPUs, at most 8)\n"
-            "  --scale S        metres per unit of the tracks (0.01 for centimetres)\n\n"
+            "  --scale S        metres per unit of the tracks (0.01 for centimetres)\n"
+            "  --report         DIR/report.html: report.json, plots, a 3D viewer of rig.glb\n"
+            "  --render         DIR/render_layout.png and render_three_quarter.png (the middle\n"
+            "                   frame: the skinned surface when the tracks have faces, else bone shapes)\n\n"
             "examples:\n"
             "  anymove rig examples/tracks/grison_walk.tracks.npz --bones 15 -o out/grison_rig\n"
             "  anymove rig examples/tracks/glass-snake_walk.tracks.npz -o out/snake_rig\n");
@@ -39,11 +43,16 @@ int am_cmd_rig(int argc, char **argv)
     am_decompose_opts o = {0};
     long lv;
     double dv, scale = 1;
+    am_cli_pictures pic = {.glb = "rig.glb", .frame_layout = true};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_rig_help(stdout);
             return 0;
         } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if (am_cli_flag(argv[i], "--report")) {
+            pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            pic.render = true;
         } else if ((v = am_cli_value(argc, argv, &i, "-o")) || (v = am_cli_value(argc, argv, &i, "--out"))) {
             dir = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--bones"))) {
@@ -93,9 +102,11 @@ int am_cmd_rig(int argc, char **argv)
     if (!in) return am_cli_usage("rig", "missing TRACKS.npz");
     if (!dir) return am_cli_usage("rig", "missing -o DIR");
     if (!am_cli_out_dir("rig", dir, "rig.json, skin.npz, motion.json, rig.glb, report.json")) return 2;
-    static const char *const names[] = {"rig.json", "skin.npz", "motion.json", "rig.glb", "report.json"};
+    const char *names[9] = {"rig.json", "skin.npz", "motion.json", "rig.glb", "report.json"};
+    size_t name_count = 5;
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
-    int rc = am_cli_outputs("rig", dir, names, 5, &set);
+    int rc = am_cli_outputs("rig", dir, names, name_count, &set);
     if (rc) return rc;
 
     double t0 = am_now();
@@ -144,9 +155,24 @@ int am_cmd_rig(int argc, char **argv)
                                .hidden_share = (double)hidden / (double)(tr->frame_count * tr->point_count),
                                .seconds_load = t1 - t0, .seconds_write = t3 - t2, .seconds_total = t3 - t0};
     if (am_decompose_report_write(&rep, am_outset_path(set, "report.json"), &err) != AM_OK) goto fail;
-    if ((rc = am_cli_commit("rig", set)) == 0)
-        am_cli_log("rig: wrote %s/{rig.json, skin.npz, motion.json, rig.glb, report.json} (total %.3f s)", dir,
-                   am_now() - t0);
+    if (pic.report || pic.render) {
+        /* the page shows report.json as written */
+        char *text = NULL;
+        size_t len = 0;
+        am_render_mesh surface = {.vertex_count = N, .rest = d->rest, .triangle_count = tr->face_count,
+                                  .triangles = tr->faces, .bone_index = d->bone_index, .weight = d->weight};
+        pic.title = in, pic.rig = d->rig, pic.motion = d->motion, pic.mesh = tr->face_count ? &surface : NULL;
+        am_status ps = pic.report ? am_file_read(am_outset_path(set, "report.json"), 0, &text, &len, &err) : AM_OK;
+        pic.gate_text = text;
+        if (ps == AM_OK) ps = am_cli_write_pictures("rig", &pic, set, &err);
+        am_free(text);
+        if (ps != AM_OK) goto fail;
+    }
+    if ((rc = am_cli_commit("rig", set)) == 0) {
+        char list[256];
+        am_cli_join_names(names, name_count, list, sizeof list);
+        am_cli_log("rig: wrote %s/{%s} (total %.3f s)", dir, list, am_now() - t0);
+    }
     goto done;
 fail:
     rc = am_cli_fail_out("rig", set, &err);

@@ -4,20 +4,23 @@
 #include "anymove/capture.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "scene.h"
 
 static void ami_solve_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove solve DET.npz --rig RIG.json [--creature CREATURE.json] -o DIR\n"
             "                     [--no-warp] [--no-swap-repair] [--no-contacts] [--no-foot-lock]\n"
-            "                     [--iterations N] [--quiet]\n\n"
+            "                     [--iterations N] [--report] [--render] [--quiet]\n\n"
             "Fits the rig to joints read in two views (det.npz, SPEC 4.2): sync check, front\n"
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
             "contacts and foot lock. Writes DIR/motion.json (SPEC 4.3 with reproj_px, sync,\n"
             "contacts), DIR/animation.glb and DIR/report.txt (quality-gate verdicts, also\n"
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
-            "used; stderr says which. Exit code 2 on bad input.\n\n"
+            "used; stderr says which. --report adds DIR/report.html (quality gates, plots, a 3D\n"
+            "viewer; see `anymove report`), --render DIR/render_layout.png and\n"
+            "DIR/render_three_quarter.png (the middle frame). Exit code 2 on bad input.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 -o out/wolf_exam\n"
             "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
@@ -28,6 +31,7 @@ int am_cmd_solve(int argc, char **argv)
 {
     const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
     bool quiet = false;
+    am_cli_pictures pic = {.glb = "animation.glb"};
     am_capture_opts o = {0};
     long l;
     for (int i = 1; i < argc; i++) {
@@ -42,6 +46,10 @@ int am_cmd_solve(int argc, char **argv)
             o.flags |= AM_CAPTURE_NO_SWAP_REPAIR;
         } else if (am_cli_flag(argv[i], "--no-contacts")) {
             o.flags |= AM_CAPTURE_NO_CONTACTS;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            pic.render = true;
         } else if (am_cli_flag(argv[i], "--no-foot-lock")) {
             o.flags |= AM_CAPTURE_NO_FOOT_LOCK;
         } else if ((v = am_cli_value(argc, argv, &i, "--iterations"))) {
@@ -66,9 +74,12 @@ int am_cmd_solve(int argc, char **argv)
     if (!rig_path) return am_cli_usage("solve", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("solve", "missing -o DIR");
     if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, report.txt")) return 2;
-    static const char *const names[] = {"motion.json", "animation.glb", "report.txt"};
+    /* --report and --render add their files to the set */
+    const char *names[7] = {"motion.json", "animation.glb", "report.txt"};
+    size_t name_count = 3;
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
-    int rc = am_cli_outputs("solve", dir, names, 3, &set);
+    int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
 
     am_error err = {0};
@@ -107,6 +118,11 @@ int am_cmd_solve(int argc, char **argv)
     if (s == AM_OK) {
         am_capture_report(res, &rep);
         s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
+    }
+    if (s == AM_OK) {
+        pic.title = det_path, pic.rig = rig, pic.motion = res->motion, pic.det = det, pic.creature = cr;
+        pic.gate_text = rep.data;
+        s = am_cli_write_pictures("solve", &pic, set, &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("solve", set, &err);

@@ -20,6 +20,9 @@ echo "wrote $out/grison_rig/rig.glb"
 echo "== capture: a random wolf motion read in two views (exam), fitted back (solve), scored"
 W=examples/creatures/wolf
 "$bin" exam --rig "$W/rig.json" --creature "$W/creature.json" --seed 1 --lag 3 -o "$out/wolf_exam"
-"$bin" solve "$out/wolf_exam/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$out/wolf_solve"
+"$bin" solve "$out/wolf_exam/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$out/wolf_solve" --report --render
 "$bin" score solve "$out/wolf_exam/truth.npz" "$out/wolf_solve/motion.json"
 echo "wrote $out/wolf_solve/{motion.json,animation.glb,report.txt}"
+"$bin" showcase "$out/wolf_solve" --rig "$W/rig.json" --det "$out/wolf_exam/det.npz" --creature "$W/creature.json" -o "$out/wolf_solve/showcase.mp4"
+echo "wrote $out/wolf_solve/showcase.mp4"
+echo "report: $(pwd)/$out/wolf_solve/report.html"

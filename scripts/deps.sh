@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libsuitesparse-dev
           libhdf5-dev
-          clang libclang-rt-14-dev blender python3-numpy)
+          clang libclang-rt-14-dev blender python3-numpy
+          libpng-dev libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -38,4 +39,8 @@ fi
 if [ ! -f .deps/npm/node_modules/three/package.json ]; then
   echo "scripts/deps.sh: installing three.js (npm three) into .deps/npm for the consumer tests" >&2
   npm install --prefix .deps/npm --no-audit --no-fund --silent three@0.160.0 >&2
+fi
+if [ ! -f .deps/npm/node_modules/playwright-core/package.json ]; then
+  echo "scripts/deps.sh: installing playwright-core (npm) into .deps/npm to drive Debian's chromium in the report tests" >&2
+  npm install --prefix .deps/npm --no-audit --no-fund --silent playwright-core@1.40.0 >&2
 fi

@@ -18,4 +18,5 @@
 #include "camera.h"
 #include "mocap.h"
 #include "multiview.h"
+#include "render.h"
 #endif

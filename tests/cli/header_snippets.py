@@ -31,6 +31,8 @@ WRAPPERS = {
     ("opt.h", 0): ("double x[2] = {-1.2, 1.0};\n    am_lsq_report report;\n    am_status st = AM_OK;\n"
                    "    am_error err = {0};", "(void)st;"),
     ("synth.h", 0): ("am_error err = {0};", ""),
+    ("render.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *mo = NULL;\n"
+                      "    const am_creature *cr = NULL;", ""),
     ("multiview.h", 0): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
 }
 

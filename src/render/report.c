@@ -1,0 +1,545 @@
+/* The HTML report of a result: quality-gate verdicts, inline SVG plots and a three.js viewer,
+ * one page that works from a file:// URL with no network. Chromium refuses ES modules and
+ * fetches from file:// pages, so three.js's modules travel as strings in a classic script
+ * beside the page (script_path) and are imported from blob: URLs, and the GLB is embedded. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anymove/math.h"
+#include "core/internal.h"
+#include "io/json_internal.h"
+#include "render_internal.h"
+
+static const char *const ami_palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                                          "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+#define AMI_PALETTE 10
+
+static void ami_html_text(am_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '<') am_buf_append(b, "&lt;", 4);
+        else if (*s == '>') am_buf_append(b, "&gt;", 4);
+        else if (*s == '&') am_buf_append(b, "&amp;", 5);
+        else if (*s == '"') am_buf_append(b, "&quot;", 6);
+        else am_buf_append(b, s, 1);
+    }
+}
+
+/* A line chart of n series over T frames (NaN = gap). */
+static void ami_svg_lines(am_buf *b, const char *title, const char *ylabel, size_t T, size_t n,
+                          const char *const *names, const double *values, const bool *dashed)
+{
+    const double W = 720, H = 220, l = 56, r = 150, t = 24, bo = 30;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n * T; i++)
+        if (isfinite(values[i])) lo = fmin(lo, values[i]), hi = fmax(hi, values[i]);
+    am_buf_printf(b, "<figure><svg class=\"plot\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\">", W, H, W, H);
+    am_buf_printf(b, "<text x=\"%g\" y=\"16\" class=\"t\">", l);
+    ami_html_text(b, title);
+    am_buf_printf(b, "</text>");
+    if (!(hi >= lo)) {
+        am_buf_printf(b, "<text x=\"%g\" y=\"%g\">no data</text></svg></figure>\n", l, H / 2);
+        return;
+    }
+    if (hi - lo < 1e-9) lo -= 1, hi += 1;
+    double pad = 0.05 * (hi - lo);
+    lo -= pad, hi += pad;
+    double xs = (W - l - r) / (T > 1 ? (double)(T - 1) : 1.0), ys = (H - t - bo) / (hi - lo);
+    am_buf_printf(b, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" class=\"frame\"/>", l, t, W - l - r, H - t - bo);
+    for (int k = 0; k <= 4; k++) {
+        double v = lo + (hi - lo) * k / 4.0, y = H - bo - (v - lo) * ys;
+        am_buf_printf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/><text x=\"%g\" y=\"%.1f\" class=\"ax\" text-anchor=\"end\">%.3g</text>",
+                      l, W - r, y, y, l - 4, y + 4, v);
+    }
+    am_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"ax\">frame (0 .. %zu)</text>", l, H - 8, T ? T - 1 : 0);
+    am_buf_printf(b, "<text x=\"12\" y=\"%g\" class=\"ax\" transform=\"rotate(-90 12 %g)\">", H / 2, H / 2);
+    ami_html_text(b, ylabel);
+    am_buf_printf(b, "</text>");
+    for (size_t s = 0; s < n; s++) {
+        const char *col = ami_palette[s % AMI_PALETTE];
+        am_buf_printf(b, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", col,
+                      dashed && dashed[s] ? " stroke-dasharray=\"4 3\"" : "");
+        bool pen = false;
+        for (size_t f = 0; f < T; f++) {
+            double v = values[s * T + f];
+            if (!isfinite(v)) {
+                pen = false;
+                continue;
+            }
+            am_buf_printf(b, "%c%.1f %.1f", pen ? 'L' : 'M', l + f * xs, H - bo - (v - lo) * ys);
+            pen = true;
+        }
+        am_buf_printf(b, "\"/><text x=\"%g\" y=\"%g\" class=\"ax\" fill=\"%s\">", W - r + 6, t + 12 + 13.0 * (double)s, col);
+        ami_html_text(b, names[s]);
+        am_buf_printf(b, "</text>");
+    }
+    am_buf_printf(b, "</svg></figure>\n");
+}
+
+/* A horizontal bar chart. */
+static void ami_svg_bars(am_buf *b, const char *title, const char *unit, size_t n, const char *const *labels,
+                         const double *values)
+{
+    double hi = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(values[i])) hi = fmax(hi, values[i]);
+    if (hi <= 0) hi = 1;
+    const double W = 720, row = 16, l = 170, t = 24;
+    double H = t + row * (double)n + 10;
+    am_buf_printf(b, "<figure><svg class=\"plot\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\"><text x=\"%g\" y=\"16\" class=\"t\">", W, H, W, H, l);
+    ami_html_text(b, title);
+    am_buf_printf(b, "</text>");
+    for (size_t i = 0; i < n; i++) {
+        double y = t + row * (double)i, w = isfinite(values[i]) ? (W - l - 90) * values[i] / hi : 0;
+        am_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"ax\" text-anchor=\"end\">", l - 6, y + 12);
+        ami_html_text(b, labels[i]);
+        am_buf_printf(b, "</text><rect x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"%g\" fill=\"%s\"/><text x=\"%.1f\" y=\"%g\" class=\"ax\">%.3g %s</text>",
+                      l, y + 2, w, row - 4, ami_palette[0], l + w + 4, y + 12, values[i], unit);
+    }
+    am_buf_printf(b, "</svg></figure>\n");
+}
+
+typedef struct {
+    json_t *extra;           /* motion's extra keys, or NULL */
+} ami_report_data;
+
+static double ami_json_num(json_t *obj, const char *a, const char *b)
+{
+    json_t *v = obj ? json_object_get(obj, a) : NULL;
+    if (v && b) v = json_object_get(v, b);
+    return v && json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void ami_gate_row(am_buf *b, const char *what, const char *value, const char *verdict, const char *cls)
+{
+    am_buf_printf(b, "<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", what, value, cls, verdict);
+}
+
+static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
+{
+    am_buf_printf(b, "<section id=\"gates\"><h2>Quality gates</h2>\n");
+    double paw = ami_json_num(extra, "sync", NULL);
+    json_t *sync = extra ? json_object_get(extra, "sync") : NULL;
+    json_t *pa = sync ? json_object_get(sync, "paw_agreement") : NULL;
+    paw = pa ? ami_json_num(pa, "score", NULL) : NAN;
+    double rf = ami_json_num(extra, "reproj_px", "front"), rs = ami_json_num(extra, "reproj_px", "side");
+    bool any = pa || isfinite(rf) || isfinite(rs);
+    if (any) {
+        am_buf_printf(b, "<table class=\"gates\"><tr><th>gate</th><th>value</th><th>verdict</th></tr>\n");
+        char v[64];
+        if (pa) {
+            if (isfinite(paw)) {
+                snprintf(v, sizeof v, "%.2f", paw);
+                if (paw >= 0.8) ami_gate_row(b, "paw agreement (views tell one story)", v, "keep", "ok");
+                else if (paw >= 0.5) ami_gate_row(b, "paw agreement (views tell one story)", v, "look at showcase.mp4: often one limb is off", "look");
+                else ami_gate_row(b, "paw agreement (views tell one story)", v, "reroll the clip: the views were animated differently", "bad");
+            } else {
+                ami_gate_row(b, "paw agreement", "null", "the feet barely move: judge by the reprojection error", "look");
+            }
+        }
+        const char *views[2] = {"front", "side"};
+        double rv[2] = {rf, rs};
+        for (int k = 0; k < 2; k++) {
+            if (!isfinite(rv[k])) continue;
+            snprintf(v, sizeof v, "%.2f px", rv[k]);
+            char what[64];
+            snprintf(what, sizeof what, "reprojection error, %s view", views[k]);
+            ami_gate_row(b, what, v, rv[k] <= 10 ? "good" : rv[k] <= 20 ? "look at the overlay" : "poor fit",
+                         rv[k] <= 10 ? "ok" : rv[k] <= 20 ? "look" : "bad");
+        }
+        am_buf_printf(b, "</table>\n");
+    }
+    if (job->gate_text) {
+        am_buf_printf(b, "<pre class=\"gate\">");
+        ami_html_text(b, job->gate_text);
+        am_buf_printf(b, "</pre>\n");
+    }
+    if (!any && !job->gate_text) am_buf_printf(b, "<p>This result has no quality gates.</p>\n");
+    am_buf_printf(b, "</section>\n");
+}
+
+static am_status ami_modules(const char *three_dir, const char *path, am_error *err)
+{
+    static const char *const keys[] = {"three", "GLTFLoader", "BufferGeometryUtils", "OrbitControls"};
+    static const char *const files[] = {"build/three.module.js", "examples/jsm/loaders/GLTFLoader.js",
+                                        "examples/jsm/utils/BufferGeometryUtils.js",
+                                        "examples/jsm/controls/OrbitControls.js"};
+    am_buf b = {0};
+    ami_jw w;
+    am_buf_printf(&b, "// three.js (MIT, npm package three) as module sources for a page opened from file://\nwindow.AM_MODULES = ");
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    am_status s = AM_OK;
+    for (int i = 0; i < 4 && s == AM_OK; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", three_dir, files[i]);
+        char *text = NULL;
+        size_t len = 0;
+        s = am_file_read(p, 0, &text, &len, err);
+        if (s == AM_OK) ami_jw_string_n(&w, keys[i], text, len);
+        am_free(text);
+    }
+    ami_jw_close(&w);
+    if (s == AM_OK) s = ami_jw_finish(&w, err);
+    am_buf_printf(&b, ";\n");
+    if (s == AM_OK) s = b.failed ? AM_FAIL(err, AM_E_NOMEM, "three.js modules") : am_file_write(path, b.data, b.len, err);
+    am_buf_free(&b);
+    return s;
+}
+
+static void ami_base64(am_buf *b, const uint8_t *d, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char line[77];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
+        line[k++] = tab[v >> 18 & 63];
+        line[k++] = tab[v >> 12 & 63];
+        line[k++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        line[k++] = i + 2 < n ? tab[v & 63] : '=';
+        if (k == 76) {
+            line[k++] = '\n';
+            am_buf_append(b, line, k);
+            k = 0;
+        }
+    }
+    am_buf_append(b, line, k);
+}
+
+static const char *const ami_viewer_js[] = {
+    "const AM = JSON.parse(document.getElementById('am-data').textContent);\n",
+    "const msg = (t) => { document.getElementById('vmsg').textContent = t; };\n",
+    "async function viewer() {\n",
+    "  const M = window.AM_MODULES;\n",
+    "  if (!M) { msg('The 3D viewer needs three.js beside this page (' + AM.script + ').'); document.body.dataset.viewer = 'none'; return; }\n",
+    "  const blob = (s) => URL.createObjectURL(new Blob([s], {type: 'text/javascript'}));\n",
+    "  const three = blob(M.three);\n",
+    "  const fix = (s) => s.replace(/from\\s*['\"]three['\"]/g, \"from '\" + three + \"'\");\n",
+    "  const bgu = blob(fix(M.BufferGeometryUtils));\n",
+    "  const gl = blob(fix(M.GLTFLoader).split(\"'../utils/BufferGeometryUtils.js'\").join(\"'\" + bgu + \"'\"));\n",
+    "  const oc = blob(fix(M.OrbitControls));\n",
+    "  const THREE = await import(three);\n",
+    "  const { GLTFLoader } = await import(gl);\n",
+    "  const { OrbitControls } = await import(oc);\n",
+    "  const el = document.getElementById('glb');\n",
+    "  if (!el) { msg('No animation.glb was given to this report.'); document.body.dataset.viewer = 'none'; return; }\n",
+    "  const bin = Uint8Array.from(atob(el.textContent.replace(/\\s+/g, '')), (c) => c.charCodeAt(0));\n",
+    "  const gltf = await new Promise((res, rej) => new GLTFLoader().parse(bin.buffer, '', res, rej));\n",
+    "  const canvas = document.getElementById('view');\n",
+    "  const renderer = new THREE.WebGLRenderer({canvas, antialias: true, preserveDrawingBuffer: true});\n",
+    "  renderer.setSize(canvas.width, canvas.height, false);\n",
+    "  const scene = new THREE.Scene();\n",
+    "  scene.background = new THREE.Color(128 / 255, 130 / 255, 134 / 255);\n",
+    "  scene.add(new THREE.HemisphereLight(0xffffff, 0x505050, 2.2));\n",
+    "  const sun = new THREE.DirectionalLight(0xffffff, 1.6); sun.position.set(-1, 2, 1.4); scene.add(sun);\n",
+    "  const floor = new THREE.Mesh(new THREE.CircleGeometry(AM.size * 4, 48), new THREE.MeshBasicMaterial({color: new THREE.Color(152 / 255, 154 / 255, 158 / 255)}));\n",
+    "  floor.rotation.x = -Math.PI / 2; floor.position.set(AM.centre[0], 0, AM.centre[2]); scene.add(floor);\n",
+    "  scene.add(gltf.scene);\n",
+    "  const mixer = new THREE.AnimationMixer(gltf.scene);\n",
+    "  const clip = gltf.animations[0];\n",
+    "  const duration = clip ? clip.duration : 0;\n",
+    "  if (clip) mixer.clipAction(clip).play();\n",
+    "  const nodes = AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  const markers = new THREE.Group();\n",
+    "  const sg = new THREE.SphereGeometry(AM.size * 0.012, 10, 8);\n",
+    "  const sm = new THREE.MeshBasicMaterial({color: 0xffffff, depthTest: false});\n",
+    "  for (let i = 0; i < nodes.length; i++) { const m = new THREE.Mesh(sg, sm); m.renderOrder = 2; markers.add(m); }\n",
+    "  scene.add(markers);\n",
+    "  const camera = new THREE.PerspectiveCamera(40, canvas.width / canvas.height, AM.size * 0.01, AM.size * 50);\n",
+    "  camera.position.set(AM.eye[0], AM.eye[1], AM.eye[2]);\n",
+    "  const controls = new OrbitControls(camera, canvas);\n",
+    "  controls.target.set(AM.centre[0], AM.centre[1], AM.centre[2]); controls.update();\n",
+    "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
+    "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
+    "  const p = new THREE.Vector3();\n",
+    "  const at = (k, out) => (AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
+    "  let frame = 0, playing = false, t0 = 0;\n",
+    "  function setFrame(i) {\n",
+    "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
+    "    if (clip) mixer.setTime(Math.min(frame / AM.fps, Math.max(0, duration - 1e-6)));\n",
+    "    gltf.scene.updateMatrixWorld(true);\n",
+    "    nodes.forEach((n, k) => { if (n) { at(k, p); markers.children[k].position.copy(p); } markers.children[k].visible = !!n; });\n",
+    "    scrub.value = frame; label.textContent = 'frame ' + frame + ' / ' + (AM.frames - 1);\n",
+    "    renderer.render(scene, camera);\n",
+    "  }\n",
+    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n) return null; at(k, p); return [p.x, -p.z, p.y]; }); }\n",
+    "  scrub.max = AM.frames - 1;\n",
+    "  scrub.addEventListener('input', () => { playing = false; play.textContent = 'play'; setFrame(Number(scrub.value)); });\n",
+    "  play.addEventListener('click', () => { playing = !playing; play.textContent = playing ? 'pause' : 'play'; t0 = performance.now() - frame / AM.fps * 1000; });\n",
+    "  toggle.addEventListener('change', () => { markers.visible = toggle.checked; renderer.render(scene, camera); });\n",
+    "  controls.addEventListener('change', () => renderer.render(scene, camera));\n",
+    "  function tick(now) { if (playing) { const f = Math.floor((now - t0) / 1000 * AM.fps); if (f >= AM.frames) t0 = now; setFrame(f % AM.frames); } requestAnimationFrame(tick); }\n",
+    "  setFrame(0);\n",
+    "  requestAnimationFrame(tick);\n",
+    "  window.anymoveViewer = {setFrame, joints, names: AM.joints.map((j) => j.name), frames: AM.frames, fps: AM.fps, ready: true};\n",
+    "  document.body.dataset.viewer = 'ready';\n",
+    "}\n",
+    "viewer().catch((e) => { msg('viewer: ' + e.message); document.body.dataset.viewer = 'failed'; });\n",
+    NULL};
+
+am_status am_report_write(const am_report_job *job, am_error *err)
+{
+    am_scope scope;
+    am_scope_enter(&scope, &job->ctx);
+    ami_stage stage = ami_stage_begin("report");
+    const am_rig *rig = job->rig;
+    const am_motion *mo = job->motion;
+    size_t T = mo->frame_count, J = rig->joint_count, B = rig->bone_count;
+    am_layout L;
+    if (job->layout) L = *job->layout;
+    else am_layout_default(&L);
+    am_status s = AM_OK;
+    json_t *extra = NULL;
+    if (mo->extra_json) s = ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &extra, err);
+    double *joints = am_alloc_array(T * J * 3 + 1, sizeof(double));
+    double *series = am_alloc_array((T + 1) * (B + 2 * 4 + 8), sizeof(double));
+    const char **names = am_alloc_array(B + 16, sizeof(char *));
+    bool *dashed = am_alloc_array(B + 16, sizeof(bool));
+    if (s == AM_OK && (!joints || !series || !names || !dashed)) s = AM_FAIL(err, AM_E_NOMEM, "report");
+    if (s == AM_OK) {
+        if (mo->joints && mo->joint_count == J) memcpy(joints, mo->joints, T * J * 3 * sizeof(double));
+        else am_rig_fk_clip(rig, mo, joints);
+    }
+    am_buf b = {0};
+    if (s == AM_OK) {
+        am_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+        ami_html_text(&b, job->title ? job->title : "anymove report");
+        am_buf_printf(&b,
+                      "</title>\n<style>body{font:14px sans-serif;margin:24px;color:#222;max-width:1000px}"
+                      "h2{margin-top:28px;border-bottom:1px solid #ccc}table.gates td,table.gates th{padding:3px 10px;text-align:left}"
+                      ".ok{color:#176d25;font-weight:bold}.look{color:#9a6a00;font-weight:bold}.bad{color:#b01c1c;font-weight:bold}"
+                      "pre.gate{background:#f4f4f4;padding:8px;overflow:auto}svg.plot{background:#fff}"
+                      "svg .t{font-weight:bold;font-size:13px}svg .ax{font-size:11px}svg .grid{stroke:#e5e5e5}"
+                      "svg .frame{fill:none;stroke:#999}figure{margin:8px 0}#view{border:1px solid #999}"
+                      ".controls{margin:6px 0}</style>\n</head><body>\n<h1>");
+        ami_html_text(&b, job->title ? job->title : "anymove report");
+        am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, mo->fps, J, B);
+        ami_gates(&b, job, extra);
+        am_buf_printf(&b, "<section id=\"plots\"><h2>Plots</h2>\n");
+        const am_det *det = job->det;
+        /* reprojection per frame and view (detections against the fit, SPEC 3) */
+        if (det) {
+            for (size_t t = 0; t < T; t++)
+                for (int v = 0; v < 2; v++) {
+                    double sum = 0;
+                    size_t n = 0;
+                    for (size_t j = 0; t < det->frame_count && j < det->joint_count; j++) {
+                        int rj = am_rig_find_joint(rig, det->names[j]);
+                        const float *uv = (v == 0 ? det->front_uv : det->side_uv) + (t * det->joint_count + j) * 2;
+                        float cf = (v == 0 ? det->front_conf : det->side_conf)[t * det->joint_count + j];
+                        if (rj < 0 || !(cf > 0) || !isfinite(uv[0])) continue;
+                        const double *p = joints + (t * J + (size_t)rj) * 3;
+                        double pu = v == 0 ? L.front_cx + p[0] / L.m_per_px : L.side_cx - p[1] / L.m_per_px;
+                        double pv = L.ground_v - p[2] / L.m_per_px;
+                        sum += hypot(uv[0] - pu, uv[1] - pv);
+                        n++;
+                    }
+                    series[(size_t)v * T + t] = n ? sum / (double)n : NAN;
+                }
+            names[0] = "front", names[1] = "side";
+            dashed[0] = dashed[1] = false;
+            ami_svg_lines(&b, "Reprojection error per frame", "px", T, 2, names, series, dashed);
+        }
+        /* paw heights in both views */
+        for (size_t f = 0; f < job->feet_count; f++) {
+            int rj = am_rig_find_joint(rig, job->feet[f]);
+            if (rj < 0) continue;
+            int dj = -1;
+            for (size_t j = 0; det && j < det->joint_count; j++)
+                if (strcmp(det->names[j], job->feet[f]) == 0) dj = (int)j;
+            size_t n = 0;
+            for (size_t t = 0; t < T; t++) series[t] = joints[(t * J + (size_t)rj) * 3 + 2] / L.m_per_px;
+            names[n] = "fit", dashed[n++] = false;
+            if (dj >= 0)
+                for (int v = 0; v < 2; v++) {
+                    for (size_t t = 0; t < T; t++) {
+                        bool in = t < det->frame_count;
+                        const float *uv = (v == 0 ? det->front_uv : det->side_uv) + (t * det->joint_count + (size_t)dj) * 2;
+                        float cf = in ? (v == 0 ? det->front_conf : det->side_conf)[t * det->joint_count + (size_t)dj] : 0;
+                        series[n * T + t] = in && cf > 0 ? L.ground_v - uv[1] : NAN;
+                    }
+                    names[n] = v == 0 ? "front view" : "side view";
+                    dashed[n++] = v == 0;
+                }
+            char title[160];
+            snprintf(title, sizeof title, "Paw height of %s (px above the ground row)", job->feet[f]);
+            ami_svg_lines(&b, title, "px", T, n, names, series, dashed);
+        }
+        /* contacts timeline */
+        json_t *contacts = extra ? json_object_get(extra, "contacts") : NULL;
+        if (contacts && json_is_object(contacts) && json_object_size(contacts) > 0) {
+            size_t n = json_object_size(contacts);
+            double W = 720, l = 110, row = 18, H = 30 + row * (double)n;
+            am_buf_printf(&b, "<figure><svg class=\"plot\" id=\"contacts\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\"><text x=\"%g\" y=\"16\" class=\"t\">Contacts (planted frames)</text>", W, H, W, H, l);
+            const char *key;
+            json_t *iv;
+            size_t k = 0;
+            double xs = (W - l - 20) / (T > 1 ? (double)(T - 1) : 1.0);
+            json_object_foreach(contacts, key, iv) {
+                double y = 24 + row * (double)k;
+                am_buf_printf(&b, "<text x=\"%g\" y=\"%g\" class=\"ax\" text-anchor=\"end\">", l - 6, y + 12);
+                ami_html_text(&b, key);
+                am_buf_printf(&b, "</text><line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" class=\"grid\"/>", l, W - 20, y + 8, y + 8);
+                for (size_t i = 0; json_is_array(iv) && i < json_array_size(iv); i++) {
+                    json_t *pr = json_array_get(iv, i);
+                    double a = json_number_value(json_array_get(pr, 0)), e = json_number_value(json_array_get(pr, 1));
+                    am_buf_printf(&b, "<rect x=\"%.1f\" y=\"%g\" width=\"%.1f\" height=\"%g\" fill=\"%s\"/>", l + a * xs, y + 2,
+                                  fmax(1.0, (e - a + 1) * xs), row - 6, ami_palette[k % AMI_PALETTE]);
+                }
+                k++;
+            }
+            am_buf_printf(&b, "</svg></figure>\n");
+            /* foot slide per plant: the joint's horizontal drift over the plant */
+            size_t plants = 0;
+            json_object_foreach(contacts, key, iv) plants += json_is_array(iv) ? json_array_size(iv) : 0;
+            char **labels = am_alloc_array(plants + 1, sizeof(char *));
+            double *slide = am_alloc_array(plants + 1, sizeof(double));
+            size_t np = 0;
+            json_object_foreach(contacts, key, iv) {
+                int rj = am_rig_find_joint(rig, key);
+                for (size_t i = 0; labels && slide && rj >= 0 && json_is_array(iv) && i < json_array_size(iv); i++) {
+                    json_t *pr = json_array_get(iv, i);
+                    double a = json_number_value(json_array_get(pr, 0)), e = json_number_value(json_array_get(pr, 1));
+                    if (!(a >= 0 && e >= a && e < (double)T)) continue;
+                    const double *p0 = joints + ((size_t)a * J + (size_t)rj) * 3;
+                    double m = 0;
+                    for (size_t t = (size_t)a; t <= (size_t)e; t++) {
+                        const double *p = joints + (t * J + (size_t)rj) * 3;
+                        m = fmax(m, hypot(p[0] - p0[0], p[1] - p0[1]));
+                    }
+                    labels[np] = am_alloc(96);
+                    if (!labels[np]) break;
+                    snprintf(labels[np], 96, "%s %d-%d", key, (int)a, (int)e);
+                    slide[np++] = 1000 * m;
+                }
+            }
+            if (np) ami_svg_bars(&b, "Foot slide per plant (largest horizontal drift)", "mm", np, (const char *const *)labels, slide);
+            for (size_t i = 0; labels && i < np; i++) am_free(labels[i]);
+            am_free(labels);
+            am_free(slide);
+        }
+        /* per-joint error against the truth */
+        if (job->truth_joints) {
+            double *e = am_alloc_array(J + 1, sizeof(double));
+            for (size_t j = 0; e && j < J; j++) {
+                double sum = 0;
+                size_t n = 0;
+                for (size_t t = 0; t < T; t++) {
+                    double d = am_vec3_dist(joints + (t * J + j) * 3, job->truth_joints + (t * J + j) * 3);
+                    if (isfinite(d)) sum += d, n++;
+                }
+                e[j] = n ? 100 * sum / (double)n : NAN;
+            }
+            if (e) ami_svg_bars(&b, "Per-joint error against the truth (mean)", "cm", J, (const char *const *)rig->joint_names, e);
+            am_free(e);
+        }
+        /* per-bone angles: each bone's rotation away from rest */
+        size_t n = 0;
+        double *pose = am_alloc_array(B * 16, sizeof(double));
+        for (size_t bb = 1; pose && bb < B && n < B; bb++) {
+            if (rig->is_helper[bb]) continue;
+            for (size_t t = 0; t < T; t++) {
+                double q[4], R[9];
+                if (mo->euler) {
+                    am_euler_xyz_to_mat3(mo->euler + (t * B + bb) * 3, R);
+                    am_quat_from_mat3(R, q);
+                } else if (mo->quat) {
+                    memcpy(q, mo->quat + (t * B + bb) * 4, sizeof q);
+                } else {
+                    q[0] = 1, q[1] = q[2] = q[3] = 0;
+                }
+                series[n * T + t] = 2.0 * acos(fmin(1.0, fabs(q[0]))) * 180.0 / AM_PI;
+            }
+            names[n] = rig->bone_names[bb];
+            dashed[n++] = false;
+        }
+        am_free(pose);
+        if (n) ami_svg_lines(&b, "Per-bone angle from rest", "deg", T, n, names, series, dashed);
+        am_buf_printf(&b, "</section>\n");
+        /* the viewer */
+        double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = 0; i < T * J; i++)
+            for (int c = 0; c < 3; c++) box[c] = fmin(box[c], joints[i * 3 + c]), box[3 + c] = fmax(box[3 + c], joints[i * 3 + c]);
+        double centre[3], size = fmax(1e-3, sqrt(pow(box[3] - box[0], 2) + pow(box[4] - box[1], 2) + pow(box[5] - box[2], 2)));
+        for (int c = 0; c < 3; c++) centre[c] = 0.5 * (box[c] + box[3 + c]);
+        am_camera eye;
+        am_camera_three_quarter(&eye, box, NULL, 960, 540);
+        double ec[3], gc[3], ge[3];
+        am_camera_centre(&eye, ec);
+        am_gltf_from_world(centre, gc);
+        am_gltf_from_world(ec, ge);
+        am_buf_printf(&b, "<section id=\"viewer-section\"><h2>3D viewer</h2>\n<canvas id=\"view\" width=\"960\" height=\"540\"></canvas>\n"
+                          "<div class=\"controls\"><button id=\"play\">play</button> <input type=\"range\" id=\"scrub\" min=\"0\" max=\"0\" value=\"0\" style=\"width:600px\"> "
+                          "<span id=\"fr\"></span> <label><input type=\"checkbox\" id=\"joints\" checked> joints</label></div>\n<p id=\"vmsg\"></p></section>\n");
+        /* the viewer's data: each joint is the world origin of one node (a bone's head, or a
+         * leaf's "<bone>_end" marker), or the tail of a bone with children, which has no node
+         * of its own: (0, length, 0) in the bone's node (the writer keeps Y along the bone) */
+        am_buf jb = {0};
+        ami_jw w;
+        ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
+        ami_jw_object(&w, NULL);
+        ami_jw_number(&w, "fps", mo->fps > 0 ? mo->fps : 30);
+        ami_jw_int(&w, "frames", (int64_t)T);
+        ami_jw_number(&w, "size", size);
+        ami_jw_numbers(&w, "centre", gc, 1, (const size_t[1]){3});
+        ami_jw_numbers(&w, "eye", ge, 1, (const size_t[1]){3});
+        const char *script_name = job->script_path ? strrchr(job->script_path, '/') : NULL;
+        script_name = script_name ? script_name + 1 : job->script_path ? job->script_path : "";
+        ami_jw_string(&w, "script", script_name);
+        ami_jw_array(&w, "joints");
+        char nb[512];
+        for (size_t j = 0; j < J; j++) {
+            int head_of = -1, tail_of = -1;
+            bool leaf = true;
+            for (size_t bb = 0; bb < B; bb++) {
+                if (rig->head_joint[bb] == (int32_t)j && head_of < 0) head_of = (int)bb;
+                if (rig->tail_joint[bb] == (int32_t)j && tail_of < 0) tail_of = (int)bb;
+            }
+            for (size_t bb = 0; head_of < 0 && tail_of >= 0 && bb < B; bb++) leaf &= rig->parent[bb] != tail_of;
+            if (head_of >= 0) snprintf(nb, sizeof nb, "%s", rig->bone_names[head_of]);
+            else if (tail_of >= 0) snprintf(nb, sizeof nb, leaf ? "%s_end" : "%s", rig->bone_names[tail_of]);
+            else continue;
+            ami_jw_record(&w, NULL);
+            ami_jw_string(&w, "name", rig->joint_names[j]);
+            ami_jw_string(&w, "node", nb);
+            if (head_of < 0 && !leaf) ami_jw_number(&w, "tail", rig->length[tail_of]);
+            ami_jw_close(&w);
+        }
+        ami_jw_close(&w);
+        ami_jw_close(&w);
+        s = ami_jw_finish(&w, err);
+        if (s == AM_OK) {
+            /* '<' escaped so no name can close the script element */
+            am_buf_printf(&b, "<script type=\"application/json\" id=\"am-data\">");
+            for (size_t i = 0; i < jb.len; i++) {
+                if (jb.data[i] == '<') am_buf_append(&b, "\\u003c", 6);
+                else am_buf_append(&b, jb.data + i, 1);
+            }
+            am_buf_printf(&b, "</script>\n");
+        }
+        am_buf_free(&jb);
+        if (job->glb) {
+            am_buf_printf(&b, "<script type=\"application/octet-stream\" id=\"glb\">\n");
+            ami_base64(&b, job->glb, job->glb_len);
+            am_buf_printf(&b, "\n</script>\n");
+        }
+        if (job->script_path && job->three_dir) am_buf_printf(&b, "<script src=\"%s\"></script>\n", script_name);
+        am_buf_printf(&b, "<script type=\"module\">\n");
+        for (size_t i = 0; ami_viewer_js[i]; i++) am_buf_printf(&b, "%s", ami_viewer_js[i]);
+        am_buf_printf(&b, "</script>\n</body></html>\n");
+    }
+    if (s == AM_OK && b.failed) s = AM_FAIL(err, AM_E_NOMEM, "report");
+    if (s == AM_OK && job->script_path && job->three_dir) s = ami_modules(job->three_dir, job->script_path, err);
+    if (s == AM_OK) s = am_file_write(job->html_path, b.data, b.len, err);
+    if (s == AM_OK) ami_stage_end(&stage);
+    am_buf_free(&b);
+    json_decref(extra);
+    am_free(joints);
+    am_free(series);
+    am_free(names);
+    am_free(dashed);
+    am_scope_leave(&scope, NULL);
+    return s;
+}

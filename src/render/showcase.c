@@ -1,0 +1,144 @@
+/* The seed's showcase: input with detections | the rig in 3/4 | input vs rig through the same
+ * (side) camera, one output frame per clip frame. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "render_internal.h"
+
+am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
+{
+    am_scope sc;
+    am_scope_enter(&sc, &job->ctx);
+    am_layout L;
+    if (job->layout) L = *job->layout;
+    else am_layout_default(&L);
+    const am_rig *rig = am_render_model_rig(job->model);
+    const am_det *det = job->det;
+    int PH = job->panel_height > 0 ? job->panel_height : 360;
+    PH += PH & 1;
+    int PW = (int)lround(PH * 16.0 / 9.0);
+    PW += PW & 1;
+    int CW = (int)lround(L.w_front + L.w_side), CH = 720, SW = (int)lround(L.w_side);
+    size_t T = job->motion ? job->motion->frame_count : 1;
+    if (det && det->frame_count < T) T = det->frame_count;
+    am_status s = AM_OK;
+    am_camera front, side;
+    s = ami_layout_cameras(&L, &front, &side, err);
+    side.K[2] -= L.w_front; /* the side half alone */
+    am_render_job pj = {.model = job->model, .motion = job->motion, .view = AM_VIEW_THREE_QUARTER, .layout = &L,
+                        .orbit = job->orbit, .width = PW, .height = PH};
+    am_render_views *persp = NULL;
+    if (s == AM_OK) s = am_render_views_create(&pj, &persp, err);
+    am_video_reader *vr = NULL;
+    am_video_info vi = {0};
+    double A[6] = {1, 0, 0, 0, 1, 0};
+    if (s == AM_OK && job->video) {
+        s = am_video_reader_open(job->video, &vr, &vi, err);
+        if (s == AM_OK)
+            s = am_clip_affine(&vi, job->calib ? job->calib : det && det->has_calib ? det->calib : NULL, CW, CH,
+                                job->video, A, err);
+    }
+    am_raster canvas = {0}, sidev = {0}, p3 = {0}, out = {0};
+    am_image clip = {0};
+    double *pose = am_alloc_array(rig->bone_count * 16, sizeof(double));
+    if (s == AM_OK && !pose) s = AM_FAIL(err, AM_E_NOMEM, "showcase");
+    if (s == AM_OK) s = am_raster_init(&canvas, CW, CH, err);
+    if (s == AM_OK) s = am_raster_init(&sidev, SW, CH, err);
+    if (s == AM_OK) s = am_raster_init(&p3, PW, PH, err);
+    if (s == AM_OK) s = am_raster_init(&out, 3 * PW, PH, err);
+    ami_sink sink = {0};
+    bool open = false;
+    double fps = det && det->fps > 0 ? det->fps : job->motion && job->motion->fps > 0 ? job->motion->fps : 30.0;
+    if (s == AM_OK && (s = ami_sink_open(&sink, job->path, 3 * PW, PH, fps, err)) == AM_OK) open = true;
+    am_studio st;
+    am_studio_default(&st);
+    ami_stage stage = ami_stage_begin("showcase");
+    for (size_t t = 0; s == AM_OK && t < T; t++) {
+        if (!ami_progress("showcase", (double)t / (double)T)) {
+            s = AM_FAIL(err, AM_E_CANCELLED, "showcase");
+            break;
+        }
+        /* the input on the canvas */
+        ami_layout_backdrop(&canvas, &L, &st);
+        bool have_clip = false;
+        if (vr) {
+            am_status rs = am_video_reader_next(vr, &clip, err);
+            if (rs == AM_OK) {
+                ami_image_warp(&clip, A, &canvas, 0, 0, CW, CH, 0.0, 1.0);
+                have_clip = true;
+            } else if (rs == AM_E_EMPTY) {
+                am_video_reader_close(vr);
+                vr = NULL;
+                memset(err, 0, sizeof *err);
+            } else {
+                s = rs;
+                break;
+            }
+        }
+        /* panel 3 first: the side half of the input (before the detections are drawn on it) */
+        ami_layout_backdrop(&sidev, &(am_layout){.w_front = 0, .w_side = SW, .ground_v = L.ground_v}, &st);
+        if (have_clip) {
+            for (int y = 0; y < CH; y++)
+                memcpy(sidev.img.rgb + (size_t)y * SW * 3, canvas.img.rgb + ((size_t)y * CW + (size_t)lround(L.w_front)) * 3,
+                       (size_t)SW * 3);
+        } else {
+            am_raster_clip_all(&sidev);
+            am_render_backdrop(&sidev, &side, &st);
+        }
+        if (job->motion) am_motion_pose(rig, job->motion, t, pose);
+        else am_rig_rest_pose(rig, pose);
+        am_render_model_pose(job->model, pose);
+        am_raster_clip_all(&sidev);
+        am_draw_style ms = {.flags = AM_DRAW_MESH | AM_DRAW_BONES, .mesh_alpha = have_clip ? 0.55 : 1.0};
+        am_render_model_draw(job->model, &sidev, &side, &ms);
+        /* panel 1: detections on the input */
+        for (size_t v = 0; det && v < 2; v++) {
+            int x0 = v == 0 ? 0 : (int)lround(L.w_front), x1 = v == 0 ? (int)lround(L.w_front) : CW;
+            am_raster_clip(&canvas, x0, 0, x1, CH);
+            size_t J = det->joint_count;
+            const float *uv = (v == 0 ? det->front_uv : det->side_uv) + t * J * 2;
+            const float *cf = (v == 0 ? det->front_conf : det->side_conf) + t * J;
+            for (size_t j = 0; j < J; j++) {
+                if (!(cf[j] > 0) || !isfinite(uv[2 * j])) continue;
+                uint8_t c[3];
+                am_conf_colour(cf[j], c);
+                am_draw_disc(&canvas, uv[2 * j], uv[2 * j + 1], 5.0, 0, c, 1.0);
+            }
+        }
+        am_raster_clip_all(&canvas);
+        am_image_fill(&out.img, st.divider);
+        ami_image_blit_scaled(&canvas.img, &out.img, 0, (PH - (int)lround(PW * (double)CH / CW)) / 2, PW,
+                              (int)lround(PW * (double)CH / CW));
+        /* panel 2: the rig in 3/4 */
+        am_render_views_frame(persp, t, &p3);
+        for (int y = 0; y < PH; y++) memcpy(out.img.rgb + ((size_t)y * 3 * PW + PW) * 3, p3.img.rgb + (size_t)y * PW * 3, (size_t)PW * 3);
+        int w3 = (int)lround(PH * (double)SW / CH);
+        ami_image_blit_scaled(&sidev.img, &out.img, 2 * PW + (PW - w3) / 2, 0, w3, PH);
+        am_raster_clip_all(&out);
+        char text[64];
+        ami_label(&out, 10, 10, det ? "input + detections" : "input");
+        snprintf(text, sizeof text, "rig 3/4  %zu", t);
+        ami_label(&out, PW + 10, 10, text);
+        ami_label(&out, 2 * PW + 10, 10, have_clip ? "input vs rig (side)" : "rig (side)");
+        am_draw_rect(&out, PW - 1, 0, PW + 1, PH, st.divider, 1.0);
+        am_draw_rect(&out, 2 * PW - 1, 0, 2 * PW + 1, PH, st.divider, 1.0);
+        s = ami_sink_frame(&sink, &out.img, err);
+    }
+    if (open) {
+        if (s == AM_OK) s = ami_sink_close(&sink, err);
+        else ami_sink_abort(&sink);
+    }
+    if (s == AM_OK) ami_stage_end(&stage);
+    am_video_reader_close(vr);
+    am_image_release(&clip);
+    am_raster_release(&canvas);
+    am_raster_release(&sidev);
+    am_raster_release(&p3);
+    am_raster_release(&out);
+    am_render_views_free(persp);
+    am_free(pose);
+    am_scope_leave(&sc, NULL);
+    return s;
+}

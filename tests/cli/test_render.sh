@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# render, overlay, showcase and report from the command line: videos decode in FFmpeg with the
+# frames and rate written, bad inputs exit 2 and leave nothing, the report loads in headless
+# Chromium with no console error, its viewer's joints equal motion.json's to 1e-4 of the body
+# size and its screenshot matches tests/data/render/report_solve.png (tests/cli/report_check.mjs).
+. "$(dirname "$0")/lib.sh"
+am_need_tool ffprobe ffmpeg node chromium
+W="$AM_SOURCE/examples/creatures/wolf"
+WK="$AM_SOURCE/examples/walker"
+
+expect render_mp4 0 "" -- "$AM_BIN" render "$WK/rig.json" --motion "$WK/walk.json" --frames 0:20 --fps 24 -o "$TMP/walk.mp4" -q
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,r_frame_rate -of csv=p=0 "$TMP/walk.mp4")
+if [ "$got" = "24/1,20" ]; then am_pass ffprobe_frames_and_rate; else am_fail ffprobe_frames_and_rate "ffprobe says '$got', want 24/1,20"; fi
+
+# a file where a folder should be: unwritable even for root
+: > "$TMP/plain"
+expect unwritable_output 2 "plain" -- "$AM_BIN" render "$WK/rig.json" -o "$TMP/plain/sub/x.png"
+cat > "$TMP/cal.toml" <<'TOML'
+[cam_0]
+name = "left"
+size = [640, 480]
+matrix = [[500.0, 0.0, 320.0], [0.0, 500.0, 240.0], [0.0, 0.0, 1.0]]
+distortions = [0.0, 0.0, 0.0, 0.0, 0.0]
+rotation = [1.5708, 0.0, 0.0]
+translation = [0.0, 0.5, 4.0]
+TOML
+expect unknown_camera 2 "no camera 'right'.*left" -- "$AM_BIN" render "$WK/rig.json" --camera "$TMP/cal.toml:right" -o "$TMP/c.png"
+expect calibrated_camera 0 "" -- "$AM_BIN" render "$WK/rig.json" --camera "$TMP/cal.toml:left" -o "$TMP/c.png" -q
+expect render_bad_ext 2 "not a format" -- "$AM_BIN" render "$WK/rig.json" -o "$TMP/x.fbx"
+
+"$AM_BIN" exam --rig "$W/rig.json" --seed 5 --frames 12 -o "$TMP/ex" -q
+ffmpeg -v error -f lavfi -i color=c=gray:s=1000x700:r=30 -frames:v 12 -y "$TMP/odd.mp4"
+mkdir -p "$TMP/none"
+expect overlay_clip_mismatch 2 "odd.mp4.*1000 x 700.*calib" -- "$AM_BIN" overlay "$TMP/ex/det.npz" --video "$TMP/odd.mp4" -o "$TMP/none/ov.mp4"
+no_files overlay_mismatch_leaves_nothing "$TMP/none"
+ffmpeg -v error -f lavfi -i color=c=gray:s=640x360:r=30 -frames:v 12 -y "$TMP/half.mp4"
+expect overlay_scaled_clip 0 "" -- "$AM_BIN" overlay "$TMP/ex/det.npz" --video "$TMP/half.mp4" -o "$TMP/ov.mp4" -q
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$TMP/ov.mp4")
+if [ "$got" = "1280,720,12" ]; then am_pass overlay_frames; else am_fail overlay_frames "ffprobe says '$got'"; fi
+
+# relative paths: the report's title is the det file as given, and the screenshot's golden has it
+(cd "$TMP" && "$AM_BIN" solve ex/det.npz --rig "$W/rig.json" --creature "$W/creature.json" -o so --report -q >/dev/null)
+expect showcase 0 "" -- "$AM_BIN" showcase "$TMP/so" --rig "$W/rig.json" --det "$TMP/ex/det.npz" -o "$TMP/sc.mp4" -q
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width -of csv=p=0 "$TMP/sc.mp4")
+if [ "$got" = "1920,12" ]; then am_pass showcase_frames; else am_fail showcase_frames "ffprobe says '$got'"; fi
+
+if [ -f "$TMP/so/report.html" ] && [ -f "$TMP/so/report_three.js" ]; then am_pass solve_report_written; else am_fail solve_report_written "no report.html + report_three.js"; fi
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so/report.html" "$TMP/so/motion.json" "$TMP/shot.png" "$AM_SOURCE/tests/data/render/report_solve.png" 2>&1); then
+  am_pass "report_in_chromium: $out"; else am_fail report_in_chromium "$out"; fi
+# rig and ik: --report and --render add their pictures to the set; the viewer plays rig.glb /
+# animation.glb with the joints of motion.json (FK) to 1e-4 of the body size
+expect rig_report_render 0 "" -- "$AM_BIN" rig "$AM_SOURCE/examples/tracks/grison_walk.tracks.npz" --bones 15 -o "$TMP/rg" --report --render -q
+expect ik_report_render 0 "" -- "$AM_BIN" ik "$TMP/rg/motion.json" --rig "$TMP/rg/rig.json" -o "$TMP/ik" --report --render -q
+for d in rg ik; do
+  miss=""
+  for f in report.html report_three.js render_layout.png render_three_quarter.png; do [ -s "$TMP/$d/$f" ] || miss="$miss $f"; done
+  if [ -z "$miss" ]; then am_pass "${d}_pictures_written"; else am_fail "${d}_pictures_written" "missing:$miss"; fi
+  if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/$d/report.html" "$TMP/$d/motion.json" "$TMP/${d}_shot.png" 2>&1); then
+    am_pass "${d}_report_in_chromium: $out"; else am_fail "${d}_report_in_chromium" "$out"; fi
+done
+am_done
