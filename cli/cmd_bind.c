@@ -25,8 +25,8 @@ static void ami_bind_help(FILE *out)
             "one bone with --rigid (creature.json \"rigid\": true). creature.json \"paint\" (limb\n"
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
-            "weight. The GLB holds the rig's joints, the skin and the mesh (materials and textures of\n"
-            "a .glb source are not carried over), validator-clean.\n\n"
+            "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
+            "look (normals, TEXCOORD_0, materials, textures and images, embedded). Validator-clean.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -42,36 +42,40 @@ static void ami_bind_help(FILE *out)
             "               --creature examples/creatures/capsule_wolf/creature.json -o out/wolf_rigged.glb\n");
 }
 
-/* The model as one mesh in world axes: an OBJ, or every triangle primitive of a glTF. */
-static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mesh **out, am_error *err)
+/* The model as one mesh in world axes: an OBJ, or every triangle primitive of a glTF, whose
+ * look (normals, UVs, materials and textures) *gm and *look keep for the rigged GLB. */
+static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mesh **out, am_gltf **look,
+                               am_gltf_meshes **gm, am_error *err)
 {
     const char *ext = am_cli_ext(path);
     if (ext && strcasecmp(ext, ".obj") == 0) {
         am_obj_opts o = {.z_up = z_up, .scale = scale};
         return am_obj_load(path, &o, out, err);
     }
-    am_gltf_opts go = {.ctx = am_cli_context()};
-    am_gltf *doc = NULL;
-    am_gltf_meshes *gm = NULL;
-    AMI_TRY(am_gltf_load(path, &go, &doc, err));
-    am_cli_print_warnings("bind", &doc->warnings);
-    am_status st = am_gltf_meshes_gather(doc, &gm, err);
-    am_gltf_free(doc);
+    am_gltf_opts go = {.flags = AM_GLTF_KEEP_SOURCE, .ctx = am_cli_context()};
+    AMI_TRY(am_gltf_load(path, &go, look, err));
+    am_cli_print_warnings("bind", &(*look)->warnings);
+    am_status st = am_gltf_meshes_gather(*look, gm, err);
     if (st != AM_OK) {
         am_error_set_file(err, path);
         return st;
     }
-    am_mesh *m = am_alloc(sizeof *m);
-    if (!m) {
-        am_gltf_meshes_free(gm);
-        return AM_FAIL(err, AM_E_NOMEM, "mesh");
-    }
-    *m = gm->mesh;
-    gm->mesh.positions = NULL, gm->mesh.triangles = NULL;
-    am_gltf_meshes_free(gm);
+    am_mesh *m = &(*gm)->mesh;
     for (size_t i = 0; i < m->vertex_count * 3; i++) m->positions[i] *= (float)scale;
     *out = m;
     return AM_OK;
+}
+
+/* Normals follow the prep's turn (a similarity: its linear part over its scale). */
+static void ami_bind_turn_normals(float *normals, size_t n, const double M[16])
+{
+    for (size_t v = 0; v < n; v++) {
+        float *q = normals + 3 * v;
+        double r[3];
+        for (int k = 0; k < 3; k++) r[k] = M[4 * k] * q[0] + M[4 * k + 1] * q[1] + M[4 * k + 2] * q[2];
+        double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        for (int k = 0; k < 3; k++) q[k] = (float)(len > 0 ? r[k] / len : k == 2);
+    }
 }
 
 static void ami_jw_prep(ami_jw *w, const am_creature *c, const double M[16], double size_before, double size_after)
@@ -137,20 +141,27 @@ int am_cmd_bind(int argc, char **argv)
 
     am_error err = {0};
     am_mesh *mesh = NULL;
+    am_gltf *look = NULL;
+    am_gltf_meshes *gm = NULL;
+    am_gltf_mesh_part *parts = NULL;
+    size_t part_count = 0;
     am_rig *rig = NULL;
     am_creature *cr = NULL;
     am_bind_result *br = NULL;
     float *colors = NULL;
     double M[16];
     am_mat4_identity(M);
-    am_status s = ami_bind_load(model, z_up, scale, &mesh, &err);
+    am_status s = ami_bind_load(model, z_up, scale, &mesh, &look, &gm, &err);
     if (s == AM_OK && creature_path) s = am_creature_load(creature_path, &cr, &err);
     if (s == AM_OK && rig_path) s = am_rig_load(rig_path, &rig, &err);
     double size_before = 0, size_after = 0;
     if (s == AM_OK) {
         size_before = am_body_size_f32(mesh->positions, mesh->vertex_count, NULL);
         if (cr && cr->has_prep && (s = am_prep_transform(mesh, &cr->prep, M, &err)) == AM_OK)
+        {
             am_mesh_transform(mesh, M);
+            if (gm && gm->normals) ami_bind_turn_normals(gm->normals, mesh->vertex_count, M);
+        }
         if (s != AM_OK) am_error_set_file(&err, model);
         size_after = am_body_size_f32(mesh->positions, mesh->vertex_count, NULL);
         if (s == AM_OK) am_cli_body_size("bind", model, size_after);
@@ -168,11 +179,21 @@ int am_cmd_bind(int argc, char **argv)
         s = colors ? am_bind_paint(rig, cr, br, colors, &err) : AM_FAIL(&err, AM_E_NOMEM, "paint");
         if (s != AM_OK && !err.file[0]) snprintf(err.file, sizeof err.file, "%s", creature_path);
     }
+    if (s == AM_OK && rig && gm && gm->part_count) {
+        parts = am_alloc_array(gm->part_count, sizeof *parts);
+        if (!parts) s = AM_FAIL(&err, AM_E_NOMEM, "%zu mesh parts", gm->part_count);
+        for (size_t p = 0; parts && p < gm->part_count; p++)
+            if (gm->parts[p].triangle_count)
+                parts[part_count++] = (am_gltf_mesh_part){gm->parts[p].first_triangle, gm->parts[p].triangle_count,
+                                                          gm->parts[p].material};
+    }
     if (s == AM_OK && rig) {
         am_gltf_mesh_in mi = {.vertex_count = mesh->vertex_count, .positions = mesh->positions,
                               .triangle_count = mesh->triangle_count, .triangles = mesh->triangles,
                               .influences = 4, .bone_index = br->bone_index, .weights = br->weight,
-                              .colors = colors};
+                              .colors = colors, .normals = gm ? gm->normals : NULL,
+                              .texcoords = gm ? gm->texcoords : NULL, .look = look,
+                              .part_count = part_count, .parts = parts};
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);
     } else if (s == AM_OK) {
@@ -215,6 +236,9 @@ done:
     am_bind_result_free(br);
     am_creature_free(cr);
     am_rig_free(rig);
-    am_mesh_free(mesh);
+    am_free(parts);
+    if (gm) am_gltf_meshes_free(gm);
+    else am_mesh_free(mesh);
+    am_gltf_free(look);
     return rc;
 }

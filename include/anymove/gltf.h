@@ -44,6 +44,12 @@ void am_gltf_from_world(const double world[3], double gltf[3]);
 void am_gltf_to_world(const double gltf[3], double world[3]);
 
 /* ---- writer ---- */
+/* Triangles [first_triangle, first_triangle + triangle_count) drawn with one material. */
+typedef struct am_gltf_mesh_part {
+    size_t first_triangle, triangle_count;
+    int32_t material;               /* a material of am_gltf_mesh_in.look, or -1 (default) */
+} am_gltf_mesh_part;
+
 typedef struct am_gltf_mesh_in {
     size_t vertex_count;            /* V */
     const float *positions;         /* [V][3] rest positions, world axes (SPEC 1) */
@@ -54,6 +60,15 @@ typedef struct am_gltf_mesh_in {
     const float *weights;           /* [V][K]; the top 4 are kept and renormalized */
     const float *colors;            /* [V][4] RGBA in [0, 1] written as COLOR_0 (bind's limb
                                        paint), or NULL */
+    const float *normals;           /* [V][3] unit normals, world axes, or NULL */
+    const float *texcoords;         /* [V][2] TEXCOORD_0, or NULL */
+    /* The look of the model the mesh came from (bind keeps it): with look (a document loaded
+     * with AM_GLTF_KEEP_SOURCE), its materials, textures, samplers and images (embedded) are
+     * written, and each part is one primitive with its material; without parts, the triangles
+     * are one primitive. parts must cover the triangles in order. */
+    const struct am_gltf *look;
+    size_t part_count;
+    const am_gltf_mesh_part *parts;
 } am_gltf_mesh_in;
 
 typedef struct am_gltf_export {
@@ -140,7 +155,8 @@ typedef struct am_gltf_skin {
 
 typedef struct am_gltf_primitive {
     int mode;                /* 0 POINTS ... 4 TRIANGLES (default) */
-    int32_t position, normal, joints0, weights0, indices; /* accessor indices or -1 */
+    int32_t position, normal, joints0, weights0, texcoord0, indices; /* accessor indices or -1 */
+    int32_t material;        /* index into the document's materials or -1 */
     size_t target_count;
     int32_t *target_position; /* [targets] accessor of POSITION deltas or -1 */
 } am_gltf_primitive;
@@ -270,6 +286,8 @@ typedef struct am_gltf_part {
     int32_t node, mesh;        /* the mesh node and its mesh */
     size_t primitive;          /* primitive of that mesh */
     size_t first, count;       /* its vertices in the gathered mesh */
+    size_t first_triangle, triangle_count; /* its triangles in the gathered mesh */
+    int32_t material;          /* the primitive's material or -1 */
 } am_gltf_part;
 
 typedef struct am_gltf_meshes {
@@ -281,6 +299,10 @@ typedef struct am_gltf_meshes {
     int32_t *skin_joint;       /* [V][4] JOINTS_0 of primitives skinned by skin 0 (indices into
                                   its joints), else 0; NULL when the document has no skin */
     float *skin_weight;        /* [V][4] WEIGHTS_0 there, else 0 */
+    float *normals;            /* [V][3] unit NORMAL in world axes when every primitive has one,
+                                  else NULL */
+    float *texcoords;          /* [V][2] TEXCOORD_0 (0, 0 in primitives without), NULL when no
+                                  primitive has one */
 } am_gltf_meshes;
 
 /* Gather the meshes. Primitives that are not triangle lists are left out with a warning.

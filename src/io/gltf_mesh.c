@@ -16,6 +16,8 @@ void am_gltf_meshes_free(am_gltf_meshes *m)
     am_free(m->parts);
     am_free(m->skin_joint);
     am_free(m->skin_weight);
+    am_free(m->normals);
+    am_free(m->texcoords);
     am_free(m);
 }
 
@@ -36,6 +38,7 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
     am_status st = AM_OK;
     if (!g || !local || !world) goto nomem;
     size_t V = 0, F = 0, P = 0, skipped = 0;
+    bool all_normals = true, any_uv = false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t n = 0; n < doc->node_count; n++) {
             int32_t mi = doc->nodes[n].mesh;
@@ -51,9 +54,32 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                 const am_gltf_accessor *ia = pr->indices >= 0 && (size_t)pr->indices < doc->accessor_count
                                                  ? &doc->accessors[pr->indices] : NULL;
                 size_t nf = (ia ? ia->count : pa->count) / 3;
+                const am_gltf_accessor *na = ami_acc(doc, pr->normal, 3), *ta = ami_acc(doc, pr->texcoord0, 2);
+                if (na && na->count < pa->count) na = NULL;
+                if (ta && ta->count < pa->count) ta = NULL;
+                if (pass == 0) {
+                    all_normals &= na != NULL;
+                    any_uv |= ta != NULL;
+                }
                 if (pass == 1) {
-                    g->parts[P] = (am_gltf_part){(int32_t)n, mi, p, V, pa->count};
+                    g->parts[P] = (am_gltf_part){(int32_t)n, mi, p, V, pa->count, F, nf, pr->material};
                     const double *W = world + n * 16;
+                    if (g->normals) {
+                        /* normals go by the inverse transpose of the node's linear part */
+                        double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]}, Ai[9], N[9];
+                        if (!am_mat3_inverse(A, Ai)) am_mat3_identity(Ai);
+                        am_mat3_transpose(Ai, N);
+                        for (size_t v = 0; v < pa->count; v++) {
+                            double q[3] = {na->data[v * 3], na->data[v * 3 + 1], na->data[v * 3 + 2]}, r[3], w[3];
+                            am_mat3_mul_vec3(N, q, r);
+                            am_gltf_to_world(r, w);
+                            double len = am_vec3_norm(w);
+                            if (len > 0) am_vec3_scale(w, 1.0 / len, w);
+                            else w[2] = 1;
+                            for (int k = 0; k < 3; k++) g->normals[(V + v) * 3 + (size_t)k] = (float)w[k];
+                        }
+                    }
+                    if (g->texcoords && ta) memcpy(g->texcoords + V * 2, ta->data, pa->count * 2 * sizeof(float));
                     for (size_t v = 0; v < pa->count; v++) {
                         double q[3] = {pa->data[v * 3], pa->data[v * 3 + 1], pa->data[v * 3 + 2]}, r[3], w[3];
                         am_mat4_mul_point(W, q, r);
@@ -98,6 +124,9 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
             g->skin_weight = am_alloc_array(V * 4, sizeof(float));
             if (!g->skin_joint || !g->skin_weight) goto nomem;
         }
+        if (all_normals && !(g->normals = am_alloc_array(V * 3, sizeof(float)))) goto nomem;
+        if (any_uv && !(g->texcoords = am_alloc_array(V * 2, sizeof(float)))) goto nomem;
+        if (g->texcoords) memset(g->texcoords, 0, V * 2 * sizeof(float));
         if (!g->mesh.positions || !g->mesh.triangles || !g->parts) goto nomem;
         am_gltf_sample_local(doc, -1, 0.0, local);
         am_gltf_world_from_local(doc, local, world);

@@ -36,6 +36,61 @@ sed 's/"hand_L"\]/"paw_L"]/' "$C/creature.json" > "$TMP/badpaint.json"
 expect bind_paint_unknown_bone 2 "badpaint.json.*'paw_L' is no bone" -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$TMP/badpaint.json" -o "$TMP/x.glb" -q
 [ ! -e "$TMP/x.glb" ] && am_pass bind_no_partial_output || am_fail bind_no_partial_output "x.glb was written"
 
+# ---- bind keeps a glTF model's look: the Khronos fox (a texture), the Knight (three materials,
+# normals) turned by prep ----
+FOX=$AM_SHARED/data/gltf/khronos_fox/Fox.glb
+KN=$AM_SHARED/data/gltf/quaternius/KnightCharacter.glb
+"$AM_BIN" convert "$FOX" -o "$TMP/foxrig" -q 2>/dev/null || am_fail bind_fox_rig "convert failed"
+"$AM_BIN" convert "$KN" -o "$TMP/knrig" -q 2>/dev/null || am_fail bind_knight_rig "convert failed"
+echo '{"prep": {"rotz_deg": 90}}' > "$TMP/turn.json"
+expect bind_fox 0 '"method": "bone heat"' -- "$AM_BIN" bind "$FOX" --rig "$TMP/foxrig/rig.json" -o "$TMP/fox.glb" -q
+expect bind_fox_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/fox.glb"
+expect bind_knight_turned 0 '"given": true' -- "$AM_BIN" bind "$KN" --rig "$TMP/knrig/rig.json" --creature "$TMP/turn.json" -o "$TMP/knight.glb" -q
+expect bind_knight_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/knight.glb"
+expect pack_fox 0 'wrote .*fox.glb: 1 clip, [0-9]+ bytes' -- "$AM_BIN" pack "$TMP/foxrig/motion.json" --rig "$TMP/foxrig/rig.json" --mesh "$TMP/fox.glb" -o "$TMP/foxpack/fox.glb"
+expect pack_fox_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/foxpack/fox.glb"
+if out=$($PY - "$FOX" "$TMP/fox.glb" "$TMP/foxpack/fox.glb" "$KN" "$TMP/knight.glb" <<'PY' 2>&1
+import json, struct, sys
+import numpy as np
+def load(f):
+    b = open(f, "rb").read()
+    n = struct.unpack("<I", b[12:16])[0]
+    return json.loads(b[20:20 + n]), b[20 + n + 8:]
+def view(doc, b, i):
+    v = doc["bufferViews"][i]
+    return b[v.get("byteOffset", 0):v.get("byteOffset", 0) + v["byteLength"]]
+def acc(doc, b, i):
+    a = doc["accessors"][i]
+    dt = {5126: np.float32, 5125: np.uint32, 5123: np.uint16, 5121: np.uint8}[a["componentType"]]
+    k = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[a["type"]]
+    o = doc["bufferViews"][a["bufferView"]].get("byteOffset", 0) + a.get("byteOffset", 0)
+    return np.frombuffer(b, dt, a["count"] * k, o).reshape(a["count"], k)
+def look(src, out):
+    (s, sb), (o, ob) = load(src), load(out)
+    for k in ("materials", "textures", "samplers"):
+        assert o.get(k) == s.get(k), (out, k)
+    for si, oi in zip(s.get("images", []), o.get("images", [])):
+        assert view(o, ob, oi["bufferView"]) == view(s, sb, si["bufferView"]), (out, "image bytes")
+    uv = np.concatenate([acc(s, sb, p["attributes"]["TEXCOORD_0"]) for m in s["meshes"] for p in m["primitives"]])
+    prims = o["meshes"][0]["primitives"]
+    assert [p.get("material") for p in prims] == [p.get("material") for m in s["meshes"] for p in m["primitives"]]
+    assert np.array_equal(acc(o, ob, prims[0]["attributes"]["TEXCOORD_0"]), uv), (out, "TEXCOORD_0")
+    return o, ob
+fox, fb = look(sys.argv[1], sys.argv[2])
+look(sys.argv[1], sys.argv[3])                                   # pack keeps it
+kn, kb = look(sys.argv[4], sys.argv[5])
+good = tot = 0                                                   # normals turned with the faces
+for p in kn["meshes"][0]["primitives"]:
+    P, N = acc(kn, kb, p["attributes"]["POSITION"]).astype(float), acc(kn, kb, p["attributes"]["NORMAL"]).astype(float)
+    I = acc(kn, kb, p["indices"]).reshape(-1, 3)
+    fn = np.cross(P[I[:, 1]] - P[I[:, 0]], P[I[:, 2]] - P[I[:, 0]])
+    keep = np.linalg.norm(fn, axis=1) > 1e-12
+    good += int((((fn * N[I].sum(axis=1)).sum(axis=1) > 0) & keep).sum()); tot += int(keep.sum())
+assert good >= 0.99 * tot, (good, tot)                          # unturned normals: 86 %
+print("look kept; normals agree with", good, "of", tot, "faces")
+PY
+); then am_pass bind_keeps_the_look; else am_fail bind_keeps_the_look "$out"; fi
+
 # ---- shape ----
 W=$AM_SOURCE/examples/walker
 expect shape_loop 0 'a loop' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --loop -o "$TMP/walk_loop.json"
