@@ -12,7 +12,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all build deps demo test test-fast asan release tsan fuzz bench clean
+.PHONY: all build deps demo test test-fast python-test asan release tsan fuzz bench clean
 
 all: build
 
@@ -48,6 +48,11 @@ test: deps build asan release
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) tsan
+
+# The Python binding (python/): its pytest suite against build/libanymove.so and build/anymove
+# (also one of the tests `make test` runs).
+python-test: deps build
+	@cd $(BUILD) && ctest --output-on-failure -L python
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

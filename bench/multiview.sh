@@ -78,6 +78,28 @@ for r in on off; do
 done
 echo "- $($PY bench/multiview_ref.py dlt "$M/points_right_4_10_2026_sub.npz" "$CAL")"
 echo
+echo "### aniposelib mouse after camera adjustment (all points, and fitted on half a / scored on half b)"
+echo
+$PY bench/multiview_ref.py split "$M/points_right_4_10_2026_sub.npz" "$W/mouse_half_"
+for h in a b; do $PY bench/multiview_ref.py det-from-p2d "$W/mouse_half_$h.npz" "$CAL" "$W/mouse_det_$h.npz"; done
+score() { # P2D DET CALIB LABEL
+  "$B" triangulate "$2" --cameras "$3" -o "$W/mouse_s" -q 2>/dev/null
+  echo "- $4, RANSAC: $($PY bench/multiview_ref.py reproj "$1" "$3" "$W/mouse_s/joints.npz" 2>/dev/null)"
+  "$B" triangulate "$2" --cameras "$3" --no-ransac -o "$W/mouse_s" -q 2>/dev/null
+  echo "- $4, no RANSAC: $($PY bench/multiview_ref.py reproj "$1" "$3" "$W/mouse_s/joints.npz" 2>/dev/null)"
+  echo "- $4, $($PY bench/multiview_ref.py dlt "$1" "$3" 2>/dev/null)"
+}
+score "$W/mouse_half_b.npz" "$W/mouse_det_b.npz" "$CAL" "half b, cameras as stored"
+for mode in extrinsics intrinsics; do
+  f=""; [ $mode = intrinsics ] && f="--focal --distortion"
+  /usr/bin/time -f "%U s CPU, %e s wall, %M KiB" "$B" cameras adjust "$W/mouse_det.npz" --cameras "$CAL" -o "$W/mouse_adj_$mode.toml" $f 2> "$W/adj_$mode.txt"
+  echo "- $mode fitted on all: $(grep 'median per-point' "$W/adj_$mode.txt" | sed 's/.*cameras: //'); $(tail -1 "$W/adj_$mode.txt")"
+  score "$M/points_right_4_10_2026_sub.npz" "$W/mouse_det.npz" "$W/mouse_adj_$mode.toml" "$mode fitted on all, scored on all"
+  /usr/bin/time -f "%U s CPU, %e s wall, %M KiB" "$B" cameras adjust "$W/mouse_det_a.npz" --cameras "$CAL" -o "$W/mouse_adja_$mode.toml" $f 2> "$W/adja_$mode.txt"
+  echo "- $mode fitted on half a: $(grep 'median per-point' "$W/adja_$mode.txt" | sed 's/.*cameras: //'); $(tail -1 "$W/adja_$mode.txt")"
+  score "$W/mouse_half_b.npz" "$W/mouse_det_b.npz" "$W/mouse_adja_$mode.toml" "$mode fitted on half a, scored on half b"
+done
+echo
 
 echo "### Speed: 1 minute of 4 cameras x 20 joints at 60 fps (3,600 frames, 72,000 points, RANSAC on)"
 echo

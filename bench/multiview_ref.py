@@ -6,6 +6,8 @@
                                                loop, homogeneous SVD, no RANSAC): the anchor
   reproj P2D.npz CALIB.toml JOINTS.npz          aniposelib's statistic for our points: per point the mean
                                                reprojection error over the cameras that see it, median
+  split P2D.npz OUT_PREFIX                     the points' first and second halves (in file order) as
+                                               OUT_PREFIX{a,b}.npz (p2d) for a held-out score
 """
 import re, sys, time
 import numpy as np
@@ -87,6 +89,9 @@ def main():
         a, b = per_point_median(cams, p2d, X)
         print('numpy DLT: %d points in %.2f s; median per-point mean reprojection %.2f px, median per detection %.2f px'
               % (np.isfinite(X[:, 0]).sum(), dt, a, b))
+    elif cmd == 'split':
+        p2d = np.load(sys.argv[2])['p2d']; h = p2d.shape[1] // 2
+        np.savez(sys.argv[3] + 'a.npz', p2d=p2d[:, :h]); np.savez(sys.argv[3] + 'b.npz', p2d=p2d[:, h:])
     elif cmd == 'reproj':
         p2d = np.load(sys.argv[2])['p2d']; cams = load_calib(sys.argv[3])
         X = np.load(sys.argv[4])['joints'][:, 0, :]

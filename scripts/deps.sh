@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libsuitesparse-dev
           libhdf5-dev
           clang libclang-rt-14-dev blender python3-numpy
+          python3-pytest python3-pip python3-setuptools python3-venv
+          slurmctld slurmd slurm-client munge
           libpng-dev libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium)
 
 missing=()

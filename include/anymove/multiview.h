@@ -17,7 +17,8 @@
  *         am_joints_write("joints.npz", tri->joints, &err) == AM_OK) { ... }
  *     am_triangulation_free(tri);
  *
- * Pairs: am_triangulate -> am_triangulation_free; am_mexam_generate -> am_mexam_free.
+ * Pairs: am_triangulate -> am_triangulation_free; am_mexam_generate -> am_mexam_free;
+ * am_cameras_adjust -> am_adjustment_free.
  */
 #ifndef ANYMOVE_MULTIVIEW_H
 #define ANYMOVE_MULTIVIEW_H
@@ -86,6 +87,71 @@ AM_NODISCARD am_status am_triangulation_summary_write(const char *path, const am
 AM_NODISCARD am_status am_triangulation_write(const char *path, const am_triangulation *tri, const am_mdet *det,
                                               am_error *err);
 void am_triangulation_free(am_triangulation *tri);
+
+/* ---- camera bundle adjustment ----
+ * am_cameras_adjust re-fits the cameras of a calibration to a det's 2D points (aniposelib's
+ * bundle_adjust_iter): points seen by at least two cameras are sampled per camera pair (those
+ * seen by more cameras first), triangulated with every camera that sees them, and the ones whose
+ * mean reprojection error is under a threshold mu keep their place in the fit; mu shrinks
+ * geometrically from start_px to end_px over the rounds, held between the worst camera pair's
+ * 15th and 75th percentiles. Each round alternates point and camera blocks: points by the
+ * triangulation above, then every camera's pose (and, with AM_ADJUST_FOCAL /
+ * AM_ADJUST_DISTORTION, its focal length / k1 k2) by Levenberg-Marquardt through anymove/opt.h
+ * with a Huber loss at mu against the fixed points. The gauge: the det's first camera never
+ * moves, and after each camera step the other centres are scaled about it so their mean
+ * distance from it stays as given. docs/cameras.md says why blocks rather than one sparse
+ * problem.
+ *
+ *     am_adjust_opts ao = {0};
+ *     am_adjustment *adj = NULL;
+ *     if (am_cameras_adjust(det, cal, &ao, &adj, &err) == AM_OK &&
+ *         am_calib_write(adj->cameras, "adjusted.toml", &err) == AM_OK) { ... }
+ *     am_adjustment_free(adj);
+ *
+ * Pairs: am_cameras_adjust -> am_adjustment_free. */
+enum {
+    AM_ADJUST_FOCAL = 1u << 0,      /* also fit one focal scale per camera (fx, fy, skew together) */
+    AM_ADJUST_DISTORTION = 1u << 1  /* also fit k1 and k2 (pinhole and fisheye) */
+};
+
+/* All-zero gives every default (aniposelib's). */
+typedef struct am_adjust_opts {
+    uint32_t flags;           /* AM_ADJUST_*; default 0: extrinsics only */
+    double min_conf;          /* detections below are not used; default 0.1 (< 0: 0) */
+    uint32_t rounds;          /* rounds of shrinking threshold, then one final; default 10 */
+    double start_px, end_px;  /* the threshold mu's schedule, px; default 15 -> 1 */
+    double stop_px;           /* stop early when the sample's median per-point error is below;
+                                 default 0.3 */
+    size_t score_samples;     /* points per camera pair that set mu (and the final fit); default 1000 */
+    size_t fit_samples;       /* points per camera pair a round fits to; default 200 */
+    uint32_t alternations;    /* point / camera alternations per round at most; default 8 */
+    uint32_t lm_iterations;   /* LM iterations per camera and alternation; default 20 */
+    uint64_t seed;            /* sampling; default 0 (reproducible) */
+    am_context ctx;           /* allocator, limits, progress (stage "adjust cameras") */
+} am_adjust_opts;
+
+typedef struct am_adjustment {
+    am_calib *cameras;        /* the calibration with the det's cameras adjusted (others as given) */
+    size_t camera_count;      /* C of the det */
+    size_t points;            /* points seen by two cameras or more: what the scores run over */
+    size_t scored_before, scored_after; /* of those, how many triangulated in front of every camera */
+    /* aniposelib's statistic: per point the mean reprojection error over every camera that sees
+     * it (one linear triangulation with all of them), then the median over points */
+    double before_px, after_px;
+    double *cam_before_px, *cam_after_px; /* [C] mean reprojection error per det camera */
+    double *moved_m, *turned_deg;         /* [C] how far each camera's centre moved, and turned */
+    uint32_t rounds;          /* rounds run (fewer than asked when stop_px was reached) */
+    double final_mu_px;       /* the final fit's threshold */
+    double seconds;
+    am_warning_list warnings;
+} am_adjustment;
+
+/* Cameras of the det are matched to the calibration by name (AM_E_NAME as am_triangulate). Fails
+ * with AM_E_EMPTY when fewer than 8 points are seen by two cameras, AM_E_ARG for a det with one
+ * camera. A camera left with fewer than 6 points in a fit keeps its pose (a warning). */
+AM_NODISCARD am_status am_cameras_adjust(const am_mdet *det, const am_calib *cal, const am_adjust_opts *opts,
+                                         am_adjustment **out, am_error *err);
+void am_adjustment_free(am_adjustment *adj);
 
 /* ---- the N-view exam ---- */
 typedef struct am_mexam_opts {

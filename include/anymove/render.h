@@ -96,7 +96,8 @@ typedef enum am_view {
     AM_VIEW_LAYOUT,          /* the 1280 x 720 canvas of SPEC 3: front | side, studio divider */
     AM_VIEW_FRONT,           /* the front half alone (W_FRONT x 720) */
     AM_VIEW_SIDE,            /* the side half alone (W_SIDE x 720) */
-    AM_VIEW_THREE_QUARTER,   /* perspective from the front-right and above, framing the clip */
+    AM_VIEW_THREE_QUARTER,   /* perspective from the front-right and above, following the root
+                                horizontally (one height and distance), framing the clip */
     AM_VIEW_CAMERA,          /* a calibrated camera (am_render_job.camera) */
     AM_VIEW_COUNT
 } am_view;
@@ -207,7 +208,8 @@ AM_NODISCARD am_status am_render_views_create(const am_render_job *job, am_rende
                                               am_error *err);
 void am_render_views_free(am_render_views *views);
 void am_render_views_size(const am_render_views *views, int *width, int *height);
-/* How many cameras (2 for the layout, else 1), camera i and its clip rectangle (x0 y0 x1 y1). */
+/* How many cameras (2 for the layout, else 1), camera i and its clip rectangle (x0 y0 x1 y1).
+ * The 3/4 camera is the first frame's; later frames move it by the root's horizontal travel. */
 size_t am_render_views_count(const am_render_views *views);
 const am_camera *am_render_views_camera(const am_render_views *views, size_t i, int clip[4]);
 /* One frame (< the motion's frames; 0 without a motion) into r (of am_render_views_size):

@@ -77,6 +77,28 @@ bool ami_fill_track(double *v, size_t T, size_t stride);
 am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const am_triangulate_opts *o,
                          am_triangulation *tri, am_error *err);
 
+/* mv_triangulate.c, shared with the camera adjustment (mv_adjust.c): one observation of a point,
+ * its px-weighted linear solve, its reprojection errors, and a camera's reading on the common
+ * clock. */
+typedef struct ami_obs {
+    const am_camera *cam;
+    double ab[2];   /* undistorted */
+    double uv[2];   /* pixels as read */
+    double w;       /* confidence */
+    double rows[8];
+    int c;          /* camera index */
+} ami_obs;
+/* The point from the observations whose mask entry is set (conf weights, then re-weighted to
+ * pixels at the first solution). False when the rays do not pin it down. */
+bool ami_tri_solve_px(const ami_obs *o, size_t n, const uint8_t *mask, double X[3]);
+/* Reprojection error (px) of X in every observation; INFINITY behind a camera. */
+void ami_tri_errors(const ami_obs *o, size_t n, const double X[3], double *e);
+/* Camera c's reading of joint j at common frame t: det->time_offset shifts its own frame index
+ * (linear interpolation between frames). False when it did not see the joint then. */
+bool ami_tri_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf);
+/* Quantile q in [0, 1] of v [n] (sorted in place; numpy's linear interpolation), NaN if empty. */
+double ami_tri_quantile(double *v, size_t n, double q);
+
 /* exp map of a rotation vector to a quaternion, and its left Jacobian J_l(w) [9]. */
 void ami_rotvec_left_jacobian(const double w[3], double Jl[9]);
 

@@ -57,16 +57,6 @@ void am_triangulation_free(am_triangulation *tri)
     am_free(tri);
 }
 
-/* One observation of a point. */
-typedef struct {
-    const am_camera *cam;
-    double ab[2];   /* undistorted */
-    double uv[2];   /* pixels as read */
-    double w;       /* confidence */
-    double rows[8];
-    int c;          /* camera index */
-} ami_obs;
-
 /* Weighted least squares over the observations with mask bit set; scale[k] multiplies camera
  * k's rows (1 or its px per metre). Returns false when the rays do not pin the point down. */
 static bool ami_solve(const ami_obs *o, size_t n, const uint8_t *mask, const double *scale, double X[3])
@@ -96,7 +86,7 @@ static bool ami_solve(const ami_obs *o, size_t n, const uint8_t *mask, const dou
 }
 
 /* Reprojection error (px) of X in every observation; INFINITY behind a camera. */
-static void ami_errors(const ami_obs *o, size_t n, const double X[3], double *e)
+void ami_tri_errors(const ami_obs *o, size_t n, const double X[3], double *e)
 {
     for (size_t k = 0; k < n; k++) {
         double uv[2];
@@ -106,7 +96,7 @@ static void ami_errors(const ami_obs *o, size_t n, const double X[3], double *e)
 }
 
 /* Solve with conf weights, then re-weighted to pixels at the first solution. */
-static bool ami_solve_px(const ami_obs *o, size_t n, const uint8_t *mask, double X[3])
+bool ami_tri_solve_px(const ami_obs *o, size_t n, const uint8_t *mask, double X[3])
 {
     double s[AMI_TRI_MAX_CAMS] = {0};
     for (size_t k = 0; k < n; k++) s[k] = 1.0;
@@ -131,8 +121,8 @@ static bool ami_point(const ami_obs *o, size_t n, const am_triangulate_opts *opt
                       double X[3], double *e)
 {
     const double thr = opt->ransac_px;
-    if (n < 2 || !ami_solve_px(o, n, mask, X)) return false;
-    ami_errors(o, n, X, e);
+    if (n < 2 || !ami_tri_solve_px(o, n, mask, X)) return false;
+    ami_tri_errors(o, n, X, e);
     if (opt->flags & AM_TRI_NO_RANSAC) {
         /* Even without RANSAC a point behind a camera that saw it is no answer. */
         for (size_t k = 0; k < n; k++)
@@ -169,8 +159,8 @@ static bool ami_point(const ami_obs *o, size_t n, const am_triangulate_opts *opt
             }
             memset(m, 0, n);
             m[a] = m[b] = 1;
-            if (!ami_solve_px(o, n, m, Xh)) continue;
-            ami_errors(o, n, Xh, eh);
+            if (!ami_tri_solve_px(o, n, m, Xh)) continue;
+            ami_tri_errors(o, n, Xh, eh);
             if (!(eh[a] <= thr && eh[b] <= thr)) continue;
             size_t cnt = 0;
             double cost = 0;
@@ -187,8 +177,8 @@ static bool ami_point(const ami_obs *o, size_t n, const am_triangulate_opts *opt
         }
         if (best_n < 2) return false;
         memcpy(mask, best, n);
-        if (!ami_solve_px(o, n, mask, X)) return false;
-        ami_errors(o, n, X, e);
+        if (!ami_tri_solve_px(o, n, mask, X)) return false;
+        ami_tri_errors(o, n, X, e);
     }
     /* Drop the worst camera while it is over the threshold (Pose2Sim). */
     for (;;) {
@@ -199,8 +189,8 @@ static bool ami_point(const ami_obs *o, size_t n, const am_triangulate_opts *opt
         if (worst_k == n) return true;
         if (ami_count(mask, n) <= 2) return false;
         mask[worst_k] = 0;
-        if (!ami_solve_px(o, n, mask, X)) return false;
-        ami_errors(o, n, X, e);
+        if (!ami_tri_solve_px(o, n, mask, X)) return false;
+        ami_tri_errors(o, n, X, e);
     }
 }
 
@@ -210,8 +200,7 @@ static int ami_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Quantile q of v[n] (sorted in place), NaN if empty. */
-static double ami_quantile(double *v, size_t n, double q)
+double ami_tri_quantile(double *v, size_t n, double q)
 {
     if (!n) return NAN;
     qsort(v, n, sizeof *v, ami_cmp_double);
@@ -222,7 +211,7 @@ static double ami_quantile(double *v, size_t n, double q)
 }
 
 /* Camera c's reading at common frame t: time_offset shifts its own frame index. */
-static bool ami_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf)
+bool ami_tri_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf)
 {
     const size_t T = d->frame_count, J = d->joint_count;
     double ft = (double)t - (d->time_offset ? d->time_offset[c] : 0.0);
@@ -331,7 +320,7 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
             for (size_t c = 0; c < C; c++) {
                 ami_obs *ob = &obs[n];
                 double conf;
-                if (!ami_reading(det, c, t, j, ob->uv, &conf) || conf < o.min_conf) continue;
+                if (!ami_tri_reading(det, c, t, j, ob->uv, &conf) || conf < o.min_conf) continue;
                 tri->cam_seen[c]++;
                 if (!am_camera_undistort(cams[c], ob->uv, ob->ab)) {
                     tri->undistort_failed++;
@@ -394,7 +383,7 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
                 for (size_t j = 0; j < J; j++) {
                     const double *X = tri->joints->joints + (t * J + j) * 3;
                     double uv[2], pr[2], conf;
-                    if (isnan(X[0]) || !ami_reading(det, c, t, j, uv, &conf) || conf < o.min_conf) continue;
+                    if (isnan(X[0]) || !ami_tri_reading(det, c, t, j, uv, &conf) || conf < o.min_conf) continue;
                     am_camera_project(cams[c], X, pr, NULL);
                     double e = hypot(pr[0] - uv[0], pr[1] - uv[1]);
                     if (!isfinite(e)) continue;
@@ -409,13 +398,13 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
             double s = 0;
             for (size_t k = 0; k < n; k++) s += v[k];
             tri->cam_mean_px[c] = n ? s / (double)n : NAN;
-            tri->cam_p95_px[c] = ami_quantile(v, n, 0.95);
+            tri->cam_p95_px[c] = ami_tri_quantile(v, n, 0.95);
             tri->cam_mean_all_px[c] = n_all ? sum_all / (double)n_all : NAN;
         }
         double s = 0;
         for (size_t k = 0; k < na; k++) s += all[k];
         tri->mean_px = na ? s / (double)na : NAN;
-        tri->median_px = ami_quantile(all, na, 0.5);
+        tri->median_px = ami_tri_quantile(all, na, 0.5);
         tri->p95_px = na ? all[(size_t)(0.95 * (double)(na - 1))] : NAN;
         am_free(v);
         am_free(all);

@@ -48,9 +48,11 @@ bool ami_frame_range(size_t T, size_t first, size_t count, size_t *begin, size_t
 AM_NODISCARD am_status ami_layout_cameras(const am_layout *layout, am_camera *front,
                                           am_camera *side, am_error *err);
 /* The box (min xyz, max xyz) of a motion's keypoints (NULL: the rest pose) over frames
- * [begin, end); pose: scratch of [B][16] + [J][3]. */
+ * [begin, end); pose: scratch of [B][16] + [J][3]. With follow, every frame is first moved
+ * horizontally to put the root's head where it is at frame begin (the box a camera that
+ * follows the root sees), and root0 gets that position. */
 void ami_motion_box(const am_rig *rig, const am_motion *mo, size_t begin, size_t end,
-                    double *pose, double box[6]);
+                    double *pose, bool follow, double root0[3], double box[6]);
 
 /* The studio of the layout canvas without a model: wall, floor band below the ground row, the
  * divider; resets r's clip to the whole image. */

@@ -66,19 +66,24 @@ am_status ami_layout_cameras(const am_layout *layout, am_camera *front, am_camer
     return AM_OK;
 }
 
-void ami_motion_box(const am_rig *rig, const am_motion *mo, size_t begin, size_t end, double *pose, double box[6])
+void ami_motion_box(const am_rig *rig, const am_motion *mo, size_t begin, size_t end, double *pose, bool follow,
+                    double root0[3], double box[6])
 {
     size_t J = rig->joint_count;
+    size_t root = (size_t)rig->head_joint[0];
     for (int c = 0; c < 3; c++) box[c] = INFINITY, box[3 + c] = -INFINITY;
     double *joints = pose + rig->bone_count * 16;
     for (size_t t = begin; t < end; t++) {
         if (mo) am_motion_pose(rig, mo, t, pose);
         else am_rig_rest_pose(rig, pose);
         am_rig_keypoints(rig, pose, joints);
+        if (follow && t == begin) memcpy(root0, joints + root * 3, 3 * sizeof(double));
+        double shift[3] = {0, 0, 0};
+        if (follow) shift[0] = root0[0] - joints[root * 3], shift[1] = root0[1] - joints[root * 3 + 1];
         for (size_t j = 0; j < J; j++)
             for (int c = 0; c < 3; c++) {
-                box[c] = fmin(box[c], joints[j * 3 + c]);
-                box[3 + c] = fmax(box[3 + c], joints[j * 3 + c]);
+                box[c] = fmin(box[c], joints[j * 3 + c] + shift[c]);
+                box[3 + c] = fmax(box[3 + c], joints[j * 3 + c] + shift[c]);
             }
     }
 }
@@ -93,6 +98,8 @@ struct am_render_views {
     int divider[2];           /* columns of the layout's divider, or -1 */
     am_raster backdrop;       /* the studio, drawn once */
     double *pose;             /* [B][16] + [J][3] scratch */
+    bool follow;              /* the 3/4 camera moves with the root's head horizontally */
+    double root0[3];          /* where the root's head is in cam[0] (the first frame) */
 };
 
 void am_render_views_free(am_render_views *v)
@@ -185,9 +192,15 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
             size_t T = job->motion ? job->motion->frame_count : 1, b0 = 0, b1 = 1;
             if (!ami_frame_range(T, job->first, job->count, &b0, &b1)) b0 = 0, b1 = T;
             double box[6];
-            ami_motion_box(rig, job->motion, b0, b1, v->pose, box);
-            /* the mesh reaches past the joints: widen by the rest mesh's margin around them */
+            /* a walk would leave the creature a few pixels tall in a camera framing its whole
+             * path: the camera follows the root instead, at one height and distance */
+            v->follow = job->motion != NULL;
+            ami_motion_box(rig, job->motion, b0, b1, v->pose, v->follow, v->root0, box);
+            /* the mesh reaches past the joints: widen by the rest mesh's margin around them
+             * (the model's box is of its last pose, which a previous view may have left) */
             double mb[6];
+            am_rig_rest_pose(rig, v->pose);
+            am_render_model_pose(job->model, v->pose);
             am_render_model_box(job->model, mb);
             for (int c = 0; c < 3; c++) {
                 double jmin = INFINITY, jmax = -INFINITY;
@@ -248,9 +261,18 @@ void am_render_views_frame(const am_render_views *v, size_t frame, am_raster *r)
     if (v->job.motion) am_motion_pose(rig, v->job.motion, frame, v->pose);
     else am_rig_rest_pose(rig, v->pose);
     am_render_model_pose(v->job.model, v->pose);
+    am_camera moved;
+    if (v->follow) {
+        /* the centre moved by d: x_cam = R (p - d) + t; the studio is the same picture (the
+         * wall and the floor's far edge move with the camera) */
+        const double *root = am_render_model_joints(v->job.model) + (size_t)rig->head_joint[0] * 3;
+        double d[3] = {root[0] - v->root0[0], root[1] - v->root0[1], 0};
+        moved = v->cam[0];
+        for (int k = 0; k < 3; k++) moved.t[k] -= moved.R[k * 3] * d[0] + moved.R[k * 3 + 1] * d[1] + moved.R[k * 3 + 2] * d[2];
+    }
     for (size_t i = 0; i < v->count; i++) {
         r->clip[0] = v->clip[i][0], r->clip[1] = v->clip[i][1], r->clip[2] = v->clip[i][2], r->clip[3] = v->clip[i][3];
-        am_render_model_draw(v->job.model, r, &v->cam[i], &v->job.style);
+        am_render_model_draw(v->job.model, r, v->follow ? &moved : &v->cam[i], &v->job.style);
     }
     r->clip[0] = r->clip[1] = 0;
     r->clip[2] = v->width;

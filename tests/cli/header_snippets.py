@@ -34,6 +34,7 @@ WRAPPERS = {
     ("render.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *mo = NULL;\n"
                       "    const am_creature *cr = NULL;", ""),
     ("multiview.h", 0): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
+    ("multiview.h", 1): ("const am_mdet *det = NULL;\n    const am_calib *cal = NULL;\n    am_error err = {0};", ""),
 }
 
 

@@ -102,4 +102,31 @@ s = re.sub(r"translation = \[([^\]]*)\]", lambda m: "translation = [%s]" % ", ".
 open(p, "w").write(s)
 PY
 expect triangulate_mm_warning 0 'det\.npz: a body 1\.9[0-9]e\+03 m across is implausible in metres' -- "$AM_BIN" triangulate "$TMP/exmm/det.npz" --cameras "$TMP/exmm/calibration.toml" --threshold 1e6 -o "$TMP/trimm"
+# Camera adjustment: a calibration with cam_1 shifted 20 cm and turned 3 degrees; the adjusted one
+# reprojects as the true one does, better than the shifted one.
+"$AM_BIN" exam --rig "$R" --cameras 4 --frames 60 --noise 2 --outliers 0.02 -o "$TMP/exa" -q 2>/dev/null
+/usr/bin/python3 - "$TMP/exa/calibration.toml" "$TMP/shifted.toml" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+head, rest = s.split("[cam_1]", 1)
+rest = re.sub(r"translation = \[([^\],]*),", lambda m: "translation = [%r," % (float(m.group(1)) + 0.2), rest, count=1)
+rest = re.sub(r"rotation = \[([^\],]*),", lambda m: "rotation = [%r," % (float(m.group(1)) + 0.05), rest, count=1)
+open(sys.argv[2], "w").write(head + "[cam_1]" + rest)
+PY
+expect cameras_adjust 0 'median per-point reprojection error [0-9.]+ px -> [0-9.]+ px' -- "$AM_BIN" cameras adjust "$TMP/exa/det.npz" --cameras "$TMP/shifted.toml" -o "$TMP/adjusted.toml"
+"$AM_BIN" cameras adjust "$TMP/exa/det.npz" --cameras "$TMP/shifted.toml" -o "$TMP/adjusted2.toml" 2> "$TMP/adj.log"
+"$AM_BIN" cameras adjust "$TMP/exa/det.npz" --cameras "$TMP/exa/calibration.toml" -o "$TMP/adjusted3.toml" 2> "$TMP/adj_true.log"
+before=$(sed -n 's/.*reprojection error \([0-9.]*\) px -> \([0-9.]*\) px.*/\1/p' "$TMP/adj.log")
+after=$(sed -n 's/.*reprojection error \([0-9.]*\) px -> \([0-9.]*\) px.*/\2/p' "$TMP/adj.log")
+truth=$(sed -n 's/.*reprojection error \([0-9.]*\) px -> .*/\1/p' "$TMP/adj_true.log")
+if awk -v b="$before" -v a="$after" -v t="$truth" 'BEGIN { exit !(b > 1.5 * t && a < 1.05 * t) }'; then
+  am_pass cameras_adjust_recovers; else am_fail cameras_adjust_recovers "shifted $before px -> $after px, true calibration $truth px"; fi
+if cmp -s "$TMP/adjusted.toml" "$TMP/adjusted2.toml"; then am_pass cameras_adjust_reproducible; else am_fail cameras_adjust_reproducible "two runs differ"; fi
+expect cameras_adjust_reads_back 0 'cam_1 +pinhole' -- "$AM_BIN" cameras info "$TMP/adjusted.toml"
+expect bad_adjust_missing_camera 2 "demo\.toml: error: .*camera 'cam_0' of the detections is not in the calibration" -- "$AM_BIN" cameras adjust "$TMP/exa/det.npz" --cameras "$TMP/demo.toml" -o "$TMP/adj_bad.toml"
+expect bad_adjust_not_npz 2 'shifted\.toml: error' -- "$AM_BIN" cameras adjust "$TMP/shifted.toml" --cameras "$TMP/shifted.toml" -o "$TMP/adj_bad.toml"
+expect bad_adjust_needs_cameras 2 'adjust needs --cameras' -- "$AM_BIN" cameras adjust "$TMP/exa/det.npz" -o "$TMP/adj_bad.toml"
+expect bad_adjust_output_format 2 'adj_bad\.json' -- "$AM_BIN" cameras adjust "$TMP/exa/det.npz" --cameras "$TMP/shifted.toml" -o "$TMP/adj_bad.json"
+expect bad_adjust_option_elsewhere 2 'are for adjust' -- "$AM_BIN" cameras info "$TMP/shifted.toml" --focal
+if [ -e "$TMP/adj_bad.toml" ]; then am_fail adjust_no_partial_output "adj_bad.toml written by a failed adjust"; else am_pass adjust_no_partial_output; fi
 am_done

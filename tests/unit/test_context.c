@@ -633,6 +633,7 @@ typedef struct {
     am_mexam *base;       /* the reading the triangulation sweeps triangulate */
     am_mexam *exam;
     am_triangulation *tri;
+    am_adjustment *adj;
     am_mdet *det;
     am_calib *cal;
     char *toml;           /* base's cameras as calibration.toml text */
@@ -651,6 +652,13 @@ static am_status ami_tri_job(void *p, const am_context *ctx)
     ami_mv_arg *a = p;
     am_triangulate_opts o = {.flags = AM_TRI_REFINE, .refine_iterations = 3, .ctx = *ctx};
     return am_triangulate(a->base->det, a->base->cameras, &o, &a->tri, NULL);
+}
+
+static am_status ami_adjust_job(void *p, const am_context *ctx)
+{
+    ami_mv_arg *a = p;
+    am_adjust_opts o = {.rounds = 3, .alternations = 2, .ctx = *ctx};
+    return am_cameras_adjust(a->base->det, a->base->cameras, &o, &a->adj, NULL);
 }
 
 static am_status ami_import_job(void *p, const am_context *ctx)
@@ -674,10 +682,12 @@ static void ami_mv_clear(void *p)
     ami_mv_arg *a = p;
     am_mexam_free(a->exam);
     am_triangulation_free(a->tri);
+    am_adjustment_free(a->adj);
     am_mdet_free(a->det);
     am_calib_free(a->cal);
     a->exam = NULL;
     a->tri = NULL;
+    a->adj = NULL;
     a->det = NULL;
     a->cal = NULL;
 }
@@ -712,12 +722,13 @@ static void multiview_jobs_fail_cleanly_at_every_allocation_and_cancel(void)
     ami_cap_arg c;
     ami_mv_arg m = {0};
     if (ami_cap_setup(&c) && ami_mv_setup(&m, &c)) {
-        ami_job jobs[4] = {{"N-view exam", ami_mexam_job, ami_mv_clear, &m},
+        ami_job jobs[5] = {{"N-view exam", ami_mexam_job, ami_mv_clear, &m},
                            {"triangulate", ami_tri_job, ami_mv_clear, &m},
+                           {"adjust cameras", ami_adjust_job, ami_mv_clear, &m},
                            {"import", ami_import_job, ami_mv_clear, &m},
                            {"calibration reader", ami_calib_job, ami_mv_clear, &m}};
-        for (int i = 0; i < 4; i++) ami_sweep(&jobs[i]);
-        for (int i = 0; i < 2; i++) ami_cancel_sweep(&jobs[i]);
+        for (int i = 0; i < 5; i++) ami_sweep(&jobs[i]);
+        for (int i = 0; i < 3; i++) ami_cancel_sweep(&jobs[i]);
         /* the exam's results carry the call's warnings, none for a clean reading */
         am_context zero = {0};
         AM_CHECK(ami_mexam_job(&m, &zero) == AM_OK && m.exam && m.exam->warnings.count == 0 &&

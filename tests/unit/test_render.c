@@ -181,6 +181,100 @@ static void goldens_skinned_model(void)
     am_gltf_free(doc);
 }
 
+/* The 3/4 camera frames the clip, whatever pose the model was last left in by another view:
+ * the same frame rendered from a fresh model and from one posed 5 m away is the same picture
+ * (rig --render and showcase draw several views with one model; the second one was framed on
+ * the first view's pose and came out a quarter of its size). */
+static void three_quarter_ignores_last_pose(void)
+{
+    am_rig *rig = load_rig("examples/walker/rig.json");
+    am_motion *mo = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_motion_load(am_test_source("examples/walker/walk.json"), rig, &mo, &err), &err);
+    am_render_model *m = NULL;
+    AM_CHECK_OK(am_render_model_create(rig, NULL, &m, &err), &err);
+    double *pose = calloc(rig->bone_count * 16, sizeof(double));
+    am_raster r[2];
+    memset(r, 0, sizeof r);
+    for (int k = 0; k < 2 && m && mo && pose; k++) {
+        if (k == 1) {
+            am_rig_rest_pose(rig, pose);
+            for (size_t b = 0; b < rig->bone_count; b++) pose[b * 16 + 3] += 5.0; /* row-major: x of the translation column */
+            am_render_model_pose(m, pose);
+        }
+        am_render_job job = {.model = m, .motion = mo, .view = AM_VIEW_THREE_QUARTER, .width = 320, .height = 180,
+                             .style = {.flags = AM_DRAW_MESH | AM_DRAW_JOINTS}};
+        am_render_views *v = NULL;
+        AM_CHECK_OK(am_render_views_create(&job, &v, &err), &err);
+        if (!v) break;
+        AM_CHECK_OK(am_raster_init(&r[k], 320, 180, &err), &err);
+        am_render_views_frame(v, 12, &r[k]);
+        am_render_views_free(v);
+    }
+    size_t differ = 0, n = (size_t)320 * 180 * 3;
+    for (size_t i = 0; r[0].img.rgb && r[1].img.rgb && i < n; i++) differ += r[0].img.rgb[i] != r[1].img.rgb[i];
+    AM_CHECK(r[0].img.rgb && r[1].img.rgb);
+    AM_CHECK_MSG(differ == 0, "%zu of %zu values differ after the model was posed elsewhere", differ, n);
+    am_raster_release(&r[0]);
+    am_raster_release(&r[1]);
+    free(pose);
+    am_render_model_free(m);
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
+/* The 3/4 camera follows the root: the walker's hips walk 1.5 m in the frames sampled, and in each their disc
+ * is where the first frame's camera sees them moved back to their first position on the ground
+ * plane (their height kept), to 0.5 px; a camera that stayed put would be > 100 px off. */
+static void three_quarter_follows_root(void)
+{
+    am_rig *rig = load_rig("examples/walker/rig.json");
+    am_motion *mo = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_motion_load(am_test_source("examples/walker/walk.json"), rig, &mo, &err), &err);
+    am_render_model *m = NULL;
+    AM_CHECK_OK(am_render_model_create(rig, NULL, &m, &err), &err);
+    if (!m || !mo) return;
+    size_t J = rig->joint_count, root = (size_t)rig->head_joint[0], T = mo->frame_count;
+    uint8_t *rgb = calloc(J * 3, 1);
+    for (size_t j = 0; j < J; j++) rgb[j * 3] = 40, rgb[j * 3 + 1] = 40, rgb[j * 3 + 2] = 40;
+    rgb[root * 3] = 250, rgb[root * 3 + 1] = 20, rgb[root * 3 + 2] = 200;
+    am_render_job job = {.model = m, .motion = mo, .view = AM_VIEW_THREE_QUARTER,
+                         .style = {.flags = AM_DRAW_JOINTS, .joint_rgb = rgb, .joint_radius = 3}};
+    am_render_views *v = NULL;
+    AM_CHECK_OK(am_render_views_create(&job, &v, &err), &err);
+    am_raster r;
+    AM_CHECK_OK(am_raster_init(&r, 1280, 720, &err), &err);
+    double *pose = calloc(rig->bone_count * 16 + J * 3, sizeof(double)), *kp = pose + rig->bone_count * 16;
+    double first[3] = {0, 0, 0}, worst = 0, travel = 0, still = 0;
+    size_t measured = 0;
+    const am_camera *cam = am_render_views_camera(v, 0, NULL);
+    for (size_t t = 0; v && pose && t < T; t += T / 6) {
+        am_render_views_frame(v, t, &r);
+        am_motion_pose(rig, mo, t, pose);
+        am_rig_keypoints(rig, pose, kp);
+        if (t == 0) memcpy(first, kp + root * 3, sizeof first);
+        double back[3] = {first[0], first[1], kp[root * 3 + 2]}, uv[2], uv_still[2], c[2];
+        if (!am_camera_project(cam, back, uv, NULL) || !am_camera_project(cam, kp + root * 3, uv_still, NULL)) continue;
+        travel = fmax(travel, hypot(kp[root * 3] - first[0], kp[root * 3 + 1] - first[1]));
+        still = fmax(still, hypot(uv_still[0] - uv[0], uv_still[1] - uv[1]));
+        if (centroid(&r.img, rgb + root * 3, uv[0], uv[1], 5, c) < 16) continue;
+        double d = hypot(c[0] - uv[0], c[1] - uv[1]);
+        worst = fmax(worst, d);
+        measured++;
+    }
+    AM_CHECK_MSG(measured >= 6 && worst < 0.5, "%zu frames measured, root disc %.3f px from the followed projection", measured, worst);
+    AM_CHECK_MSG(travel > 1.2 && still > 100, "the hips travel %.2f m (%.0f px for a camera standing still)", travel, still);
+    printf("    %zu frames, worst %.3f px; the hips walk %.2f m (%.0f px unfollowed)\n", measured, worst, travel, still);
+    free(pose);
+    am_raster_release(&r);
+    am_render_views_free(v);
+    free(rgb);
+    am_render_model_free(m);
+    am_motion_free(mo);
+    am_rig_free(rig);
+}
+
 /* The exam's clean reading is the truth projected: the overlay's discs sit on it to 1 px. */
 static void overlay_exam_within_1px(void)
 {
@@ -287,6 +381,7 @@ static void clip_shape_needs_calib(void)
 }
 
 #define AM_TESTS(X) \
-    X(joints_match_spec3_projection) X(goldens_fk_rig) X(goldens_skinned_model) X(overlay_exam_within_1px) \
+    X(joints_match_spec3_projection) X(goldens_fk_rig) X(goldens_skinned_model) X(three_quarter_ignores_last_pose) X(three_quarter_follows_root) \
+    X(overlay_exam_within_1px) \
     X(video_round_trip) X(clip_shape_needs_calib)
 AM_TEST_MAIN(AM_TESTS)

@@ -1,0 +1,636 @@
+"""anymove for Python: rigs, motions, forward and inverse kinematics over libanymove.so.
+
+    import anymove
+    rig = anymove.load_rig("rig.json")             # or a skinned .glb / .gltf
+    mot = anymove.load_motion("motion.json", rig)  # bound to the rig: its bone order
+    J = anymove.fk(rig, mot)                       # (T, J, 3) float64, metres, rig joint order
+    res = anymove.ik(rig, J, names=rig.joint_names, fps=mot.fps)
+    res.motion.save("solved.json")                 # the bytes `anymove ik` writes
+
+Arrays: every array handed over is float64 in C order; such arrays are used in place (no
+copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
+Motion or Rig are views of the library's memory, valid while that object lives.
+Errors: the library's error record raises anymove.Error (code, name, file, line, col, offset,
+message); InputError when the input is at fault (the CLI's exit 2), SystemFault otherwise.
+Warnings: the library's non-fatal warnings are issued as anymove.AnymoveWarning.
+Progress: calls taking `progress` call progress(stage, fraction, seconds) on the calling
+thread; returning False cancels (anymove.InputError with name "E_CANCELLED").
+Threads: every call releases the GIL while the library works; calls on different threads run
+at once (each call has its own context); one Rig or Motion may be read by several at once.
+"""
+import ctypes
+import time
+import warnings as _warnings
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_uint8
+
+import numpy as np
+
+from . import _capi as C
+
+__all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
+           "Joints", "load_rig", "build_rig", "load_motion", "load_joints", "motion_from_arrays", "fk", "ik",
+           "LIBRARY_PATH"]
+__version__ = "0.1.0"
+LIBRARY_PATH = C.LIBRARY_PATH
+
+
+class Error(Exception):
+    """A failed library call: the library's am_error record.
+
+    code: int status (negative); name: "E_SYNTAX", ...; file: the input file ("" if none);
+    line, col: 1-based text location or 0; offset: byte offset in a binary file or None;
+    message: the detail ("bone 'neck': unknown joint 'hed'"); what: the status's message.
+    str(error) is the library's formatted message (what the CLI prints).
+    """
+
+    def __init__(self, code, name, file, line, col, offset, message, what, text):
+        super().__init__(text)
+        self.code, self.name, self.file = code, name, file
+        self.line, self.col, self.offset = line, col, offset
+        self.message, self.what = message, what
+
+
+class InputError(Error, ValueError):
+    """The input, the arguments or the output location is at fault (CLI exit status 2)."""
+
+
+class SystemFault(Error):
+    """Out of memory or an internal error (CLI exit status 1)."""
+
+
+class AnymoveWarning(UserWarning):
+    """A non-fatal oddity the library noticed and worked around. kind: "IGNORED_NAME", ...;
+    count: occurrences of this text."""
+
+    def __init__(self, text, kind="", count=1):
+        super().__init__(text)
+        self.kind, self.count = kind, count
+
+
+def _raise(status, err):
+    e = err
+    text = ctypes.create_string_buffer(1024)
+    C.am_error_format(text, len(text), byref(e))
+    offset = None if e.offset == 2**64 - 1 else int(e.offset)
+    fault = C.am_status_fault(status)
+    cls = InputError if fault == 1 else SystemFault
+    raise cls(int(status), C.am_status_name(status).decode(), e.file.decode(errors="replace"),
+              int(e.line), int(e.col), offset, e.info.decode(errors="replace"),
+              (e.what or b"").decode(), text.value.decode(errors="replace"))
+
+
+def _check(status, err):
+    if status < 0:
+        _raise(status, err)
+    return status
+
+
+def _emit_warnings(wl):
+    try:
+        for i in range(wl.count):
+            w = wl.data[i]
+            kind = C.am_warning_kind_name(w.kind).decode()
+            text = w.text.decode(errors="replace")
+            msg = f"anymove: {text}" + (f" (x{w.count})" if w.count > 1 else "")
+            _warnings.warn(AnymoveWarning(msg, kind, int(w.count)), stacklevel=3)
+    finally:
+        C.am_warning_list_free(byref(wl))
+
+
+class _Call:
+    """One library call's context: its progress callback, and a scope collecting the warnings
+    of the loaders, which take no options, and handing them to Python when it ends."""
+
+    def __init__(self, progress=None):
+        self.ctx = C.am_context()
+        self.failure = None
+        self._fn = None
+        if progress is not None:
+            def relay(_user, p):
+                if self.failure is not None:
+                    return False
+                try:
+                    go = progress(p.contents.stage.decode(), p.contents.fraction,
+                                  p.contents.seconds)
+                    return go is not False
+                except BaseException as exc:  # re-raised in the caller once the call stopped
+                    self.failure = exc
+                    return False
+            self._fn = C.am_progress_fn(relay)
+            self.ctx.progress = self._fn
+
+    def __enter__(self):
+        self.scope = C.am_scope()
+        C.am_scope_enter(byref(self.scope), byref(self.ctx))
+        return self
+
+    def __exit__(self, *exc):
+        wl = C.am_warning_list()
+        C.am_scope_leave(byref(self.scope), byref(wl))
+        _emit_warnings(wl)
+        if self.failure is not None:  # the progress callback raised: that is the error
+            raise self.failure
+        return False
+
+
+class _View:
+    """numpy's view of library memory that keeps the owning object alive (the array's base)."""
+
+    def __init__(self, owner, address, shape, typestr):
+        self.owner = owner
+        self.__array_interface__ = {"shape": tuple(shape), "typestr": typestr,
+                                    "data": (address, False), "version": 3}
+
+
+def _array(owner, pointer, shape, typestr="<f8"):
+    address = ctypes.cast(pointer, ctypes.c_void_p).value
+    if not address:
+        return None
+    if 0 in shape:
+        return np.zeros(shape, dtype=np.dtype(typestr))
+    return np.asarray(_View(owner, address, shape, typestr))
+
+
+def _strings(pointer, n):
+    if not pointer:
+        return None
+    return [pointer[i].decode() for i in range(n)]
+
+
+def _f64(a, shape_tail, what):
+    """a as C-contiguous float64 (the same array when it already is one) of shape (..., *tail)."""
+    arr = np.ascontiguousarray(a, dtype=np.float64)
+    if arr.ndim != 1 + len(shape_tail) or tuple(arr.shape[1:]) != tuple(shape_tail):
+        raise ValueError(f"{what}: expected shape (T, {', '.join(map(str, shape_tail))}), "
+                         f"got {arr.shape}")
+    return arr
+
+
+def _dptr(arr):
+    return arr.ctypes.data_as(POINTER(c_double))
+
+
+def _cstrings(names):
+    encoded = [n.encode() if isinstance(n, str) else bytes(n) for n in names]
+    return encoded, (c_char_p * max(len(encoded), 1))(*encoded)
+
+
+class Rig:
+    """A validated rig (rig.json, a glTF skin or arrays). Bones are parents first.
+
+    joint_names: list of J names (rig.json order, the order `anymove fk` prints);
+    bone_names: list of B names; parent: (B,) int32 (-1 for the root);
+    joint_rest: (J, 3) float64 rest positions, metres; length: (B,) float64 metres.
+    """
+
+    def __init__(self, pointer):
+        self._p = pointer
+        self._c = pointer.contents
+        self._joint_names = _strings(self._c.joint_names, self._c.joint_count)
+        self._bone_names = _strings(self._c.bone_names, self._c.bone_count)
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            C.am_rig_free(self._p)
+            self._p = None
+
+    @property
+    def joint_count(self):
+        return int(self._c.joint_count)
+
+    @property
+    def bone_count(self):
+        return int(self._c.bone_count)
+
+    @property
+    def joint_names(self):
+        return list(self._joint_names)
+
+    @property
+    def bone_names(self):
+        return list(self._bone_names)
+
+    @property
+    def parent(self):
+        return _array(self, self._c.parent, (self.bone_count,), "<i4")
+
+    @property
+    def joint_rest(self):
+        return _array(self, self._c.joint_rest, (self.joint_count, 3))
+
+    @property
+    def length(self):
+        return _array(self, self._c.length, (self.bone_count,))
+
+    @property
+    def name(self):
+        return self._c.name.decode() if self._c.name else None
+
+    def save(self, path):
+        """Write rig.json (atomically)."""
+        err = C.am_error()
+        with _Call():
+            _check(C.am_rig_write(self._p, _path(path), byref(err)), err)
+
+    def scale(self, s):
+        """Multiply every length by s > 0 in place (units: metres per unit)."""
+        if not s > 0:
+            raise ValueError("scale must be positive")
+        C.am_rig_scale(self._p, float(s))
+
+    def __repr__(self):
+        return f"<anymove.Rig {self.name or ''} {self.bone_count} bones, {self.joint_count} joints>"
+
+
+class Motion:
+    """A clip: per-frame root placement and every bone's local rotation (SPEC 4.3).
+
+    frame_count T, bone_count B, fps; bone_names (B); trans (T, 3) root head, metres;
+    root_quat (T, 4) (w, x, y, z); euler (T, B, 3) local Euler XYZ, radians; quat (T, B, 4)
+    or None; loc (T, B, 3) local translations or None; joints (T, J, 3) FK keypoints or None;
+    joint_names (J) or None. rig: the Rig it is bound to (its bone order), or None.
+    """
+
+    def __init__(self, pointer, rig, owned=True, keep=()):
+        self._p = pointer
+        self._c = pointer.contents
+        self.rig = rig
+        self._owned = owned
+        self._keep = keep  # the arrays and strings a view motion points into
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self._p:
+            C.am_motion_free(self._p)
+            self._p = None
+
+    frame_count = property(lambda self: int(self._c.frame_count))
+    bone_count = property(lambda self: int(self._c.bone_count))
+    joint_count = property(lambda self: int(self._c.joint_count))
+    fps = property(lambda self: float(self._c.fps))
+    bone_names = property(lambda self: _strings(self._c.bone_names, self.bone_count))
+    joint_names = property(lambda self: _strings(self._c.joint_names, self.joint_count))
+    trans = property(lambda self: _array(self, self._c.trans, (self.frame_count, 3)))
+    root_quat = property(lambda self: _array(self, self._c.root_quat, (self.frame_count, 4)))
+    euler = property(lambda self: _array(self, self._c.euler,
+                                         (self.frame_count, self.bone_count, 3)))
+    quat = property(lambda self: _array(self, self._c.quat,
+                                        (self.frame_count, self.bone_count, 4)))
+    loc = property(lambda self: _array(self, self._c.loc, (self.frame_count, self.bone_count, 3)))
+    joints = property(lambda self: _array(self, self._c.joints,
+                                          (self.frame_count, self.joint_count, 3)))
+
+    def save(self, path):
+        """Write motion.json (atomically; numbers that read back bit-identical)."""
+        err = C.am_error()
+        with _Call():
+            _check(C.am_motion_write(self._p, _path(path), byref(err)), err)
+
+    def __repr__(self):
+        return f"<anymove.Motion {self.frame_count} frames, {self.bone_count} bones, {self.fps:g} fps>"
+
+
+def _path(path):
+    import os
+    return os.fsencode(path)
+
+
+def _is_gltf(path):
+    p = str(path).lower()
+    return p.endswith(".glb") or p.endswith(".gltf")
+
+
+def _gltf_load(path, err):
+    doc = POINTER(C.am_gltf_head)()
+    opts = C.am_gltf_opts()
+    _check(C.am_gltf_load(_path(path), byref(opts), byref(doc), byref(err)), err)
+    wl = doc.contents.warnings  # the document's own list, freed with it
+    for i in range(wl.count):
+        w = wl.data[i]
+        _warnings.warn(AnymoveWarning("anymove: " + w.text.decode(errors="replace"),
+                                      C.am_warning_kind_name(w.kind).decode(), int(w.count)),
+                       stacklevel=4)
+    return doc
+
+
+def load_rig(path, *, scale=1.0):
+    """Load a rig: rig.json, or the skeleton of the first skin of a .glb / .gltf.
+
+    scale: metres per unit of the file (0.01 for centimetres), as the CLI's --scale.
+    Raises anymove.Error naming the file and the problem.
+    """
+    err = C.am_error()
+    out = POINTER(C.am_rig)()
+    with _Call():
+        if _is_gltf(path):
+            doc = _gltf_load(path, err)
+            try:
+                _check(C.am_rig_from_gltf(doc, -1, byref(out), byref(err)), err)
+            finally:
+                C.am_gltf_free(doc)
+        else:
+            _check(C.am_rig_load(_path(path), byref(out), byref(err)), err)
+    rig = Rig(out)
+    if scale != 1.0:
+        rig.scale(scale)
+    return rig
+
+
+def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
+    """Build a rig from arrays and names (what rig.json says, SPEC 2.1).
+
+    joints: {name: (x, y, z)} rest positions, metres, in rig.json order (or a list of pairs);
+    bones: list of (name, head_joint, tail_joint, parent_bone_or_None);
+    limits: {bone_or_stem: (3, 2) degrees (min, max) per X, Y, Z}; helpers: bone names.
+    """
+    items = list(joints.items()) if hasattr(joints, "items") else list(joints)
+    jn, jn_c = _cstrings([n for n, _ in items])
+    pos = np.ascontiguousarray([p for _, p in items], dtype=np.float64).reshape(len(items), 3)
+    bn, bn_c = _cstrings([b[0] for b in bones])
+    hd, hd_c = _cstrings([b[1] for b in bones])
+    tl, tl_c = _cstrings([b[2] for b in bones])
+    par = [None if b[3] is None else b[3].encode() for b in bones]
+    par_c = (c_char_p * max(len(par), 1))(*par)
+    limits = dict(limits or {})
+    lk, lk_c = _cstrings(list(limits))
+    lim = np.ascontiguousarray([np.asarray(v, dtype=np.float64).reshape(3, 2)
+                                for v in limits.values()], dtype=np.float64).reshape(-1, 3, 2)
+    hl, hl_c = _cstrings(list(helpers))
+    desc = C.am_rig_desc(joint_count=len(items), joint_names=jn_c, joint_pos=_dptr(pos),
+                         bone_count=len(bones), bone_names=bn_c, bone_head=hd_c, bone_tail=tl_c,
+                         bone_parent=par_c, limit_count=len(limits), limit_keys=lk_c,
+                         limits_deg=_dptr(lim), helper_count=len(hl), helpers=hl_c,
+                         extra_json=None, source=b"build_rig")
+    err = C.am_error()
+    out = POINTER(C.am_rig)()
+    with _Call():
+        _check(C.am_rig_build(byref(desc), byref(out), byref(err)), err)
+    rig = Rig(out)
+    if name is not None:  # what rig.json's loader does after building
+        copy = C.am_strdup(name.encode())
+        if not copy:
+            raise MemoryError("rig name")
+        ctypes.c_void_p.from_address(ctypes.addressof(rig._c) + C.am_rig.name.offset).value = copy
+    return rig
+
+
+def load_motion(path, rig=None, *, clip=None, fps=30.0):
+    """Load a motion: motion.json (bound to rig when given: bones reordered to its order;
+    else file order), or clip `clip` (name or index) of a .glb / .gltf sampled at fps, which
+    needs the rig load_rig made of the same file."""
+    err = C.am_error()
+    out = POINTER(C.am_motion)()
+    with _Call():
+        if _is_gltf(path):
+            if rig is None:
+                raise ValueError("load_motion: a glTF clip needs the rig load_rig made of it")
+            doc = _gltf_load(path, err)
+            try:
+                index = c_int(-1)
+                if clip is not None:
+                    s = C.am_gltf_find_clip(doc, str(clip).encode(), byref(index), byref(err))
+                    if s < 0:
+                        err.file = _path(path)[:255]
+                        _raise(s, err)
+                elif doc.contents.animation_count:
+                    index.value = 0
+                _check(C.am_motion_from_gltf(doc, -1, rig._p, index.value, float(fps),
+                                             byref(out), byref(err)), err)
+            finally:
+                C.am_gltf_free(doc)
+        else:
+            _check(C.am_motion_load(_path(path), rig._p if rig is not None else None,
+                                    byref(out), byref(err)), err)
+    return Motion(out, rig)
+
+
+def motion_from_arrays(rig, euler=None, *, trans=None, root_quat=None, quat=None, loc=None,
+                       fps=30.0):
+    """A motion bound to rig that uses the given arrays in place (no copy for C-contiguous
+    float64; others are converted once): euler (T, B, 3) radians or quat (T, B, 4) (w, x, y, z)
+    local rotations, trans (T, 3) root head in metres (default: the rig's rest root head),
+    root_quat (T, 4) (default identity), loc (T, B, 3) or None. The arrays must outlive no
+    one: the motion keeps them. Editing them in place changes the motion."""
+    B = rig.bone_count
+    if euler is None and quat is None:
+        raise ValueError("motion_from_arrays: give euler (T, B, 3) or quat (T, B, 4)")
+    rot = _f64(euler, (B, 3), "euler") if euler is not None else None
+    q = _f64(quat, (B, 4), "quat") if quat is not None else None
+    T = (rot if rot is not None else q).shape[0]
+    if T < 1:
+        raise ValueError("motion_from_arrays: no frames")
+    head = rig.joint_rest[rig._c.head_joint[0]]
+    tr = _f64(trans, (3,), "trans") if trans is not None else np.tile(head, (T, 1))
+    rq = (_f64(root_quat, (4,), "root_quat") if root_quat is not None
+          else np.tile(np.array([1.0, 0, 0, 0]), (T, 1)))
+    lc = _f64(loc, (B, 3), "loc") if loc is not None else None
+    for a, what in ((tr, "trans"), (rq, "root_quat"), (q, "quat"), (lc, "loc")):
+        if a is not None and a.shape[0] != T:
+            raise ValueError(f"motion_from_arrays: {what} has {a.shape[0]} frames, not {T}")
+    if not (1e-3 <= fps <= 1e4):
+        raise ValueError("motion_from_arrays: fps must be in [1e-3, 1e4]")
+    null = POINTER(c_double)()
+    m = C.am_motion(frame_count=T, bone_count=B, joint_count=0, fps=float(fps),
+                    bone_names=rig._c.bone_names, trans=_dptr(tr), root_quat=_dptr(rq),
+                    euler=_dptr(rot) if rot is not None else null,
+                    quat=_dptr(q) if q is not None else null,
+                    loc=_dptr(lc) if lc is not None else null)
+    return Motion(ctypes.pointer(m), rig, owned=False, keep=(m, rig, rot, q, tr, rq, lc))
+
+
+def fk(rig, motion=None, *, out=None, **arrays):
+    """Forward kinematics of a clip: joints (T, J, 3) float64, metres, in the rig's joint order
+    (what `anymove fk RIG --motion M` prints). motion: a Motion bound to rig, or None with the
+    arrays of motion_from_arrays (euler=..., trans=..., ...) used in place, or nothing at all
+    for the rest pose as one frame. out: a C-contiguous float64 (T, J, 3) array to fill
+    (returned); else a new one. The GIL is released while the library computes."""
+    if motion is None and arrays:
+        motion = motion_from_arrays(rig, **arrays)
+    elif arrays:
+        raise TypeError("fk: give a motion or arrays, not both")
+    T = motion.frame_count if motion is not None else 1
+    J = rig.joint_count
+    if out is None:
+        out = np.empty((T, J, 3))
+    elif (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != (T, J, 3)
+          or not out.flags.c_contiguous or not out.flags.writeable):
+        raise ValueError(f"fk: out must be a writable C-contiguous float64 array of shape {(T, J, 3)}")
+    if motion is None:
+        pose = np.empty((rig.bone_count, 16))
+        C.am_rig_rest_pose(rig._p, _dptr(pose))
+        C.am_rig_keypoints(rig._p, _dptr(pose), _dptr(out))
+        return out
+    _check_bound(rig, motion, "fk")
+    with _Call():
+        C.am_rig_fk_clip(rig._p, motion._p, _dptr(out))
+    return out
+
+
+def _check_bound(rig, motion, what):
+    if motion.rig is not rig and motion.bone_names != rig._bone_names:
+        raise ValueError(f"{what}: the motion is not bound to this rig (load it with "
+                         f"load_motion(path, rig))")
+
+
+class IKResult:
+    """What ik returns. motion: the solved Motion bound to the rig (with joints);
+    joints: (T, J, 3) its FK keypoints, metres; report: dict with frames, joints_used,
+    solve_s, and fk_error {mean_cm, median_cm, p95_cm, max_cm, body_size_m} against the
+    input positions (the figures of `anymove ik`'s report.json)."""
+
+    def __init__(self, motion, report):
+        self.motion, self.report = motion, report
+        self.joints = motion.joints
+
+    def __repr__(self):
+        return f"<anymove.IKResult {self.motion!r} fk mean {self.report['fk_error']['mean_cm']:.3g} cm>"
+
+
+def ik(rig, joints, names=None, *, fps=30.0, mask=None, reference=None, temporal=None,
+       twist_weight=None, twist=True, limits=True, temporal_prior=True, progress=None):
+    """Inverse kinematics: joint positions -> every bone's local rotation, for any rig.
+
+    joints: (T, N, 3) float64, metres, world axes. names: the N joint names (rig joints); None
+    means the rig's joint order (N = J), and then a C-contiguous float64 array is used in place.
+    NaN x 3 marks a joint missing at a frame; a joint ik uses must be present in every frame.
+    fps: the frame rate of the motion. mask: (J,) bool, the rig joints to fit (default: those
+    given, except joints only helper bones carry). reference: a Motion bound to rig whose frame 0
+    holds the true rotations of frame 0 (default: rest pose priors). temporal (0, 1],
+    twist_weight > 0: as `anymove ik --temporal/--twist-weight`; twist=False: --no-twist;
+    limits=False: --no-limits; temporal_prior=False: --no-temporal.
+    progress(stage, fraction, seconds) -> False to cancel.
+    Returns IKResult (motion, joints (T, J, 3), report)."""
+    J = rig.joint_count
+    err = C.am_error()
+    if names is None:
+        pos = _f64(joints, (J, 3), "joints")
+        given = np.ones(J, dtype=np.uint8)
+    else:
+        src = _f64(joints, (len(names), 3), "joints")
+        enc, enc_c = _cstrings(names)
+        view = C.am_joints(frame_count=src.shape[0], joint_count=len(names), joints=_dptr(src),
+                           names=enc_c, fps=float(fps))
+        pos = np.empty((src.shape[0], J, 3))
+        given = np.zeros(J, dtype=np.uint8)
+        with _Call():
+            _check(C.am_joints_bind(byref(view), rig._p, _dptr(pos),
+                                    given.ctypes.data_as(POINTER(c_uint8)), byref(err)), err)
+    T = pos.shape[0]
+    if mask is None:
+        usable = np.zeros(J, dtype=np.uint8)
+        C.am_ik_default_mask(rig._p, usable.ctypes.data_as(POINTER(c_uint8)))
+        m = (given & usable).astype(np.uint8)
+    else:
+        m = np.ascontiguousarray(np.asarray(mask, dtype=bool).astype(np.uint8))
+        if m.shape != (J,):
+            raise ValueError(f"ik: mask must have shape ({J},)")
+    used = m.astype(bool)
+    bad = ~np.isfinite(pos).all(axis=2) & used
+    if bad.any():
+        t, j = np.argwhere(bad)[0]
+        raise InputError(-14, "E_NONFINITE", "", 0, 0, None,
+                         f"joint '{rig._joint_names[j]}' is missing at frame {t} (ik needs every "
+                         f"joint it uses in every frame)", "NaN or infinite value",
+                         f"error: NaN or infinite value (joint '{rig._joint_names[j]}' is missing "
+                         f"at frame {t})")
+    if reference is not None:
+        _check_bound(rig, reference, "ik")
+    opts = C.am_ik_opts()
+    if temporal is not None:
+        if not 0 <= temporal <= 1:
+            raise ValueError("ik: temporal is in [0, 1]")
+        opts.temporal = float(temporal)
+        if temporal == 0:
+            opts.flags |= C.AM_IK_NO_TEMPORAL
+    if twist_weight is not None:
+        if not twist_weight > 0:
+            raise ValueError("ik: twist_weight must be positive")
+        opts.twist_weight = float(twist_weight)
+    if not twist:
+        opts.flags |= C.AM_IK_NO_GRANDCHILD_TWIST
+    if not limits:
+        opts.flags |= C.AM_IK_NO_LIMITS
+    if not temporal_prior:
+        opts.flags |= C.AM_IK_NO_TEMPORAL
+    out = POINTER(C.am_motion)()
+    call = _Call(progress)
+    opts.ctx = call.ctx
+    wl = C.am_warning_list()
+    with call:
+        _check(C.am_motion_create(rig._p, T, float(fps), byref(out), byref(err)), err)
+        motion = Motion(out, rig)
+        job = C.am_ik_job(rig=rig._p, frame_count=T, positions=_dptr(pos),
+                          joint_mask=m.ctypes.data_as(POINTER(c_uint8)),
+                          reference=reference._p if reference is not None else None,
+                          opts=ctypes.pointer(opts), out=out, warnings=ctypes.pointer(wl))
+        t0 = time.perf_counter()
+        status = C.am_ik_run(byref(job), byref(err))
+        solve_s = time.perf_counter() - t0
+        _emit_warnings(wl)
+        _check(status, err)
+        _check(C.am_motion_compute_joints(out, rig._p, byref(err)), err)
+        per = np.empty(J)
+        st = C.am_stats()
+        mp = m.ctypes.data_as(POINTER(c_uint8))
+        _check(C.am_joint_position_error(out.contents.joints, _dptr(pos), T, J, mp, _dptr(per),
+                                         byref(st), byref(err)), err)
+        size = C.am_body_size(_dptr(pos), J, mp)
+    report = {"frames": T, "joints_used": int(st.count // max(T, 1)), "solve_s": solve_s,
+              "reference": reference is not None,
+              "fk_error": {"mean_cm": 100 * st.mean, "median_cm": 100 * st.median,
+                           "p95_cm": 100 * st.p95, "max_cm": 100 * st.max, "body_size_m": size},
+              "per_joint_cm": {rig._joint_names[j]: 100 * per[j] for j in np.flatnonzero(used)}}
+    return IKResult(motion, report)
+
+
+class Joints:
+    """3D joints over time: joints (T, J, 3) float64 metres, world axes (NaN x 3 = missing);
+    names (J); fps; conf (T, J) in [0, 1] or None. Arrays are views of library memory."""
+
+    def __init__(self, pointer):
+        self._p = pointer
+        self._c = pointer.contents
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            C.am_joints_free(self._p)
+            self._p = None
+
+    frame_count = property(lambda self: int(self._c.frame_count))
+    joint_count = property(lambda self: int(self._c.joint_count))
+    fps = property(lambda self: float(self._c.fps))
+    names = property(lambda self: _strings(self._c.names, self.joint_count))
+    joints = property(lambda self: _array(self, self._c.joints,
+                                          (self.frame_count, self.joint_count, 3)))
+    conf = property(lambda self: _array(self, self._c.conf, (self.frame_count, self.joint_count)))
+
+    def __repr__(self):
+        return f"<anymove.Joints {self.frame_count} frames, {self.joint_count} joints, {self.fps:g} fps>"
+
+
+def load_joints(path, *, format="auto", fps=0.0, scale=0.0, up=None):
+    """3D joints from joints.npz (SPEC 4.2.3) or a tracker's 3D file (`anymove import`): TRC,
+    C3D, anipose CSV, sleap-anipose points3d.h5. format: "auto" (by name and first bytes),
+    "trc", "c3d", "anipose", "points3d"; fps: frames per second when the file has none;
+    scale: metres per file unit (0 = the file's units); up: "y" or "z" (default: the
+    format's). Oddities of the file (e.g. a header's frame count that disagrees with its
+    rows) are issued as AnymoveWarning."""
+    err = C.am_error()
+    out = POINTER(C.am_joints)()
+    p = _path(path)
+    if str(path).endswith(".npz") and format in ("auto", "npz"):
+        with _Call():
+            _check(C.am_joints_load(p, byref(out), byref(err)), err)
+        return Joints(out)
+    if format not in C.TRACK_FORMATS:
+        raise ValueError(f"load_joints: unknown format {format!r} "
+                         f"(one of {', '.join(C.TRACK_FORMATS)})")
+    fmt = C.TRACK_FORMATS[format] or C.am_track_format_guess(p)
+    if fmt and not C.am_track_format_is_3d(fmt):
+        raise ValueError(f"load_joints: {path} is {C.am_track_format_name(fmt).decode()}, 2D")
+    opts = C.am_import_opts(fps=float(fps), scale=float(scale),
+                            up=(up or "\0").encode()[:1])
+    call = _Call()
+    opts.ctx = call.ctx
+    with call:
+        _check(C.am_import_3d(p, fmt, byref(opts), byref(out), byref(err)), err)
+    return Joints(out)

@@ -1,0 +1,213 @@
+"""The C declarations of libanymove.so the binding calls (ctypes), mirroring include/anymove/.
+
+Structures are declared field for field as the headers define them; tests/test_layout.py
+compiles a C program that prints the headers' sizes and offsets and compares them with these,
+so a header change that is not carried here fails the suite instead of corrupting memory.
+"""
+import ctypes
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int,
+                    c_int32, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _library_path():
+    """ANYMOVE_LIBRARY, else the copy `pip install` put beside this file, else the build tree's."""
+    env = os.environ.get("ANYMOVE_LIBRARY")
+    if env:
+        return env
+    installed = os.path.join(_HERE, "libanymove.so")
+    if os.path.exists(installed):
+        return installed
+    tree = os.path.join(_HERE, "..", "..", "build", "libanymove.so")
+    if os.path.exists(tree):
+        return os.path.abspath(tree)
+    raise ImportError("anymove: libanymove.so not found: set ANYMOVE_LIBRARY, or `make build` "
+                      "and then `pip install ./python`")
+
+
+lib = ctypes.CDLL(_library_path())  # CDLL releases the GIL during every call
+LIBRARY_PATH = lib._name
+
+
+class am_error(Structure):
+    _fields_ = [("code", c_int), ("what", c_char_p), ("file", c_char * 256),
+                ("line", c_uint32), ("col", c_uint32), ("offset", c_uint64),
+                ("src_line", c_uint32), ("src_file", c_char_p), ("info", c_char * 256)]
+
+
+class am_allocator(Structure):
+    _fields_ = [("alloc", c_void_p), ("realloc", c_void_p), ("free", c_void_p),
+                ("user", c_void_p)]
+
+
+class am_progress(Structure):
+    _fields_ = [("stage", c_char_p), ("fraction", c_double), ("seconds", c_double)]
+
+
+am_progress_fn = CFUNCTYPE(c_bool, c_void_p, POINTER(am_progress))
+
+
+class am_context(Structure):
+    _fields_ = [("allocator", am_allocator), ("max_bytes", c_uint64), ("max_allocs", c_uint64),
+                ("progress", am_progress_fn), ("progress_user", c_void_p)]
+
+
+class am_warning(Structure):
+    _fields_ = [("kind", c_int), ("text", c_char * 240), ("count", c_size_t)]
+
+
+class am_warning_list(Structure):
+    _fields_ = [("data", POINTER(am_warning)), ("count", c_size_t)]
+
+
+class am_scope(Structure):
+    _fields_ = [("ctx", am_context), ("outer", c_void_p), ("counters", c_void_p),
+                ("collector", c_void_p), ("live_bytes", c_uint64), ("peak_bytes", c_uint64),
+                ("allocs", c_uint64), ("id", c_uint64), ("warnings", am_warning_list),
+                ("spin", c_int), ("cancelled", c_int)]
+
+
+_dp = POINTER(c_double)
+_sp = POINTER(c_char_p)
+
+
+class am_rig_desc(Structure):
+    _fields_ = [("joint_count", c_size_t), ("joint_names", _sp), ("joint_pos", _dp),
+                ("bone_count", c_size_t), ("bone_names", _sp), ("bone_head", _sp),
+                ("bone_tail", _sp), ("bone_parent", _sp), ("limit_count", c_size_t),
+                ("limit_keys", _sp), ("limits_deg", _dp), ("helper_count", c_size_t),
+                ("helpers", _sp), ("extra_json", c_char_p), ("source", c_char_p)]
+
+
+class am_rig(Structure):
+    _fields_ = [("bone_count", c_size_t), ("joint_count", c_size_t), ("bone_names", _sp),
+                ("joint_names", _sp), ("parent", POINTER(c_int32)),
+                ("head_joint", POINTER(c_int32)), ("tail_joint", POINTER(c_int32)),
+                ("joint_rest", _dp), ("length", _dp), ("rest_rot", _dp), ("rest_mat", _dp),
+                ("rest_inv", _dp), ("offset", _dp), ("kp_bone", POINTER(c_int32)),
+                ("kp_is_tail", POINTER(c_uint8)), ("has_limit", POINTER(c_uint8)),
+                ("limits", _dp), ("is_helper", POINTER(c_uint8)), ("name", c_char_p),
+                ("model", c_char_p), ("extra_json", c_char_p), ("lookup", c_void_p)]
+
+
+class am_motion(Structure):
+    _fields_ = [("frame_count", c_size_t), ("bone_count", c_size_t), ("joint_count", c_size_t),
+                ("fps", c_double), ("bone_names", _sp), ("joint_names", _sp), ("trans", _dp),
+                ("root_quat", _dp), ("euler", _dp), ("quat", _dp), ("loc", _dp),
+                ("joints", _dp), ("extra_json", c_char_p)]
+
+
+class am_joints(Structure):
+    _fields_ = [("frame_count", c_size_t), ("joint_count", c_size_t), ("joints", _dp),
+                ("names", _sp), ("fps", c_double), ("conf", _dp)]
+
+
+class am_ik_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("temporal", c_double), ("twist_weight", c_double),
+                ("ctx", am_context)]
+
+
+class am_ik_job(Structure):
+    _fields_ = [("rig", POINTER(am_rig)), ("frame_count", c_size_t), ("positions", _dp),
+                ("joint_mask", POINTER(c_uint8)), ("reference", POINTER(am_motion)),
+                ("opts", POINTER(am_ik_opts)), ("out", POINTER(am_motion)),
+                ("warnings", POINTER(am_warning_list))]
+
+
+class am_stats(Structure):
+    _fields_ = [("count", c_size_t), ("mean", c_double), ("median", c_double),
+                ("p95", c_double), ("max", c_double)]
+
+
+class am_gltf_opts(Structure):
+    _fields_ = [("max_bytes", c_uint64), ("flags", c_uint), ("ctx", am_context)]
+
+
+class am_gltf_head(Structure):
+    """The leading fields of am_gltf, up to its warnings (the rest is not read here)."""
+    _fields_ = [("node_count", c_size_t), ("skin_count", c_size_t), ("mesh_count", c_size_t),
+                ("accessor_count", c_size_t), ("animation_count", c_size_t),
+                ("nodes", c_void_p), ("skins", c_void_p), ("meshes", c_void_p),
+                ("accessors", c_void_p), ("animations", c_void_p), ("node_order", c_void_p),
+                ("scene", c_int32), ("generator", c_char_p), ("warnings", am_warning_list)]
+
+
+AM_IK_NO_GRANDCHILD_TWIST = 1
+AM_IK_NO_LIMITS = 2
+AM_IK_NO_TEMPORAL = 4
+
+_E = POINTER(am_error)
+_R = POINTER(am_rig)
+_M = POINTER(am_motion)
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+am_status_name = _fn("am_status_name", c_char_p, c_int)
+am_status_message = _fn("am_status_message", c_char_p, c_int)
+am_status_fault = _fn("am_status_fault", c_int, c_int)
+am_error_format = _fn("am_error_format", c_char_p, c_char_p, c_size_t, _E)
+am_warning_kind_name = _fn("am_warning_kind_name", c_char_p, c_int)
+am_warning_kind_message = _fn("am_warning_kind_message", c_char_p, c_int)
+am_warning_list_free = _fn("am_warning_list_free", None, POINTER(am_warning_list))
+am_scope_enter = _fn("am_scope_enter", None, POINTER(am_scope), POINTER(am_context))
+am_scope_leave = _fn("am_scope_leave", None, POINTER(am_scope), POINTER(am_warning_list))
+am_free = _fn("am_free", None, c_void_p)
+am_strdup = _fn("am_strdup", c_void_p, c_char_p)
+
+am_rig_load = _fn("am_rig_load", c_int, c_char_p, POINTER(_R), _E)
+am_rig_build = _fn("am_rig_build", c_int, POINTER(am_rig_desc), POINTER(_R), _E)
+am_rig_write = _fn("am_rig_write", c_int, _R, c_char_p, _E)
+am_rig_free = _fn("am_rig_free", None, _R)
+am_rig_find_joint = _fn("am_rig_find_joint", c_int, _R, c_char_p)
+am_rig_scale = _fn("am_rig_scale", None, _R, c_double)
+am_rig_fk_clip = _fn("am_rig_fk_clip", None, _R, _M, _dp)
+am_rig_rest_pose = _fn("am_rig_rest_pose", None, _R, _dp)
+am_rig_keypoints = _fn("am_rig_keypoints", None, _R, _dp, _dp)
+
+am_motion_load = _fn("am_motion_load", c_int, c_char_p, _R, POINTER(_M), _E)
+am_motion_write = _fn("am_motion_write", c_int, _M, c_char_p, _E)
+am_motion_create = _fn("am_motion_create", c_int, _R, c_size_t, c_double, POINTER(_M), _E)
+am_motion_compute_joints = _fn("am_motion_compute_joints", c_int, _M, _R, _E)
+am_motion_free = _fn("am_motion_free", None, _M)
+
+am_joints_bind = _fn("am_joints_bind", c_int, POINTER(am_joints), _R, _dp, POINTER(c_uint8), _E)
+am_ik_run = _fn("am_ik_run", c_int, POINTER(am_ik_job), _E)
+am_ik_default_mask = _fn("am_ik_default_mask", None, _R, POINTER(c_uint8))
+am_joint_position_error = _fn("am_joint_position_error", c_int, _dp, _dp, c_size_t, c_size_t,
+                              POINTER(c_uint8), _dp, POINTER(am_stats), _E)
+am_body_size = _fn("am_body_size", c_double, _dp, c_size_t, POINTER(c_uint8))
+
+am_gltf_load = _fn("am_gltf_load", c_int, c_char_p, POINTER(am_gltf_opts),
+                   POINTER(POINTER(am_gltf_head)), _E)
+am_gltf_free = _fn("am_gltf_free", None, POINTER(am_gltf_head))
+am_gltf_find_clip = _fn("am_gltf_find_clip", c_int, POINTER(am_gltf_head), c_char_p,
+                        POINTER(c_int), _E)
+am_rig_from_gltf = _fn("am_rig_from_gltf", c_int, POINTER(am_gltf_head), c_int, POINTER(_R), _E)
+am_motion_from_gltf = _fn("am_motion_from_gltf", c_int, POINTER(am_gltf_head), c_int, _R, c_int,
+                          c_double, POINTER(_M), _E)
+
+
+class am_import_opts(Structure):
+    _fields_ = [("individual", c_char_p), ("track", ctypes.c_long), ("person", ctypes.c_long),
+                ("width", c_double), ("height", c_double), ("fps", c_double),
+                ("scale", c_double), ("skeleton", c_char_p), ("up", c_char),
+                ("ctx", am_context)]
+
+
+TRACK_FORMATS = {"auto": 0, "dlc": 1, "sleap": 2, "openpose": 3, "mediapipe": 4, "trc": 5,
+                 "c3d": 6, "anipose": 7, "points3d": 8}
+am_track_format_guess = _fn("am_track_format_guess", c_int, c_char_p)
+am_track_format_is_3d = _fn("am_track_format_is_3d", c_bool, c_int)
+am_track_format_name = _fn("am_track_format_name", c_char_p, c_int)
+am_import_3d = _fn("am_import_3d", c_int, c_char_p, c_int, POINTER(am_import_opts),
+                   POINTER(POINTER(am_joints)), _E)
+am_joints_load = _fn("am_joints_load", c_int, c_char_p, POINTER(POINTER(am_joints)), _E)
+am_joints_free = _fn("am_joints_free", None, POINTER(am_joints))
