@@ -1,104 +1,125 @@
 #!/usr/bin/env bash
-# Two-view capture accuracy and speed (issue 4), with the exact metrics of SPEC 5.
-# - Exam suite: wolf, dino, spider x seeds 1..5, 150 frames (5 s at 30 fps), 3 px noise,
-#   2% dropouts, 1% front L/R swaps, front lag cycling 0, +3, -5 frames over the seeds.
-# - Stress suite: the same plus 3% gross outliers (15-60 px) and front heights squashed 15%.
-# - Speed: the whole `anymove solve` command (load, fit, write motion.json + glb + report),
-#   one thread, wall and user+sys CPU seconds and peak RSS, on the wolf (25 bones) at 150,
-#   600 and 2,400 frames, and on each creature at 150 frames (23, 25, 26 bones).
-# Every clip's row: per-joint error (cm, % of body size: mean, p95), geodesic local rotation
-# error, reprojection per view, lag found, contact precision / recall, foot slide per true
-# plant and per solved plant.
-# Usage: bench/solve.sh [BUILD_DIR]   (raw rows in $OUT/*.tsv; a markdown summary on stdout)
+# Two-view capture, side by side with the seed's fit in PyTorch (issue 12), SPEC 5 metrics.
+# - Side by side: every creature of bench/clips.sh (DEV chose settings, HELDOUT only report) x
+#   SEEDS (1..5), clips of both generators (`anymove exam` and the seed fit's exam.py: 150 frames,
+#   3 px noise, 2 % dropouts, 1 % front L/R swaps, front lag 0 / +3 / -5), solved by `anymove solve`
+#   and by solve_torch.py (bench/anchor.sh: cached by det hash), both scored by
+#   `anymove score solve` (per-joint error in % of body size, p95, foot slide over true plants).
+# - Stress (ours only): dev creatures plus 3 % gross outliers and front heights squashed 15 %.
+# - Speed: interleaved pairs on one core each (ours, then the anchor, SPEED_CLIPS clips x
+#   SPEED_REPS), whole commands, CPU seconds (user + sys); the ratio is per pair.
+# Usage: bench/solve.sh [BUILD_DIR]   (rows in $OUT/*.tsv; markdown on stdout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-${BUILD:-build}}
-bin=$build/anymove
-out=${OUT:-$(mktemp -d /tmp/am_bench_solve.XXXXXX)}
+export AM_BIN=$build/anymove
+bin=$AM_BIN
+out=${OUT:-out/bench_solve}
 seeds=${SEEDS:-"1 2 3 4 5"}
 mkdir -p "$out"
-lags=(0 3 -5)
+. bench/clips.sh
+. bench/anchor.sh
+export OMP_NUM_THREADS=1
 timefmt='%e %U %S %M'
-
-suite() { # name extra-exam-args...
-  local name=$1
-  shift
-  local rows=$out/$name.tsv
-  printf 'creature\tseed\tlag\tbody_m\tmean_cm\tp95_cm\tmean_pct\tp95_pct\tgeo_deg\treproj_front\treproj_side\tlag_found\tlag_ok\tprec\trecall\tslide_true_mm\tslide_solved_mm\tcpu_s\n' > "$rows"
-  for c in wolf dino spider; do
-    local C=examples/creatures/$c
-    for s in $seeds; do
-      local lag=${lags[$((s % 3))]} d=$out/$name/$c-$s
-      mkdir -p "$d"
-      "$bin" exam --rig "$C/rig.json" --creature "$C/creature.json" --seed "$s" --frames 150 --noise 3 \
-        --dropout 0.02 --swap 0.01 --lag "$lag" "$@" -o "$d" -q
-      /usr/bin/time -f "$timefmt" -o "$d/time.txt" "$bin" solve "$d/det.npz" --rig "$C/rig.json" \
-        --creature "$C/creature.json" -o "$d" -q
-      "$bin" score solve "$d/truth.npz" "$d/motion.json" > "$d/score.json"
-      local cpu
-      cpu=$(awk '{printf "%.3f", $2 + $3}' "$d/time.txt")
-      jq -r --arg c "$c" --arg s "$s" --arg cpu "$cpu" --slurpfile m <(jq '.foot_slide_mm' "$d/motion.json") \
-        '[$c, $s, .lag.true, .body_size_m, .joint_error_cm.mean, .joint_error_cm.p95, .joint_error_pct_body.mean,
-          .joint_error_pct_body.p95, .geodesic_deg, .reproj_px.front, .reproj_px.side, .lag.found, .lag.recovered,
-          .contacts.precision, .contacts.recall, .foot_slide_mm.mean, $m[0].mean, $cpu] | @tsv' "$d/score.json" >> "$rows"
-    done
-  done
+group() { case " $DEV_CREATURES " in *" $1 "*) echo dev ;; *) echo held-out ;; esac; }
+score_cols() { # truth motion -> mean_pct p95_pct slide_true_mm recall
+  "$bin" score solve "$1" "$2" | jq -r '[.joint_error_pct_body.mean, .joint_error_pct_body.p95, .foot_slide_mm.mean,
+    .contacts.recall] | map(if . == null then "nan" else . end) | @tsv'
 }
 
-summary() { # name
-  local rows=$out/$1.tsv
-  echo "#### $1 suite (per clip)"
+side_by_side() {
+  local rows=$out/side.tsv
+  printf 'kind\tcreature\tgroup\tseed\tours_mean\tours_p95\tours_slide\tours_recall\tanchor_mean\tanchor_p95\tanchor_slide\tanchor_recall\tours_cpu\tanchor_cpu\n' > "$rows"
+  for kind in ours exampy; do
+    for c in $DEV_CREATURES $HELDOUT_CREATURES; do
+      local C=examples/creatures/$c
+      for s in $seeds; do
+        local d=$out/clips/$kind/$c-$s
+        make_clip "$kind" "$c" "$s" "$d"
+        /usr/bin/time -f "$timefmt" -o "$d/ours_time.txt" "$bin" solve "$d/det.npz" --rig "$C/rig.json" \
+          --creature "$C/creature.json" -o "$d/ours" -q
+        local am
+        am=$(anchor_solve "$d/det.npz" "$C/rig.json" "$C/creature.json")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$c" "$(group "$c")" "$s" \
+          "$(score_cols "$d/truth.npz" "$d/ours/motion.json")" "$(score_cols "$d/truth.npz" "$am")" \
+          "$(awk '{printf "%.3f", $2 + $3}' "$d/ours_time.txt")" \
+          "$(awk '{printf "%.3f", $2 + $3}' "$(dirname "$am")/time.txt")" >> "$rows"
+      done
+    done
+  done
+  echo "#### side by side: per creature (means over seeds $seeds)"
   echo
-  echo "| creature | seed | lag | found | mean cm | p95 cm | mean % | p95 % | geo deg | reproj front / side px | contacts P / R | slide true / solved mm | cpu s |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %.2f | %.2f | %.3f | %.3f | %.1f | %.2f / %.2f | %.2f / %.2f | %.1f / %.2f | %.2f |\n",
-    $1, $2, $3, $12, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16, $17, $18 }' "$rows"
+  echo "| exam | creature | group | clips | ours mean % | ours p95 % | anchor mean % | anchor p95 % | ours / anchor | ours slide mm | anchor slide mm |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  awk -F'\t' 'NR > 1 { k = $1 "|" $2 "|" $3; n[k]++; om[k] += $5; op[k] += $6; os[k] += $7; am[k] += $9; ap[k] += $10; as[k] += $11 }
+    END { for (k in n) { split(k, f, "|"); printf "| %s | %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f |\n", f[1], f[2], f[3], n[k],
+          om[k]/n[k], op[k]/n[k], am[k]/n[k], ap[k]/n[k], om[k]/am[k], os[k]/n[k], as[k]/n[k] } }' "$rows" | sort
   echo
-  echo "| creature | clips | mean % body | p95 % body | geo deg | lag recovered | contacts P / R | slide true / solved mm |"
-  echo "|---|---|---|---|---|---|---|---|"
-  awk -F'\t' 'NR > 1 { k = $1; n[k]++; m[k] += $7; p[k] += $8; g[k] += $9; ok[k] += ($13 == "true"); pr[k] += $14; rc[k] += $15; st[k] += $16; ss[k] += $17;
-                       N++; M += $7; P += $8; G += $9; OK += ($13 == "true"); PR += $14; RC += $15; ST += $16; SS += $17 }
-    END { for (k in n) printf "| %s | %d | %.3f | %.3f | %.1f | %d/%d | %.2f / %.2f | %.1f / %.2f |\n", k, n[k], m[k]/n[k], p[k]/n[k], g[k]/n[k], ok[k], n[k], pr[k]/n[k], rc[k]/n[k], st[k]/n[k], ss[k]/n[k];
-          printf "| **all** | %d | **%.3f** | **%.3f** | %.1f | %d/%d | %.2f / %.2f | %.1f / %.2f |\n", N, M/N, P/N, G/N, OK, N, PR/N, RC/N, ST/N, SS/N }' "$rows"
+  echo "| exam | group | clips | ours mean % | ours p95 % | anchor mean % | anchor p95 % | ours / anchor | worst creature (ours mean %) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for kind in ours exampy all; do
+    for g in dev held-out all; do
+      awk -F'\t' -v K="$kind" -v G="$g" 'NR > 1 && (K == "all" || $1 == K) && (G == "all" || $3 == G) {
+          n++; om += $5; op += $6; am += $9; ap += $10; c[$2] += $5; cn[$2]++ }
+        END { if (!n) exit; w = ""; wv = -1; for (k in c) if (c[k]/cn[k] > wv) { wv = c[k]/cn[k]; w = k }
+              printf "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.2f | %s %.3f |\n", K, G, n, om/n, op/n, am/n, ap/n, om/am, w, wv }' "$out/side.tsv"
+    done
+  done
+  echo
+}
+
+stress() {
+  local rows=$out/stress.tsv
+  printf 'creature\tseed\tmean_pct\tp95_pct\tslide_mm\trecall\n' > "$rows"
+  for c in $DEV_CREATURES; do
+    local C=examples/creatures/$c
+    for s in $seeds; do
+      local d=$out/stress/$c-$s
+      make_clip ours "$c" "$s" "$d" --outliers 0.03 --squash 0.15
+      "$bin" solve "$d/det.npz" --rig "$C/rig.json" --creature "$C/creature.json" -o "$d/ours" -q
+      printf '%s\t%s\t%s\n' "$c" "$s" "$(score_cols "$d/truth.npz" "$d/ours/motion.json")" >> "$rows"
+    done
+  done
+  echo "#### stress (ours, dev creatures, 3 % outliers, front squash 15 %)"
+  echo
+  awk -F'\t' 'NR > 1 { n[$1]++; m[$1] += $3; p[$1] += $4; N++; M += $3; P += $4 }
+    END { for (k in n) printf "- %s: mean %.3f %%, p95 %.3f %%\n", k, m[k]/n[k], p[k]/n[k]; printf "- all: mean %.3f %%, p95 %.3f %%\n", M/N, P/N }' "$rows"
   echo
 }
 
 speed() {
-  local rows=$out/speed.tsv
-  printf 'creature\tbones\tframes\twall_s\tcpu_s\tpeak_mb\n' > "$rows"
-  run() { # creature frames
-    local c=$1 f=$2 C=examples/creatures/$1 d=$out/speed/$1-$2
-    mkdir -p "$d"
-    "$bin" exam --rig "$C/rig.json" --creature "$C/creature.json" --seed 7 --frames "$f" -o "$d" -q
-    local best=""
-    for r in 1 2 3; do
-      /usr/bin/time -f "$timefmt" -o "$d/time$r.txt" "$bin" solve "$d/det.npz" --rig "$C/rig.json" --creature "$C/creature.json" -o "$d" -q
+  local rows=$out/speed.tsv reps=${SPEED_REPS:-2}
+  printf 'clip\trep\tours_cpu\tanchor_cpu\tratio\n' > "$rows"
+  for clip in ${SPEED_CLIPS:-"ours/wolf-1 ours/trex-2 exampy/hexapod-3"}; do
+    local d=$out/clips/$clip c=${clip#*/}
+    c=${c%-*}
+    local C=examples/creatures/$c
+    for r in $(seq 1 "$reps"); do
+      taskset -c 0 /usr/bin/time -f "$timefmt" -o "$d/t_ours.txt" "$bin" solve "$d/det.npz" --rig "$C/rig.json" \
+        --creature "$C/creature.json" -o "$d/speed" -q
+      OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE taskset -c 0 /usr/bin/time -f "$timefmt" -o "$d/t_anchor.txt" \
+        /usr/bin/python3 "$ANCHOR_DIR/solve_torch.py" "$d/det.npz" --rig "$C/rig.json" --creature "$C/creature.json" \
+        -o "$d/speed_anchor.json" --threads 1 --quiet
+      local a b
+      a=$(awk '{printf "%.3f", $2 + $3}' "$d/t_ours.txt")
+      b=$(awk '{printf "%.3f", $2 + $3}' "$d/t_anchor.txt")
+      printf '%s\t%s\t%s\t%s\t%s\n' "$clip" "$r" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", b / a}')" >> "$rows"
     done
-    local bones
-    bones=$("$bin" info "$C/rig.json" | head -1 | sed -E 's/.* ([0-9]+) bones.*/\1/')
-    # Best of 3 by CPU time (the machine is shared; wall time is reported from the same run).
-    sort -k2,2g -t' ' <(for r in 1 2 3; do awk '{print $1, $2 + $3, $4}' "$d/time$r.txt"; done) | head -1 |
-      awk -v c="$c" -v b="$bones" -v f="$f" '{printf "%s\t%s\t%s\t%.3f\t%.3f\t%.1f\n", c, b, f, $1, $2, $3 / 1024}' >> "$rows"
-  }
-  run wolf 150
-  run wolf 600
-  run wolf 2400
-  run dino 150
-  run spider 150
-  echo "#### speed: the whole \`anymove solve\` command, one thread (best of 3 by CPU time)"
+  done
+  echo "#### speed: whole commands on core 0, interleaved (ours, then the anchor), CPU s"
   echo
-  echo "| creature | bones | frames | wall s | cpu s | peak MB |"
-  echo "|---|---|---|---|---|---|"
-  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %.3f | %.3f | %.1f |\n", $1, $2, $3, $4, $5, $6 }' "$rows"
-  echo
+  echo "| clip | rep | ours | anchor | anchor / ours |"
+  echo "|---|---|---|---|---|"
+  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$rows"
+  sort -t$'\t' -k5,5g <(tail -n +2 "$rows") | awk -F'\t' '{r[NR] = $5} END { printf "\nmedian anchor / ours: %.1fx over %d pairs\n\n", (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), NR }'
 }
 
-export OMP_NUM_THREADS=1
-suite exam
-suite stress --outliers 0.03 --squash 0.15
 {
-  summary exam
-  summary stress
-  speed
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "anymove $(git rev-parse --short HEAD 2>/dev/null || echo '?'), DEV: $DEV_CREATURES, HELDOUT: $HELDOUT_CREATURES"
+  echo
+  [ "${SIDE:-1}" = 1 ] && side_by_side
+  [ "${STRESS:-1}" = 1 ] && stress
+  [ "${SPEED:-1}" = 1 ] && speed
 } | tee "$out/summary.md"
 echo "raw rows and clips in $out" >&2

@@ -1,7 +1,10 @@
-/* `anymove solve DET.npz --rig RIG -o DIR`: a rig fitted to joints read in two views. */
+/* `anymove solve DET.npz --rig RIG [--cameras CALIB] -o DIR`: a rig fitted to joints read in two
+ * views (SPEC 3) or in N calibrated cameras. */
+#include <math.h>
 #include <string.h>
 
 #include "anymove/capture.h"
+#include "anymove/multiview.h"
 #include "cli.h"
 #include "core/internal.h"
 #include "scene.h"
@@ -10,29 +13,113 @@ static void ami_solve_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove solve DET.npz --rig RIG.json [--creature CREATURE.json] -o DIR\n"
+            "                     [--cameras CALIB.toml [--scale S] [--max-offset N | --no-offsets]\n"
+            "                      [--search-offsets]]\n"
             "                     [--no-warp] [--no-swap-repair] [--no-contacts] [--no-foot-lock]\n"
-            "                     [--iterations N] [--report] [--render] [--quiet]\n\n"
+            "                     [--iterations N] [--window N] [--report] [--render] [--quiet]\n\n"
             "Fits the rig to joints read in two views (det.npz, SPEC 4.2): sync check, front\n"
             "left/right swap repair, triangulation, Kabsch + analytic IK start, a banded\n"
             "Levenberg-Marquardt fit with a Cauchy reprojection loss annealed 40 -> 6 px,\n"
             "contacts and foot lock. Writes DIR/motion.json (SPEC 4.3 with reproj_px, sync,\n"
-            "contacts), DIR/animation.glb and DIR/report.txt (quality-gate verdicts, also\n"
+            "contacts), DIR/animation.glb, DIR/angles.csv (per frame and bone: flexion, abduction and\n"
+            "rotation about the bone's rest axes and the Euler XYZ, degrees), DIR/angles.mot (OpenSim)\n"
+            "and DIR/report.txt (quality-gate verdicts, also\n"
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
             "used; stderr says which. --report adds DIR/report.html (quality gates, plots, a 3D\n"
             "viewer; see `anymove report`), --render DIR/render_layout.png and\n"
-            "DIR/render_three_quarter.png (the middle frame). Exit code 2 on bad input.\n\n"
+            "DIR/render_three_quarter.png (the middle frame); both two-view only for now. Exit code 2\n"
+            "on bad input.\n\n"
+            "With --cameras, DET.npz holds joints read in N calibrated cameras (SPEC 4.2.1): each\n"
+            "camera's time offset is found against the camera that saw most (shifts of up to\n"
+            "--max-offset frames, default 12, kept when they cut the two-camera gap by 15%%; a det\n"
+            "that carries time_offset keeps its own unless --search-offsets), the joints are\n"
+            "triangulated for the start, and the rig is fitted to every camera's detections through\n"
+            "its lens model (the same fit as the two-view solve). --creature then only names the\n"
+            "contact joints. report.txt gives the reprojection per camera and the offsets.\n"
+            "Long clips are solved in overlapping windows (--window N frames, default: the whole clip\n"
+            "up to 600 frames, else 400), so memory stays flat however long the take.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 -o out/wolf_exam\n"
             "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json \\\n"
-            "                --creature examples/creatures/wolf/creature.json -o out/wolf_solve\n");
+            "                --creature examples/creatures/wolf/creature.json -o out/wolf_solve\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --cameras 4 --offsets 3 --hide-offsets \\\n"
+            "               -o out/wolf_exam4\n"
+            "  anymove solve out/wolf_exam4/det.npz --cameras out/wolf_exam4/calibration.toml \\\n"
+            "                --rig examples/creatures/wolf/rig.json -o out/wolf_solve4\n");
+}
+
+/* The N-camera solve: det.npz (either layout) and a calibration. */
+static int ami_solve_cameras(const char *det_path, const char *cal_path, const am_calib_read_opts *ro, const char *rig_path,
+                             const char *cr_path, const am_capture_opts *co, am_mv_solve_opts *mo, am_outset *set,
+                             bool quiet)
+{
+    am_error err = {0};
+    am_rig *rig = NULL;
+    am_creature *cr = NULL;
+    am_mdet *det = NULL;
+    am_calib *cal = NULL;
+    am_mv_solve_result *res = NULL;
+    am_buf rep = {0};
+    double t0 = am_now();
+    int rc = 0;
+    am_status s = am_rig_load(rig_path, &rig, &err);
+    if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
+    if (s == AM_OK) s = am_calib_load(cal_path, ro, &cal, &err);
+    if (s == AM_OK) s = am_mdet_load(det_path, &det, &err);
+    if (s == AM_OK) {
+        uint32_t ff = 0;
+        if (co->flags & AM_CAPTURE_NO_SWAP_REPAIR) ff |= AM_FIT_NO_SWAP_REPAIR;
+        if (co->flags & AM_CAPTURE_NO_FOOT_LOCK) ff |= AM_FIT_NO_FOOT_LOCK;
+        if (co->flags & AM_CAPTURE_NO_CONTACTS) ff |= AM_FIT_NO_CONTACTS;
+        mo->fit.flags = ff;
+        mo->fit.iterations = co->iterations;
+        mo->fit.window = co->window;
+        mo->ctx = am_cli_context();
+        s = am_mv_solve(det, cal, rig, cr, mo, &res, &err);
+        if (s != AM_OK && !err.file[0]) am_error_set_file(&err, det_path);
+        if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
+    }
+    if (s == AM_OK) s = am_motion_write(res->fit->motion, am_outset_path(set, "motion.json"), &err);
+    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->fit->motion, &err);
+    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->fit->motion, &err);
+    if (s == AM_OK) {
+        const am_motion *clips[1] = {res->fit->motion};
+        const char *clip_names[1] = {"capture"};
+        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), &err);
+    }
+    if (s == AM_OK) {
+        am_fit_report(res->fit, &rep);
+        am_buf_printf(&rep, "time offsets (frames added to each camera's index, %s):", res->offsets_found ? "found" : "as given");
+        for (size_t c = 0; c < res->camera_count; c++) {
+            am_buf_printf(&rep, " %s %+g", res->fit->camera_names[c], res->offsets[c]);
+            if (isfinite(res->gap_px[c])) am_buf_printf(&rep, " (gap %.1f px, %.1f unshifted)", res->gap_px[c], res->gap0_px[c]);
+        }
+        am_buf_printf(&rep, "\n");
+        s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
+    }
+    if (s != AM_OK) {
+        rc = am_cli_fail_out("solve", set, &err);
+    } else if ((rc = am_cli_commit("solve", set)) == 0) {
+        if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
+        am_cli_stage_end(t0, "solve");
+    }
+    am_buf_free(&rep);
+    am_mv_solve_result_free(res);
+    am_mdet_free(det);
+    am_calib_free(cal);
+    am_creature_free(cr);
+    am_rig_free(rig);
+    return rc;
 }
 
 int am_cmd_solve(int argc, char **argv)
 {
-    const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *v;
-    bool quiet = false;
+    const char *det_path = NULL, *rig_path = NULL, *cr_path = NULL, *dir = NULL, *cal_path = NULL, *v;
+    bool quiet = false, two_view_only = false;
     am_cli_pictures pic = {.glb = "animation.glb"};
     am_capture_opts o = {0};
+    am_mv_solve_opts mo = {0};
+    am_calib_read_opts ro = {0};
     long l;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
@@ -42,6 +129,19 @@ int am_cmd_solve(int argc, char **argv)
             quiet = true;
         } else if (am_cli_flag(argv[i], "--no-warp")) {
             o.flags |= AM_CAPTURE_NO_WARP;
+            two_view_only = true;
+        } else if ((v = am_cli_value(argc, argv, &i, "--cameras"))) {
+            cal_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--scale"))) {
+            if (!am_cli_scale("solve", v, &ro.scale)) return 2;
+        } else if ((v = am_cli_value(argc, argv, &i, "--max-offset"))) {
+            if (!am_cli_long("solve", "--max-offset", v, &l)) return 2;
+            if (l < 1 || l > 1000) return am_cli_usage("solve", "--max-offset must be in 1..1000");
+            mo.max_offset = (int)l;
+        } else if (am_cli_flag(argv[i], "--no-offsets")) {
+            mo.max_offset = -1;
+        } else if (am_cli_flag(argv[i], "--search-offsets")) {
+            mo.flags |= AM_MV_SEARCH_OFFSETS;
         } else if (am_cli_flag(argv[i], "--no-swap-repair")) {
             o.flags |= AM_CAPTURE_NO_SWAP_REPAIR;
         } else if (am_cli_flag(argv[i], "--no-contacts")) {
@@ -56,6 +156,10 @@ int am_cmd_solve(int argc, char **argv)
             if (!am_cli_long("solve", "--iterations", v, &l)) return 2;
             if (l < 1 || l > 1000) return am_cli_usage("solve", "--iterations must be in 1..1000");
             o.iterations = (uint32_t)l;
+        } else if ((v = am_cli_value(argc, argv, &i, "--window"))) {
+            if (!am_cli_long("solve", "--window", v, &l)) return 2;
+            if (l < 8 || l > 100000) return am_cli_usage("solve", "--window must be in 8..100000 frames");
+            o.window = (size_t)l;
         } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
             rig_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--creature"))) {
@@ -73,15 +177,21 @@ int am_cmd_solve(int argc, char **argv)
     if (!det_path) return am_cli_usage("solve", "missing DET.npz");
     if (!rig_path) return am_cli_usage("solve", "missing --rig RIG.json");
     if (!dir) return am_cli_usage("solve", "missing -o DIR");
-    if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, report.txt")) return 2;
+    if (cal_path && two_view_only) return am_cli_usage("solve", "--no-warp is the two-view lag's; with --cameras use --no-offsets");
+    if (!cal_path && (ro.scale || mo.max_offset || mo.flags))
+        return am_cli_usage("solve", "--scale and the offset options are for N cameras: they need --cameras");
+    if (cal_path && (pic.report || pic.render))
+        return am_cli_usage("solve", "--report and --render are two-view only: not with --cameras");
+    if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, angles.csv, angles.mot, report.txt")) return 2;
     /* --report and --render add their files to the set */
-    const char *names[7] = {"motion.json", "animation.glb", "report.txt"};
-    size_t name_count = 3;
+    const char *names[9] = {"motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"};
+    size_t name_count = 5;
     am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
     int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
 
+    if (cal_path) return ami_solve_cameras(det_path, cal_path, &ro, rig_path, cr_path, &o, &mo, set, quiet);
     am_error err = {0};
     am_rig *rig = NULL;
     am_creature *cr = NULL;
@@ -110,6 +220,8 @@ int am_cmd_solve(int argc, char **argv)
         if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
     if (s == AM_OK) s = am_motion_write(res->motion, am_outset_path(set, "motion.json"), &err);
+    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->motion, &err);
+    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->motion, &err);
     if (s == AM_OK) {
         const am_motion *clips[1] = {res->motion};
         const char *clip_names[1] = {"capture"};

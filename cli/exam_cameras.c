@@ -15,7 +15,8 @@ void ami_exam_cameras_help(FILE *out)
             "barrel distortion) in a ring around the motion; --cameras CALIB.toml uses a calibration\n"
             "(--scale S: its length unit in metres, 0.001 for mm). The noise, dropout, swap and outlier\n"
             "options then apply to each camera (outliers are 20-80 px off); --lag is replaced by:\n"
-            "  --offsets MAX    per-camera frame offsets drawn in [-MAX, MAX] (written as time_offset)\n"
+            "  --offsets MAX    per-camera frame offsets drawn in [-MAX, MAX], camera 0 keeping the\n"
+            "                   truth's clock (written as time_offset)\n"
             "  --hide-offsets   leave time_offset out of det.npz (for a solver that finds the sync)\n"
             "  --occlusion      hide joints behind the body (bone capsules)\n"
             "It writes DIR/det.npz, DIR/calibration.toml and DIR/truth.npz.\n\n");

@@ -19,6 +19,14 @@ static const ami_command ami_commands[] = {
 #undef X
 };
 
+/* A verb's C name spells '-' as '_' (rig_from_points is typed rig-from-points). */
+static bool ami_verb_is(const char *arg, const char *verb)
+{
+    for (; *arg && *verb; arg++, verb++)
+        if (*arg != (*verb == '_' ? '-' : *verb)) return false;
+    return !*arg && !*verb;
+}
+
 static void ami_usage(FILE *out)
 {
     fprintf(out,
@@ -27,7 +35,13 @@ static void ami_usage(FILE *out)
             "Turns motion into game-ready skeletal animation for any creature.\n\n"
             "commands:\n");
     for (size_t i = 0; i < sizeof ami_commands / sizeof ami_commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", ami_commands[i].verb, ami_commands[i].summary);
+    {
+        char verb[64];
+        size_t k = 0;
+        for (const char *c = ami_commands[i].verb; *c && k + 1 < sizeof verb; c++) verb[k++] = *c == '_' ? '-' : *c;
+        verb[k] = '\0';
+        fprintf(out, "  %-10s %s\n", verb, ami_commands[i].summary);
+    }
     fprintf(out,
             "\nEvery command takes --help (which ends with examples) and --quiet (no progress on\n"
             "stderr; warnings still show). -o is a folder for commands that write several files,\n"
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) ami_cli_quiet = true;
     for (size_t i = 0; i < sizeof ami_commands / sizeof ami_commands[0]; i++)
-        if (strcmp(argv[1], ami_commands[i].verb) == 0) {
+        if (ami_verb_is(argv[1], ami_commands[i].verb)) {
             /* Calls without options (loaders, writers) run in this scope; it also collects the
              * warnings of calls whose results have no list of their own. Jobs get the same
              * context in their opts and return their warnings, which the command prints. */

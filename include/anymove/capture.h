@@ -111,6 +111,8 @@ typedef struct am_capture_opts {
     double accel_huber_px;   /* Huber scale of the acceleration residuals (px-equivalent):
                                 quick real moves are not flattened; default 1 */
     int max_lag;             /* lag search range +-frames; default 12 (and at most T/4) */
+    size_t window;           /* frames solved at once (am_fit_opts.window); default: one window
+                                up to 600 frames, else 400 */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass;
                                 default 2 (x2 in the last annealing stage) */
     am_context ctx;          /* allocator, limits, progress (stages "solve: sync and init",

@@ -337,6 +337,14 @@ void am_quat_to_euler_xyz(const double q[4], double e[3]);
  * the (x+pi, pi-y, z+pi) alternative): keeps animation curves continuous. */
 void am_mat3_to_euler_xyz_near(const double R[9], const double near[3], double e[3]);
 
+/* Joint angles of a local rotation about a bone's rest axes (the joint coordinate system of
+ * Grood & Suntay, as OpenSim's and anipose's angle tables use it): R = Rx(a[0]) Rz(a[1]) Ry(a[2])
+ * (intrinsic X, then the floating Z, then the bone's own Y): a[0] flexion about the bone's X,
+ * a[1] abduction, a[2] rotation about the bone's long axis; a[1] in [-pi/2, pi/2]. near (may be
+ * NULL): a[0] and a[2] are wrapped to within pi of it (continuous curves). At gimbal lock
+ * (|cos a[1]| < 1e-9) a[2] is near's (or 0) and a[0] takes the rest. */
+void am_mat3_to_joint_angles(const double R[9], const double *near, double a[3]);
+
 /* ---- 6D rotation ---- */
 void am_rot6d_from_mat3(const double R[9], double d6[6]);
 /* Gram-Schmidt; a degenerate input gives identity. */

@@ -64,8 +64,8 @@ AM_NODISCARD am_status am_motion_rotation_error(const am_rig *rig, const am_moti
                                                 am_error *err);
 
 /* Per-joint position error |pred - truth| over [T][J][3] arrays, in the arrays' units,
- * for the joints with mask[j] != 0 (mask NULL = all). out_per_joint: [J] means (NaN for
- * masked) or NULL. SPEC's "per-joint error (cm)" is this in metres times 100. */
+ * for the joints with mask[j] != 0 (mask NULL = all); a NaN position (missing) is left out.
+ * out_per_joint: [J] means (NaN for masked or never present) or NULL. SPEC's "per-joint error (cm)" is this in metres times 100. */
 AM_NODISCARD am_status am_joint_position_error(const double *pred, const double *truth,
                                                size_t frames, size_t joints,
                                                const uint8_t *mask, double *out_per_joint,

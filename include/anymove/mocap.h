@@ -66,12 +66,39 @@ AM_NODISCARD am_status am_mdet_stack(const am_mdet *const *parts, const char *co
 /* Index of a camera or joint by name, or -1. */
 int am_mdet_find_camera(const am_mdet *d, const char *name);
 int am_mdet_find_joint(const am_mdet *d, const char *name);
+/* Camera c's reading of joint j at frame t of the common clock (time_offset applied; between
+ * two frames linearly interpolated when both are seen, else the nearer one if seen): false when
+ * it saw nothing there (outside its frames, confidence 0 or a NaN pixel). */
+bool am_mdet_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf);
 void am_mdet_free(am_mdet *d);
 
 /* ---- TRC (OpenSim markers): written by triangulate, read by import ---- */
 /* Write joints as a TRC in metres with OpenSim's axes (Y up: X_trc = -Y, Y_trc = Z, Z_trc = -X of
  * SPEC 1's world), NaN for missing. Atomic. */
 AM_NODISCARD am_status am_trc_write(const char *path, const am_joints *j, am_error *err);
+
+/* ---- joint angles (am_motion_joint_angles of rig.h), for researchers ---- */
+/* angles.csv: frame,time_s,bone,flexion_deg,abduction_deg,rotation_deg,euler_x_deg,euler_y_deg,
+ * euler_z_deg; one row per frame and bone (the root's: its world rotation in its rest frame).
+ * A bone name holding a comma, quote or newline is AM_E_VALUE. Atomic. */
+AM_NODISCARD am_status am_angles_csv_write(const char *path, const am_rig *rig, const am_motion *mo, am_error *err);
+/* OpenSim .mot (storage format, inDegrees=yes): time, then <bone>_flexion / _abduction /
+ * _rotation per bone, then the root's translation <root>_tx / _ty / _tz in metres on OpenSim's
+ * axes. A bone name holding white space is AM_E_VALUE. Atomic. */
+AM_NODISCARD am_status am_angles_mot_write(const char *path, const am_rig *rig, const am_motion *mo, am_error *err);
+
+/* ---- keypoint skeletons (the edges a tracker draws between keypoints) ---- */
+typedef struct am_skeleton {
+    size_t edge_count;
+    char **a, **b;        /* [E] the two joint names of each edge */
+} am_skeleton;
+/* "A-B,B-C,...": joint names joined by '-' (a name holding '-' or ',' cannot be given so). */
+AM_NODISCARD am_status am_skeleton_parse(const char *spec, am_skeleton **out, am_error *err);
+/* The skeleton a tracker's project carries: a DeepLabCut config.yaml ("skeleton:" list of
+ * [a, b] pairs) or a SLEAP analysis HDF5 (edge_inds into node_names). An empty skeleton is
+ * AM_E_EMPTY naming the file. */
+AM_NODISCARD am_status am_skeleton_load(const char *path, am_skeleton **out, am_error *err);
+void am_skeleton_free(am_skeleton *sk);
 
 /* ---- name maps (--names): {"tracker name": "rig name" | null, ...} ---- */
 typedef struct am_name_map {

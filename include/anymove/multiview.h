@@ -17,8 +17,11 @@
  *         am_joints_write("joints.npz", tri->joints, &err) == AM_OK) { ... }
  *     am_triangulation_free(tri);
  *
+ * am_mv_solve fits a rig to the detections (anymove/fit.h), after finding each camera's time offset
+ * and triangulating a start.
+ *
  * Pairs: am_triangulate -> am_triangulation_free; am_mexam_generate -> am_mexam_free;
- * am_cameras_adjust -> am_adjustment_free.
+ * am_mv_solve -> am_mv_solve_result_free; am_cameras_adjust -> am_adjustment_free.
  */
 #ifndef ANYMOVE_MULTIVIEW_H
 #define ANYMOVE_MULTIVIEW_H
@@ -26,6 +29,7 @@
 #include "camera.h"
 #include "capture.h"
 #include "core.h"
+#include "fit.h"
 #include "mocap.h"
 
 #ifdef __cplusplus
@@ -181,6 +185,42 @@ typedef struct am_mexam {
 AM_NODISCARD am_status am_mexam_generate(const am_rig *rig, const am_creature *creature, const am_calib *cameras,
                                          const am_mexam_opts *opts, am_mexam **out, am_error *err);
 void am_mexam_free(am_mexam *ex);
+
+/* ---- a rig fitted to N cameras ---- */
+enum {
+    AM_MV_SEARCH_OFFSETS = 1u << 0 /* search the offsets even when the det carries time_offset */
+};
+
+/* All-zero gives every default. */
+typedef struct am_mv_solve_opts {
+    uint32_t flags;             /* AM_MV_*; default 0 */
+    int max_offset;             /* per-camera time offsets searched in +-frames (at most T/4);
+                                   default 12; < 0: none searched (the det's, or 0) */
+    am_triangulate_opts tri;    /* the triangulation the fit starts from */
+    am_fit_opts fit;            /* the fit; creature contacts as in am_fit */
+    am_context ctx;             /* allocator, limits, progress (stages "solve: offsets",
+                                   "solve: triangulate", the fit's); zero = inherited */
+} am_mv_solve_opts;
+
+typedef struct am_mv_solve_result {
+    am_fit_result *fit;         /* the motion, reprojection per camera, contacts, foot lock */
+    size_t camera_count;
+    double *offsets;            /* [C] frames added to each camera's index (applied) */
+    bool offsets_found;         /* searched (not the det's own) */
+    double *gap_px;             /* [C] two-camera gap to the reference camera at the offset
+                                   applied; NaN for the reference (and when not searched) */
+    double *gap0_px;            /* [C] the same without a shift */
+    am_warning_list warnings;
+} am_mv_solve_result;
+
+/* Offsets (the det's time_offset unless absent or AM_MV_SEARCH_OFFSETS), triangulation, fit.
+ * Errors: fewer than 3 frames (AM_E_VALUE), a camera not in the calibration (AM_E_NAME), a camera
+ * that sees nothing (AM_E_EMPTY naming it), no detected joint in the rig (AM_E_NAME), and the
+ * fit's (fit.h). */
+AM_NODISCARD am_status am_mv_solve(const am_mdet *det, const am_calib *cal, const am_rig *rig,
+                                   const am_creature *creature, const am_mv_solve_opts *opts,
+                                   am_mv_solve_result **out, am_error *err);
+void am_mv_solve_result_free(am_mv_solve_result *res);
 
 #ifdef __cplusplus
 }

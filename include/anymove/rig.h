@@ -172,6 +172,11 @@ size_t am_motion_uncovered(const am_motion *unbound, const am_rig *rig, uint8_t 
  * (with am_rig_scale). */
 void am_motion_scale(am_motion *mo, double s);
 
+/* Joint angles of every frame and bone (am_mat3_to_joint_angles of the local rotation: flexion
+ * about the bone's rest X, abduction, rotation about its long axis), radians, continuous in
+ * time: angles [T][B][3]. The root's are its world rotation seen in its rest frame. */
+void am_motion_joint_angles(const am_rig *rig, const am_motion *mo, double *angles);
+
 /* FK of every frame: joints [T][J][3]. The motion must be bound to rig (same bone order).
  * Rotations come from euler (else quat, else rest), translations from loc when present.
  * O(T x (B + J)); rigs over 128 bones get one [B][16] pose array per call (am_alloc). */

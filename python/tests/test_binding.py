@@ -43,13 +43,14 @@ def test_fk_of_a_gltf_skeleton_equals_cli(fox):
 
 
 def test_ik_equals_cli_byte_for_byte(walker, tmp_path):
+    # anymove.ik is am_ik_run, the closed form: the CLI's --analytic (its default is the fit)
     rig = anymove.load_rig(f"{walker}/rig.json")
     J = anymove.fk(rig, anymove.load_motion(f"{walker}/walk.json", rig))
     # the positions as a tracker would give them: another joint order, saved as joints.npz
     order = list(reversed(range(rig.joint_count)))
     names = [rig.joint_names[j] for j in order]
     np.savez(tmp_path / "joints.npz", joints=J[:, order], names=np.array(names), fps=np.array(30.0))
-    cli("ik", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli", "-q")
+    cli("ik", "--analytic", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli", "-q")
     res = anymove.ik(rig, J[:, order], names=names, fps=30.0)
     res.motion.save(tmp_path / "py.json")
     assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
@@ -60,7 +61,7 @@ def test_ik_equals_cli_byte_for_byte(walker, tmp_path):
     assert res.joints.shape == J.shape
     assert np.abs(res.joints - J).max() < 1e-9  # this rig's motion is exactly reachable
     # options go through as the CLI's flags do
-    cli("ik", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli2", "-q",
+    cli("ik", "--analytic", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli2", "-q",
         "--no-limits", "--temporal", "0.25", "--twist-weight", "3")
     res2 = anymove.ik(rig, J[:, order], names=names, limits=False, temporal=0.25, twist_weight=3)
     res2.motion.save(tmp_path / "py2.json")
@@ -72,7 +73,7 @@ def test_ik_on_a_converted_gltf_clip_equals_cli(fox, tmp_path):
     rig = anymove.load_rig(tmp_path / "fox" / "rig.json")
     truth = anymove.load_motion(tmp_path / "fox" / "motion.json")  # file order, with joints
     ref = anymove.load_motion(tmp_path / "fox" / "motion.json", rig)
-    cli("ik", tmp_path / "fox" / "motion.json", "--rig", tmp_path / "fox" / "rig.json",
+    cli("ik", "--analytic", tmp_path / "fox" / "motion.json", "--rig", tmp_path / "fox" / "rig.json",
         "--reference", tmp_path / "fox" / "motion.json", "-o", tmp_path / "cli", "-q")
     res = anymove.ik(rig, truth.joints, names=truth.joint_names, fps=truth.fps, reference=ref)
     res.motion.save(tmp_path / "py.json")

@@ -294,6 +294,15 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
                 if (jt[3 * j + 2] < off) off = jt[3 * j + 2];
         }
         tr[2] -= off;
+        /* Nothing goes under the ground: a tail or a head that dips below it lifts the body
+         * (the contacts then hover for those frames). Truths that pierced the ground asked the
+         * fit, whose ground term forbids it, for the impossible: most of the dino clips that
+         * failed (issue 12) had a tail tip 30 cm down. */
+        ami_fk_frame(rig, tr, mo->root_quat + 4 * t, e, pose, NULL, jt);
+        double low_z = 0.0;
+        for (size_t j = 0; j < J; j++)
+            if (jt[3 * j + 2] < low_z) low_z = jt[3 * j + 2];
+        tr[2] -= low_z;
     }
 
     /* Plant the contacts: pin each low contact at one spot for the frames of its plant. */

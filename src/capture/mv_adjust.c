@@ -106,7 +106,7 @@ static am_status ami_adj_candidates(ami_adj *A, am_error *err)
                 uint64_t seen = 0;
                 for (size_t c = 0; c < A->C; c++) {
                     double uv[2], conf;
-                    if (ami_tri_reading(d, c, t, j, uv, &conf) && conf >= A->o->min_conf) seen |= 1ull << c;
+                    if (am_mdet_reading(d, c, t, j, uv, &conf) && conf >= A->o->min_conf) seen |= 1ull << c;
                 }
                 if (ami_popcount(seen) < 2) continue;
                 if (pass == 1) A->cand[n] = (ami_cand){(uint32_t)t, (uint32_t)j, seen};
@@ -144,7 +144,7 @@ static void ami_adj_point(ami_adj *A, size_t i)
         if (!(p->seen >> c & 1)) continue;
         ami_obs *ob = &A->obs[n];
         double conf;
-        if (!ami_tri_reading(A->det, c, p->t, p->j, ob->uv, &conf) || !am_camera_undistort(A->cams[c], ob->uv, ob->ab))
+        if (!am_mdet_reading(A->det, c, p->t, p->j, ob->uv, &conf) || !am_camera_undistort(A->cams[c], ob->uv, ob->ab))
             continue;
         ob->cam = A->cams[c];
         ob->c = (int)c;
@@ -385,7 +385,7 @@ static am_status ami_adj_fit_camera(ami_adj *A, size_t c, const size_t *set, siz
         size_t i = set[k];
         if (!isfinite(A->mean[i]) || !(A->mean[i] < mu) || isnan(A->err[i * A->C + c])) continue;
         double conf;
-        if (!ami_tri_reading(d, c, A->cand[i].t, A->cand[i].j, uv + 2 * m, &conf)) continue;
+        if (!am_mdet_reading(d, c, A->cand[i].t, A->cand[i].j, uv + 2 * m, &conf)) continue;
         memcpy(X + 3 * m, A->X + 3 * i, 3 * sizeof *X);
         w[m] = sqrt(conf > 1e-3 ? conf : 1e-3);
         m++;

@@ -169,6 +169,9 @@ static am_status ami_mexam_generate(const am_rig *rig, const am_creature *cr, co
     for (size_t c = 0; c < C; c++) {
         const am_camera *cam = &ex->cameras->cameras[c];
         ex->offsets[c] = o.max_offset ? (int32_t)(ami_rng_uniform(&rng) * (2 * o.max_offset + 1)) - o.max_offset : 0;
+        /* Camera 0 keeps the truth's clock (the solve reports on camera 0's, as the two-view
+         * exam keeps its side view's); its draw still happens, so the others' do not change. */
+        if (c == 0) ex->offsets[c] = 0;
         d->time_offset[c] = -(double)ex->offsets[c];
         double ctr[3];
         am_camera_centre(cam, ctr);

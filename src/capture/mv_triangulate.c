@@ -210,46 +210,13 @@ double ami_tri_quantile(double *v, size_t n, double q)
     return i + 1 < n ? v[i] * (1 - f) + v[i + 1] * f : v[n - 1];
 }
 
-/* Camera c's reading at common frame t: time_offset shifts its own frame index. */
-bool ami_tri_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf)
-{
-    const size_t T = d->frame_count, J = d->joint_count;
-    double ft = (double)t - (d->time_offset ? d->time_offset[c] : 0.0);
-    if (ft < -1e-9 || ft > (double)(T - 1) + 1e-9) return false;
-    double fl = floor(ft + 1e-9);
-    size_t t0 = (size_t)(fl < 0 ? 0 : fl);
-    double f = ft - (double)t0;
-    const float *p0 = d->uv + ((c * T + t0) * J + j) * 2;
-    float c0 = d->conf[(c * T + t0) * J + j];
-    if (f < 1e-9 || t0 + 1 >= T) {
-        uv[0] = p0[0], uv[1] = p0[1], *conf = c0;
-        return c0 > 0 && isfinite(p0[0]) && isfinite(p0[1]);
-    }
-    const float *p1 = p0 + J * 2;
-    float c1 = d->conf[(c * T + t0 + 1) * J + j];
-    bool s0 = c0 > 0 && isfinite(p0[0]), s1 = c1 > 0 && isfinite(p1[0]);
-    if (s0 && s1) {
-        uv[0] = p0[0] + f * (p1[0] - p0[0]);
-        uv[1] = p0[1] + f * (p1[1] - p0[1]);
-        *conf = c0 + f * (c1 - c0);
-        return true;
-    }
-    /* One side only: the nearer frame if it is the one seen. */
-    const float *p = f < 0.5 ? p0 : p1;
-    bool s = f < 0.5 ? s0 : s1;
-    uv[0] = p[0], uv[1] = p[1], *conf = f < 0.5 ? c0 : c1;
-    return s;
-}
-
-am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in,
-                         am_triangulation **out, am_error *err)
+am_status ami_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts_in, bool quiet,
+                          am_triangulation **out, am_error *err)
 {
     assert(det && cal && out);
     *out = NULL;
     const am_triangulate_opts o = ami_tri_opts_defaults(opts_in);
-    am_scope scope;
-    am_scope_enter(&scope, &o.ctx);
-    ami_stage stage = ami_stage_begin("triangulate");
+    ami_stage stage = quiet ? (ami_stage){.t0 = am_now()} : ami_stage_begin("triangulate");
     const size_t C = det->camera_count, T = det->frame_count, J = det->joint_count;
     am_status st = AM_OK;
     am_triangulation *tri = NULL;
@@ -320,7 +287,7 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
             for (size_t c = 0; c < C; c++) {
                 ami_obs *ob = &obs[n];
                 double conf;
-                if (!ami_tri_reading(det, c, t, j, ob->uv, &conf) || conf < o.min_conf) continue;
+                if (!am_mdet_reading(det, c, t, j, ob->uv, &conf) || conf < o.min_conf) continue;
                 tri->cam_seen[c]++;
                 if (!am_camera_undistort(cams[c], ob->uv, ob->ab)) {
                     tri->undistort_failed++;
@@ -383,7 +350,7 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
                 for (size_t j = 0; j < J; j++) {
                     const double *X = tri->joints->joints + (t * J + j) * 3;
                     double uv[2], pr[2], conf;
-                    if (isnan(X[0]) || !ami_tri_reading(det, c, t, j, uv, &conf) || conf < o.min_conf) continue;
+                    if (isnan(X[0]) || !am_mdet_reading(det, c, t, j, uv, &conf) || conf < o.min_conf) continue;
                     am_camera_project(cams[c], X, pr, NULL);
                     double e = hypot(pr[0] - uv[0], pr[1] - uv[1]);
                     if (!isfinite(e)) continue;
@@ -414,19 +381,27 @@ am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_trian
                  tri->undistort_failed);
     if (tri->triangulated == 0)
         ami_warn(AM_WARN_MISSING_DATA, "no joint was seen by two cameras that agree: every position is missing");
-    tri->seconds = ami_stage_end(&stage);
+    tri->seconds = quiet ? am_now() - stage.t0 : ami_stage_end(&stage);
 
 done:
     am_free(cams);
     am_free(obs);
     if (st != AM_OK) {
         am_triangulation_free(tri);
-        am_scope_leave(&scope, NULL);
         return st;
     }
-    am_scope_leave(&scope, &tri->warnings);
     *out = tri;
     return AM_OK;
+}
+
+am_status am_triangulate(const am_mdet *det, const am_calib *cal, const am_triangulate_opts *opts,
+                         am_triangulation **out, am_error *err)
+{
+    am_scope scope;
+    am_scope_enter(&scope, opts ? &opts->ctx : NULL);
+    am_status st = ami_triangulate(det, cal, opts, false, out, err);
+    am_scope_leave(&scope, st == AM_OK ? &(*out)->warnings : NULL);
+    return st;
 }
 
 /* ---- outputs ---- */

@@ -47,25 +47,10 @@ void am_capture_result_free(am_capture_result *res)
 
 static void ami_cap_free(ami_cap *c)
 {
-    ami_chains_free(&c->ch);
     am_free(c->fuv);
     am_free(c->suv);
     am_free(c->fconf);
     am_free(c->sconf);
-    am_free(c->x);
-    am_free(c->q0);
-    am_free(c->d);
-    am_free(c->lower);
-    am_free(c->upper);
-    am_free(c->pose);
-    am_free(c->axes);
-    am_free(c->joints);
-    am_free(c->cj);
-    am_free(c->plant);
-    am_free(c->plant_z);
-    am_free(c->pairs);
-    am_free(c->lever);
-    for (int k = 0; k < 3; k++) am_lsq_free(c->ws[k]);
 }
 
 /* Map the det's joints onto the rig's and check the input (every problem is an input fault). */
@@ -186,6 +171,32 @@ static am_status ami_cap_extra_json(const am_capture_result *r, size_t T, char *
     return ami_jw_take_string(&w, out, err);
 }
 
+/* The two views as a two-camera det in the rig's joint order (what the sync check left). */
+static am_status ami_cap_mdet(const ami_cap *c, am_mdet **out, am_error *err)
+{
+    const size_t T = c->T, J = c->J;
+    AMI_TRY(am_mdet_create(2, T, J, out, err));
+    am_mdet *d = *out;
+    const char *cams[2] = {"front", "side"};
+    for (size_t k = 0; k < 2; k++)
+        if (!(d->cameras[k] = am_strdup(cams[k]))) return AM_FAIL(err, AM_E_NOMEM, "det");
+    for (size_t j = 0; j < J; j++)
+        if (!(d->names[j] = am_strdup(c->rig->joint_names[j]))) return AM_FAIL(err, AM_E_NOMEM, "det");
+    d->fps = 30.0;
+    d->two_view = true;
+    for (size_t i = 0; i < T * J; i++) {
+        const double *uv[2] = {c->fuv + 2 * i, c->suv + 2 * i};
+        const double conf[2] = {c->fconf[i], c->sconf[i]};
+        for (size_t k = 0; k < 2; k++) {
+            float *o = d->uv + (k * T * J + i) * 2;
+            d->conf[k * T * J + i] = (float)conf[k];
+            o[0] = conf[k] > 0 ? (float)uv[k][0] : NAN;
+            o[1] = conf[k] > 0 ? (float)uv[k][1] : NAN;
+        }
+    }
+    return AM_OK;
+}
+
 static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const am_creature *cr,
                                    const am_capture_opts *opts, am_capture_result **out,
                                    am_error *err)
@@ -193,19 +204,18 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     assert(det && rig && out);
     *out = NULL;
     double t_start = am_now();
-    ami_cap c = {0};
-    c.rig = rig;
-    c.o = ami_capture_opts_defaults(opts);
+    ami_cap c = {.rig = rig, .o = ami_capture_opts_defaults(opts)};
     if (cr) c.L = cr->layout;
     else am_layout_default(&c.L);
     AMI_CHECK(err, c.L.m_per_px > 0 && isfinite(c.L.m_per_px), AM_E_VALUE, "layout M_PER_PX must be positive");
     c.T = det->frame_count;
     c.J = rig->joint_count;
-    c.B = rig->bone_count;
-    c.P = ami_cap_block(rig);
-    c.fps = det->fps > 0 && isfinite(det->fps) ? det->fps : 30.0;
-    const size_t T = c.T, J = c.J, B = c.B, P = c.P;
+    const size_t T = c.T, J = c.J;
     am_status st = AM_OK;
+    am_mdet *md = NULL;
+    am_calib *cal = NULL;
+    am_triangulation *tri = NULL;
+    am_fit_result *fr = NULL;
     am_capture_result *res = am_alloc(sizeof *res);
     if (!res) return AM_FAIL(err, AM_E_NOMEM, "capture result");
     if (T < 3) {
@@ -216,55 +226,17 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     c.suv = am_alloc_array(T * J * 2, sizeof(double));
     c.fconf = am_alloc_array(T * J, sizeof(double));
     c.sconf = am_alloc_array(T * J, sizeof(double));
-    c.x = am_alloc_array(T * P, sizeof(double));
-    c.q0 = am_alloc_array(T * 4, sizeof(double));
-    c.d = am_alloc_array(T * 3, sizeof(double));
-    c.lower = am_alloc_array(T * P, sizeof(double));
-    c.upper = am_alloc_array(T * P, sizeof(double));
-    c.pose = am_alloc_array(T * B * 16, sizeof(double));
-    c.axes = am_alloc_array(T * B * 9, sizeof(double));
-    c.joints = am_alloc_array(T * J * 3, sizeof(double));
-    c.pairs = am_alloc_array(J * 2 + 2, sizeof(int32_t));
-    if (!c.fuv || !c.suv || !c.fconf || !c.sconf || !c.x || !c.q0 || !c.d || !c.lower || !c.upper || !c.pose ||
-        !c.axes || !c.joints || !c.pairs) {
+    if (!c.fuv || !c.suv || !c.fconf || !c.sconf) {
         st = AM_FAIL(err, AM_E_NOMEM, "capture buffers for %zu frames", T);
         goto done;
     }
-    if ((st = ami_chains_build(rig, &c.ch, err)) < 0) goto done;
-    c.lever = am_alloc_array(B, sizeof(double));
-    if (!c.lever) {
-        st = AM_FAIL(err, AM_E_NOMEM, "levers");
-        goto done;
-    }
-    for (size_t j = 0; j < J; j++)
-        for (int32_t k = c.ch.start[j]; k < c.ch.start[j + 1]; k++) {
-            size_t b = (size_t)c.ch.bones[k];
-            double d = am_vec3_dist(rig->joint_rest + 3 * j, rig->joint_rest + 3 * (size_t)rig->head_joint[b]);
-            if (d > c.lever[b]) c.lever[b] = d;
-        }
     if ((st = ami_cap_load_obs(&c, det, err)) < 0) goto done;
-    c.np = ami_lr_pairs(rig, c.pairs);
-    for (size_t t = 0; t < T; t++)
-        for (size_t k = 0; k < P; k++) {
-            double lo = -INFINITY, hi = INFINITY;
-            if (k >= AMI_CAP_ROOT_PARAMS) {
-                size_t b = (k - AMI_CAP_ROOT_PARAMS) / 3 + 1, a = (k - AMI_CAP_ROOT_PARAMS) % 3;
-                lo = rig->limits[b * 6 + a * 2];
-                hi = rig->limits[b * 6 + a * 2 + 1];
-            }
-            c.lower[t * P + k] = lo;
-            c.upper[t * P + k] = hi;
-        }
 
-    /* Feet (paw agreement) and contacts from the creature; unknown names are skipped with a note. */
-    size_t nfeet = cr ? cr->feet_count : 0, ncont = cr ? cr->contact_count : 0;
+    /* Feet (paw agreement) from the creature; unknown names are skipped with a note. */
+    size_t nfeet = cr ? cr->feet_count : 0;
     res->sync.feet = am_alloc_array(nfeet + 1, sizeof(char *));
     res->sync.paw_agreement = am_alloc_array(nfeet + 1, sizeof(double));
-    c.cj = am_alloc_array(ncont + 1, sizeof(int32_t));
-    c.plant = am_alloc_array(T * (ncont + 1), 1);
-    c.plant_z = am_alloc_array(T * (ncont + 1), sizeof(double));
-    res->contact_names = am_alloc_array(ncont + 1, sizeof(char *));
-    if (!res->sync.feet || !res->sync.paw_agreement || !c.cj || !c.plant || !c.plant_z || !res->contact_names) {
+    if (!res->sync.feet || !res->sync.paw_agreement) {
         st = AM_FAIL(err, AM_E_NOMEM, "feet");
         goto done;
     }
@@ -278,117 +250,73 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
             goto done;
         }
     }
-    for (size_t k = 0; k < ncont; k++) {
-        int j = am_rig_find_joint(rig, cr->contacts[k]);
-        if (j < 0) {
-            ami_warn(AM_WARN_IGNORED_NAME, "creature contact '%s' is not a joint of the rig: skipped", cr->contacts[k]);
-            continue;
-        }
-        /* counted as they come, so a failure later frees the names made so far */
-        if (!(res->contact_names[res->contact_count++] = am_strdup(cr->contacts[k]))) {
-            st = AM_FAIL(err, AM_E_NOMEM, "contacts");
-            goto done;
-        }
-        c.cj[c.C++] = j;
-    }
 
-    /* 1. sync check, 2. swap repair, 3-4. triangulation and init. */
+    /* 1. sync check, then the two views as two orthographic cameras (SPEC 3), triangulated for
+     * the fit's start. */
     ami_stage stage = ami_stage_begin("solve: sync and init");
     ami_sync_check(&c, cr, &res->sync);
-    if (!(c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR)) res->sync.swaps_repaired += ami_swap_repair(&c, NULL);
-    if ((st = ami_cap_init(&c, err)) < 0) goto done;
-    ami_cap_recenter(&c);
+    if ((st = ami_cap_mdet(&c, &md, err)) < 0) goto done;
+    md->fps = det->fps > 0 && isfinite(det->fps) ? det->fps : 30.0;
+    if ((st = am_cameras_from_layout(&c.L, &cal, err)) < 0) goto done;
+    am_triangulate_opts to = {0};
+    if ((st = am_triangulate(md, cal, &to, &tri, err)) < 0) goto done;
+    ami_warn_list(&tri->warnings);
     ami_stage_end(&stage);
 
-    /* 5. the fit, annealing the Cauchy scale geometrically from start to end. */
+    /* 2. the fit (src/fit): annealed reprojection, swap repair, contacts, foot lock. */
+    uint32_t ff = 0;
+    if (c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR) ff |= AM_FIT_NO_SWAP_REPAIR;
+    if (c.o.flags & AM_CAPTURE_NO_FOOT_LOCK) ff |= AM_FIT_NO_FOOT_LOCK;
+    if (c.o.flags & AM_CAPTURE_NO_CONTACTS) ff |= AM_FIT_NO_CONTACTS;
+    am_fit_opts fo = {.flags = ff, .scale_start_px = c.o.scale_start_px, .scale_end_px = c.o.scale_end_px,
+                      .w_accel = c.o.w_accel, .w_accel_trans = c.o.w_accel_trans, .w_vel = c.o.w_vel,
+                      .w_rest = c.o.w_rest, .w_ground = c.o.w_ground, .w_contact = c.o.w_contact,
+                      .accel_huber_px = c.o.accel_huber_px, .iterations = c.o.iterations,
+                      .window = c.o.window};
+    const double vw[2] = {c.o.front_v_weight, 1.0};
+    am_fit_input in = {.rig = rig, .creature = cr, .det = md, .calib = cal, .v_weight = vw, .init = tri->joints};
     double t_fit = am_now();
-    stage = ami_stage_begin("solve: fit");
-    const int stages = 4;
-    for (int k = 0; k < stages; k++) {
-        if (!ami_progress(stage.name, (double)k / (double)stages)) {
-            st = AM_FAIL(err, AM_E_CANCELLED, "capture fit stopped at stage %d", k);
-            goto done;
-        }
-        double f = (double)k / (double)(stages - 1);
-        double scale = c.o.scale_start_px * pow(c.o.scale_end_px / c.o.scale_start_px, f);
-        uint32_t it = k == stages - 1 ? 2 * c.o.iterations : c.o.iterations;
-        /* Coarse stages smooth by velocity alone (4x cheaper factorizations); the last adds
-         * acceleration. */
-        int temporal = k == stages - 1 ? 2 : 1;
-        if (temporal == 2 && c.ws[1]) {
-            am_lsq_free(c.ws[1]); /* the coarse stages' workspace is not needed again */
-            c.ws[1] = NULL;
-        }
-        if ((st = ami_cap_fit(&c, scale, temporal, it, &res->lm_iterations, err)) < 0) goto done;
-        if (k == 1 && !(c.o.flags & AM_CAPTURE_NO_SWAP_REPAIR) && c.np) {
-            /* A swapped pair is worse in every fit: test each against the fit's own projection. */
-            double *pred = am_alloc_array(T * J * 2, sizeof(double));
-            if (!pred) {
-                st = AM_FAIL(err, AM_E_NOMEM, "swap check");
-                goto done;
-            }
-            ami_cap_fk_all(&c, c.x, false);
-            for (size_t i = 0; i < T * J; i++) ami_project_front(&c.L, c.joints + 3 * i, pred + 2 * i);
-            res->sync.swaps_repaired += ami_swap_repair(&c, pred);
-            am_free(pred);
-        }
-    }
-    ami_stage_end(&stage);
-    /* 6. contacts, second fit holding plants, 7. foot lock. */
-    if (c.C && !(c.o.flags & AM_CAPTURE_NO_CONTACTS)) {
-        stage = ami_stage_begin("solve: contacts");
-        if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
-        c.use_contacts = true;
-        if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
-        /* Plants again from the better fit (the first can miss a plant it got a few cm wrong). */
-        if ((st = ami_cap_find_contacts(&c, AMI_GROW_FIT, err)) < 0) goto done;
-        if ((st = ami_cap_fit(&c, c.o.scale_end_px, 2, c.o.iterations, &res->lm_iterations, err)) < 0) goto done;
-        /* The lock's plants: the same, grown a little further (a landing frame the fit placed
-         * 2-3 cm off still belongs to the plant, and a frame left free slides). */
-        if ((st = ami_cap_find_contacts(&c, AMI_GROW_LOCK, err)) < 0) goto done;
-        ami_stage_end(&stage);
-        stage = ami_stage_begin("solve: foot lock");
-        res->lock_moved_mean_mm = am_alloc_array(c.C, sizeof(double));
-        res->lock_moved_max_mm = am_alloc_array(c.C, sizeof(double));
-        if (!res->lock_moved_mean_mm || !res->lock_moved_max_mm) {
-            st = AM_FAIL(err, AM_E_NOMEM, "foot lock");
-            goto done;
-        }
-        res->foot_locked = !(c.o.flags & AM_CAPTURE_NO_FOOT_LOCK);
-        ami_lock_stats ls = {.moved_mean = res->lock_moved_mean_mm, .moved_max = res->lock_moved_max_mm};
-        if ((st = ami_cap_foot_lock(&c, res->foot_locked, &ls, err)) < 0) goto done;
-        ami_stage_end(&stage);
-        res->plant_count = ls.plants;
-        res->fit_slide_mean_mm = 1000.0 * ls.fit_mean;
-        res->fit_slide_max_mm = 1000.0 * ls.fit_max;
-        res->slide_mean_mm = 1000.0 * ls.mean;
-        res->slide_max_mm = 1000.0 * ls.max;
-        for (size_t k = 0; k < c.C; k++) {
-            res->lock_moved_mean_mm[k] *= 1000.0;
-            res->lock_moved_max_mm[k] *= 1000.0;
-        }
-    }
+    if ((st = am_fit(&in, &fo, &fr, err)) < 0) goto done;
+    ami_warn_list(&fr->warnings);
     res->seconds_fit = am_now() - t_fit;
-    memcpy(res->ground_vel, c.vg, sizeof c.vg);
-    ami_cap_reproj(&c, &res->reproj_front, &res->reproj_front_x, &res->reproj_side);
 
-    /* Outputs: the motion (rig order) with the extra keys. */
-    res->contact_count = c.C;
-    res->contact_joint = c.cj;
-    res->contact = c.plant;
-    c.cj = NULL;
-    c.plant = NULL;
-    if ((st = am_motion_create(rig, T, c.fps, &res->motion, err)) < 0) goto done;
-    for (size_t t = 0; t < T; t++) {
-        const double *xt = c.x + t * P;
-        memcpy(res->motion->trans + 3 * t, xt, 3 * sizeof(double));
-        ami_cap_root_quat(&c, c.x, t, res->motion->root_quat + 4 * t);
-        am_quat_canonical(res->motion->root_quat + 4 * t, res->motion->root_quat + 4 * t);
-        double *e = res->motion->euler + t * B * 3;
-        e[0] = e[1] = e[2] = 0.0;
-        memcpy(e + 3, xt + AMI_CAP_ROOT_PARAMS, (B - 1) * 3 * sizeof(double));
+    /* Outputs. */
+    res->motion = fr->motion;
+    fr->motion = NULL;
+    res->reproj_front = fr->reproj_px[0];
+    res->reproj_side = fr->reproj_px[1];
+    {
+        double sx = 0.0;
+        size_t n = 0;
+        for (size_t i = 0; i < T * J; i++) {
+            if (c.fconf[i] <= 0) continue;
+            double uv[2];
+            ami_project_front(&c.L, res->motion->joints + 3 * i, uv);
+            sx += fabs(uv[0] - c.fuv[2 * i]);
+            n++;
+        }
+        res->reproj_front_x = n ? sx / (double)n : NAN;
     }
-    if ((st = am_motion_compute_joints(res->motion, rig, err)) < 0) goto done;
+    res->sync.swaps_repaired += fr->swaps_repaired;
+    res->contact_count = fr->contact_count;
+    res->contact_names = fr->contact_names;
+    res->contact_joint = fr->contact_joint;
+    res->contact = fr->contact;
+    fr->contact_names = NULL;
+    fr->contact_joint = NULL;
+    fr->contact = NULL;
+    fr->contact_count = 0;
+    memcpy(res->ground_vel, fr->ground_vel, sizeof res->ground_vel);
+    res->plant_count = fr->plant_count;
+    res->fit_slide_mean_mm = fr->fit_slide_mean_mm;
+    res->fit_slide_max_mm = fr->fit_slide_max_mm;
+    res->slide_mean_mm = fr->slide_mean_mm;
+    res->slide_max_mm = fr->slide_max_mm;
+    res->foot_locked = fr->foot_locked;
+    res->lock_moved_mean_mm = fr->lock_moved_mean_mm;
+    res->lock_moved_max_mm = fr->lock_moved_max_mm;
+    fr->lock_moved_mean_mm = fr->lock_moved_max_mm = NULL;
+    res->lm_iterations = fr->lm_iterations;
     {
         char *extra = NULL;
         if ((st = ami_cap_extra_json(res, T, &extra, err)) < 0) goto done;
@@ -399,6 +327,10 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
 
 done:
     ami_cap_free(&c);
+    am_fit_result_free(fr);
+    am_triangulation_free(tri);
+    am_calib_free(cal);
+    am_mdet_free(md);
     if (st < 0) {
         am_capture_result_free(res);
         return st;

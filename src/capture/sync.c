@@ -1,8 +1,7 @@
 /* Do the two views tell one story? A joint sits on the same row in both halves (SPEC 3), so
  * heights compare directly: per-foot paw agreement (Pearson of v over the clip), the height
  * gap, the constant lag that minimises it (front time-warped onto side when that cuts the gap
- * by 15% or more), and the front/side height ratio (a video model may squash one view).
- * Also the front view's left/right label repair. */
+ * by 15% or more), and the front/side height ratio (a video model may squash one view). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,69 +151,4 @@ void ami_sync_check(ami_cap *c, const am_creature *cr, am_capture_sync *sy)
         am_free(fu);
         am_free(fc);
     }
-}
-
-static double ami_median_small(double *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-            double t = v[k];
-            v[k] = v[k - 1];
-            v[k - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-size_t ami_swap_repair(ami_cap *c, const double *pred)
-{
-    const size_t T = c->T, J = c->J;
-    size_t swapped = 0;
-    double *med = NULL;
-    if (!pred) {
-        /* Swaps last 1-3 frames: a 9-frame temporal median of each front track ignores them. */
-        med = am_alloc_array(T * J * 2, sizeof(double));
-        if (!med) return 0;
-        for (size_t j = 0; j < J; j++)
-            for (size_t t = 0; t < T; t++)
-                for (int k = 0; k < 2; k++) {
-                    double v[9];
-                    size_t n = 0;
-                    for (long u = (long)t - 4; u <= (long)t + 4; u++) {
-                        if (u < 0 || u >= (long)T) continue;
-                        size_t i = (size_t)u * J + j;
-                        if (c->fconf[i] > 0) v[n++] = c->fuv[2 * i + (size_t)k];
-                    }
-                    med[2 * (t * J + j) + (size_t)k] = n ? ami_median_small(v, n) : NAN;
-                }
-        pred = med;
-    }
-    for (size_t p = 0; p < c->np; p++) {
-        size_t a = (size_t)c->pairs[2 * p], b = (size_t)c->pairs[2 * p + 1];
-        for (size_t t = 0; t < T; t++) {
-            size_t ia = t * J + a, ib = t * J + b;
-            if (c->fconf[ia] <= 0 || c->fconf[ib] <= 0) continue;
-            const double *oa = c->fuv + 2 * ia, *ob = c->fuv + 2 * ib;
-            const double *pa = pred + 2 * ia, *pb = pred + 2 * ib;
-            if (!isfinite(pa[0]) || !isfinite(pb[0])) continue;
-            double keep = 0, swap = 0;
-            for (int k = 0; k < 2; k++) {
-                keep += (oa[k] - pa[k]) * (oa[k] - pa[k]) + (ob[k] - pb[k]) * (ob[k] - pb[k]);
-                swap += (oa[k] - pb[k]) * (oa[k] - pb[k]) + (ob[k] - pa[k]) * (ob[k] - pa[k]);
-            }
-            /* Only a clear win: near-coincident pairs stay as read. */
-            if (swap < 0.25 * keep && keep > 100.0) {
-                for (int k = 0; k < 2; k++) {
-                    double tmp = c->fuv[2 * ia + (size_t)k];
-                    c->fuv[2 * ia + (size_t)k] = c->fuv[2 * ib + (size_t)k];
-                    c->fuv[2 * ib + (size_t)k] = tmp;
-                }
-                double tc = c->fconf[ia];
-                c->fconf[ia] = c->fconf[ib];
-                c->fconf[ib] = tc;
-                swapped++;
-            }
-        }
-    }
-    am_free(med);
-    return swapped;
 }

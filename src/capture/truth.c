@@ -44,7 +44,9 @@ am_status am_capture_truth_load(const char *path, am_capture_truth **out, am_err
     }
     const am_array *joints = am_npz_find(z, "joints"), *names = am_npz_find(z, "names");
     const am_array *euler = am_npz_find(z, "euler"), *bones = am_npz_find(z, "bones");
+    /* "contact" is ours; the seed fit's exam.py writes "contacts" (bool). */
     const am_array *contact = am_npz_find(z, "contact"), *cnames = am_npz_find(z, "contact_names");
+    if (!contact) contact = am_npz_find(z, "contacts");
     const am_array *lag = am_npz_find(z, "lag"), *fps = am_npz_find(z, "fps"), *bs = am_npz_find(z, "body_size");
     if (!joints || joints->ndim != 3 || joints->shape[2] != 3 || joints->dtype == AM_DTYPE_STR) {
         st = AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "'joints' [T,J,3] float missing or malformed");

@@ -43,6 +43,28 @@ typedef struct ami_stage {
 ami_stage ami_stage_begin(const char *name);
 double ami_stage_end(const ami_stage *stage);
 
+/* Four doubles as one GCC/Clang vector (a 3x4 transform's row, four terms of a dot product).
+ * Lowered to SSE2 pairs on baseline x86-64; written this way because -O2 does not vectorize
+ * these short loops. */
+typedef double ami_v4 __attribute__((vector_size(32)));
+
+/* The hot kernels (the decomposition's per-entry loops, the banded Cholesky) get an AVX2
+ * (x86-64-v3) clone picked at load time (GCC/Clang ifunc) and a baseline x86-64 one; elsewhere
+ * they are plain C. Same results to rounding. Not "arch=haswell": GCC resolves arch= clones
+ * with __builtin_cpu_is, so that clone only ran on Intel Haswell-family parts (never on the AMD
+ * EPYC bench machine); "arch=x86-64-v3" (GCC >= 12) and "avx2" are resolved by feature
+ * (__builtin_cpu_supports). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(AM_NO_CLONES) && \
+    defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define AMI_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define AMI_HOT __attribute__((target_clones("avx2", "default")))
+#endif
+#else
+#define AMI_HOT
+#endif
+
 /* A number no other call of this process gets (temporary file names of concurrent writers). */
 uint64_t ami_unique_id(void);
 

@@ -42,26 +42,6 @@
  * alternation's rotation and so keeps converging across iterations. */
 #define AMI_POLAR_STEPS 6
 
-/* Four doubles as one GCC/Clang vector: a row of a 3x4 transform. Lowered to SSE2 pairs on
- * baseline x86-64; written this way because -O2 does not vectorize these short loops. */
-typedef double ami_v4 __attribute__((vector_size(32)));
-
-/* The two per-entry kernels get an AVX2 (x86-64-v3) clone picked at load time (GCC/Clang
- * ifunc) and a baseline x86-64 one; elsewhere they are plain C. Same results to rounding.
- * Not "arch=haswell": GCC resolves arch= clones with __builtin_cpu_is, so that clone only ran
- * on Intel Haswell-family parts (never on the AMD EPYC bench machine); "arch=x86-64-v3"
- * (GCC >= 12) and "avx2" are resolved by feature (__builtin_cpu_supports). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(AM_NO_CLONES) && \
-    defined(__linux__)
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#define AMI_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define AMI_HOT __attribute__((target_clones("avx2", "default")))
-#endif
-#else
-#define AMI_HOT
-#endif
-
 /* Forced inlining for the small helpers of the hot kernels: a call out of an AVX2 clone into
  * baseline code spills every live vector register (ami_hist_add showed as 6% of the time). */
 #if defined(__GNUC__) || defined(__clang__)

@@ -65,6 +65,37 @@ int am_mdet_find_joint(const am_mdet *d, const char *name)
     return -1;
 }
 
+/* time_offset shifts camera c's own frame index onto the common clock. */
+bool am_mdet_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf)
+{
+    const size_t T = d->frame_count, J = d->joint_count;
+    double ft = (double)t - (d->time_offset ? d->time_offset[c] : 0.0);
+    if (ft < -1e-9 || ft > (double)(T - 1) + 1e-9) return false;
+    double fl = floor(ft + 1e-9);
+    size_t t0 = (size_t)(fl < 0 ? 0 : fl);
+    double f = ft - (double)t0;
+    const float *p0 = d->uv + ((c * T + t0) * J + j) * 2;
+    float c0 = d->conf[(c * T + t0) * J + j];
+    if (f < 1e-9 || t0 + 1 >= T) {
+        uv[0] = p0[0], uv[1] = p0[1], *conf = c0;
+        return c0 > 0 && isfinite(p0[0]) && isfinite(p0[1]);
+    }
+    const float *p1 = p0 + J * 2;
+    float c1 = d->conf[(c * T + t0 + 1) * J + j];
+    bool s0 = c0 > 0 && isfinite(p0[0]), s1 = c1 > 0 && isfinite(p1[0]);
+    if (s0 && s1) {
+        uv[0] = p0[0] + f * (p1[0] - p0[0]);
+        uv[1] = p0[1] + f * (p1[1] - p0[1]);
+        *conf = c0 + f * (c1 - c0);
+        return true;
+    }
+    /* One side only: the nearer frame if it is the one seen. */
+    const float *p = f < 0.5 ? p0 : p1;
+    bool s = f < 0.5 ? s0 : s1;
+    uv[0] = p[0], uv[1] = p[1], *conf = f < 0.5 ? c0 : c1;
+    return s;
+}
+
 static am_status ami_mdet_names(am_mdet *d, const char *const *cams, const char *const *names, am_error *err)
 {
     for (size_t c = 0; c < d->camera_count; c++)

@@ -408,3 +408,59 @@ am_status ami_points3d_parse(const void *buf, size_t len, const char *src, const
     *out = NULL;
     return ami_h5_run(buf, len, src, o, ami_points3d_reader, out, err);
 }
+
+/* The skeleton of a SLEAP analysis file: edge_inds (E, 2) into node_names. */
+static am_status ami_sleap_edges_locked(ami_h5 *h, am_skeleton *sk)
+{
+    am_error *err = h->err;
+    double *ei = NULL;
+    char **nodes = NULL;
+    size_t nn = 0;
+    hsize_t dt[8];
+    int nd = 0;
+    am_status st = AM_OK;
+    if (!ami_h5_has(h, "edge_inds") || !ami_h5_has(h, "node_names")) {
+        st = AM_FAIL(err, AM_E_SCHEMA, "no datasets 'edge_inds' and 'node_names': the file carries no skeleton");
+        goto done;
+    }
+    if ((st = ami_h5_strings(h, "node_names", &nn, &nodes)) != AM_OK) goto done;
+    if ((st = ami_h5_numbers(h, "edge_inds", 2, &nd, dt, &ei)) != AM_OK) goto done;
+    if (nd != 2 || dt[1] != 2) {
+        st = AM_FAIL(err, AM_E_SHAPE, "dataset 'edge_inds' must be (n_edges, 2)");
+        goto done;
+    }
+    size_t E = (size_t)dt[0];
+    sk->a = am_alloc_array(E + 1, sizeof(char *));
+    sk->b = am_alloc_array(E + 1, sizeof(char *));
+    if (!sk->a || !sk->b) {
+        st = AM_FAIL(err, AM_E_NOMEM, "skeleton");
+        goto done;
+    }
+    for (size_t e = 0; e < E; e++) {
+        double u = ei[2 * e], v = ei[2 * e + 1];
+        if (!(u >= 0 && v >= 0 && u < (double)nn && v < (double)nn && u == floor(u) && v == floor(v))) {
+            st = AM_FAIL(err, AM_E_VALUE, "edge %zu joins nodes %g and %g of %zu", e, u, v, nn);
+            goto done;
+        }
+        if (!(sk->a[e] = am_strdup(nodes[(size_t)u])) || !(sk->b[e] = am_strdup(nodes[(size_t)v]))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "skeleton");
+            goto done;
+        }
+        sk->edge_count = e + 1;
+    }
+done:
+    am_free(ei);
+    ami_strings_free(nodes, nn);
+    return st;
+}
+
+static am_status ami_sleap_edges_reader(ami_h5 *h, const am_import_opts *o, void *out)
+{
+    (void)o;
+    return ami_sleap_edges_locked(h, out);
+}
+
+am_status ami_sleap_edges_parse(const void *buf, size_t len, const char *src, am_skeleton *sk, am_error *err)
+{
+    return ami_h5_run(buf, len, src, NULL, ami_sleap_edges_reader, sk, err);
+}

@@ -80,6 +80,8 @@ am_status ami_mediapipe_parse(const char *text, size_t len, const char *src, con
                               am_error *err);
 am_status ami_sleap_parse(const void *buf, size_t len, const char *src, const am_import_opts *o, am_mdet **out,
                           am_error *err);
+/* SLEAP analysis HDF5 skeleton (edge_inds, node_names) into sk (its arrays allocated here). */
+am_status ami_sleap_edges_parse(const void *buf, size_t len, const char *src, am_skeleton *sk, am_error *err);
 am_status ami_points3d_parse(const void *buf, size_t len, const char *src, const am_import_opts *o, am_joints **out,
                              am_error *err);
 am_status ami_trc_parse(const char *text, size_t len, const char *src, const am_import_opts *o, am_joints **out,

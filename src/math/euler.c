@@ -114,3 +114,30 @@ void am_mat3_to_euler_xyz_near(const double R[9], const double near[3], double e
         }
     }
 }
+
+void am_mat3_to_joint_angles(const double R[9], const double *near, double a[3])
+{
+    /* Rx Rz Ry = [[cz cy, -sz, cz sy], [.., cx cz, ..], [.., sx cz, ..]]. */
+    double sz = -R[1];
+    if (sz > 1.0) sz = 1.0;
+    if (sz < -1.0) sz = -1.0;
+    double cz = sqrt(R[0] * R[0] + R[2] * R[2]);
+    a[1] = atan2(sz, cz);
+    if (cz < AMI_GIMBAL_EPS) {
+        /* Only a combination of flexion and rotation is fixed: keep the rotation, and read the
+         * flexion from M = R Ry^T = Rx Rz, whose last column is Rx (0, 0, 1) = (0, -sx, cx). */
+        a[2] = near ? near[2] : 0.0;
+        double c = cos(a[2]), s = sin(a[2]);
+        const double RyT[9] = {c, 0, -s, 0, 1, 0, s, 0, c};
+        double M[9];
+        am_mat3_mul(R, RyT, M);
+        a[0] = atan2(-M[5], M[8]);
+    } else {
+        a[0] = atan2(R[7], R[4]);
+        a[2] = atan2(R[2], R[0]);
+    }
+    if (near) {
+        a[0] = ami_wrap_near(a[0], near[0]);
+        a[2] = ami_wrap_near(a[2], near[2]);
+    }
+}

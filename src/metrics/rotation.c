@@ -129,8 +129,10 @@ am_status am_joint_position_error(const double *pred, const double *truth, size_
     if (out_per_joint)
         for (size_t j = 0; j < joints; j++) {
             double s = 0;
-            for (size_t t = 0; t < frames; t++) s += d[t * joints + j];
-            out_per_joint[j] = mask && !mask[j] ? NAN : (frames ? s / (double)frames : 0);
+            size_t n = 0;
+            for (size_t t = 0; t < frames; t++)
+                if (!isnan(d[t * joints + j])) s += d[t * joints + j], n++;
+            out_per_joint[j] = (mask && !mask[j]) || !n ? NAN : s / (double)n;
         }
     am_status st = am_stats_compute(d, frames * joints, out, err);
     am_free(d);

@@ -214,3 +214,26 @@ void am_rig_fk_clip(const am_rig *rig, const am_motion *mo, double *joints)
     }
     if (poses != cache) am_free(poses);
 }
+
+void am_motion_joint_angles(const am_rig *rig, const am_motion *mo, double *angles)
+{
+    assert(rig && mo && angles && mo->bone_count == rig->bone_count);
+    const size_t B = rig->bone_count;
+    for (size_t t = 0; t < mo->frame_count; t++) {
+        ami_frame_src f = ami_motion_frame(mo, t);
+        for (size_t b = 0; b < B; b++) {
+            double R[9];
+            if (b == 0) {
+                /* The root's world rotation Q R_rest, as a rotation in its own rest frame. */
+                double Q[9], T[9];
+                am_quat_to_mat3(mo->root_quat + 4 * t, Q);
+                am_mat3_mul(Q, rig->rest_rot, T);
+                am_mat3_tmul(rig->rest_rot, T, R);
+            } else {
+                ami_local_rot(&f, b, R);
+            }
+            double *a = angles + (t * B + b) * 3;
+            am_mat3_to_joint_angles(R, t ? a - B * 3 : NULL, a);
+        }
+    }
+}

@@ -24,6 +24,7 @@ WRAPPERS = {
     ("gltf.h", 1): ("am_gltf *doc = NULL;\n    am_rig *rig = NULL;\n    const am_motion *clips[2] = {NULL, NULL};\n"
                     "    const char *names[2] = {\"walk\", \"run\"};\n    am_error err = {0};",
                     "am_rig_free(rig);\n    am_gltf_free(doc);"),
+    ("fit.h", 0): ("const am_rig *rig = NULL;\n    const am_joints *joints = NULL;\n    am_error err = {0};", ""),
     ("ik.h", 0): ("const am_rig *rig = NULL;\n    size_t T = 2;\n    double fps = 30.0;\n"
                   "    const double *pos = NULL;\n    am_error err = {0};", ""),
     ("metrics.h", 0): ("const am_rig *rig = NULL;\n    const am_motion *pred = NULL, *truth = NULL;\n"

@@ -41,6 +41,12 @@ jq -s '.[0] + {joints: .[1].joints, joint_names: .[1].joint_names}' "$TMP/fox_ri
 expect ik_glb_ref 0 '' -- "$AM_BIN" ik "$TMP/fox_rigid.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox_rigid.json" -o "$TMP/fox_ik" -q
 expect ik_glb_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/fox_ik/report.json"
 expect score_glb_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox_rigid.json" "$TMP/fox_ik/motion.json" --rig "$TMP/fox/rig.json"
+# Noisy input (issue 12): 1 % of the body per axis and 5 % missing come back at most half as
+# noisy (SPEC 5 noise ratio), missing joints filled by the rig.
+/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" make "$TMP/fox_rigid.json" "$TMP/fox/rig.json" "$TMP/fox_noisy.npz" --seed 1
+expect ik_glb_noisy 0 '' -- "$AM_BIN" ik "$TMP/fox_noisy.npz" --rig "$TMP/fox/rig.json" --reference "$TMP/fox_rigid.json" -o "$TMP/fox_noisy_ik" -q
+expect ik_glb_noisy_ratio_under_half 0 '"ratio": 0\.[0-4]' -- /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score \
+  "$TMP/fox_rigid.json" "$TMP/fox/rig.json" "$TMP/fox_noisy.npz" "$TMP/fox_noisy_ik/motion.json"
 expect ik_glb_walk 0 '' -- "$AM_BIN" ik "$TMP/fox/motion.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox/motion.json" -o "$TMP/fox_walk_ik" -q
 expect score_glb_walk_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox/motion.json" "$TMP/fox_walk_ik/motion.json"
 expect convert_glb_bad_clip 2 "no clip 'Sleep'" -- "$AM_BIN" convert "$D/gltf/quaternius/Fox.glb" --clip Sleep -o "$TMP/x"

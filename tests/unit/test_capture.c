@@ -74,7 +74,7 @@ static void capture_joint_jacobian_matches_numeric(void)
     ami_chains ch;
     am_error err = {0};
     AM_CHECK_OK(ami_chains_build(rig, &ch, &err), &err);
-    const size_t B = rig->bone_count, J = rig->joint_count, P = ami_cap_block(rig);
+    const size_t B = rig->bone_count, J = rig->joint_count, P = ami_fit_block(rig);
     double x[6 + 3 * 64], pose[64 * 16], axes[64 * 9], jt[64 * 3], jt2[64 * 3], q0[4], tr[3];
     ami_rng r;
     ami_rng_seed(&r, 3);

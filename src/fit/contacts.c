@@ -10,20 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
 #include "core/internal.h"
+#include "fit_internal.h"
 
 /* A plant's spot in the ground's frame: the mean over frames s..e of joint j, each frame
  * carried back to frame s by the ground velocity (the ground moves only in x and y). */
-static void ami_plant_spot(const ami_cap *c, size_t j, size_t s, size_t e, double spot[3])
+static void ami_plant_spot(const ami_fit *f, size_t j, size_t s, size_t e, double spot[3])
 {
-    size_t J = c->rig->joint_count;
+    size_t J = f->rig->joint_count;
     spot[0] = spot[1] = spot[2] = 0.0;
     for (size_t t = s; t <= e; t++) {
-        const double *p = c->joints + (t * J + j) * 3;
-        double back = (double)(t - s) / c->fps;
-        spot[0] += p[0] - c->vg[0] * back;
-        spot[1] += p[1] - c->vg[1] * back;
+        const double *p = f->joints + (t * J + j) * 3;
+        double back = (double)(t - s) / f->fps;
+        spot[0] += p[0] - f->vg[0] * back;
+        spot[1] += p[1] - f->vg[1] * back;
         spot[2] += p[2];
     }
     for (int d = 0; d < 3; d++) spot[d] /= (double)(e - s + 1);
@@ -43,11 +43,11 @@ static int ami_cmp_d(const void *a, const void *b)
  * plant's mean height and within `grow` of its spot. */
 #define AMI_GROW_HEIGHT 0.012
 
-am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
+am_status ami_fit_find_contacts(ami_fit *f, double grow, am_error *err)
 {
-    const size_t T = c->T, J = c->J, C = c->C;
+    const size_t T = f->T, J = f->J, C = f->Cc;
     if (!C) return AM_OK;
-    ami_cap_fk_all(c, c->x, false);
+    ami_fit_fk_all(f, f->x, false);
     double *vel = am_alloc_array(T * C * 3, sizeof(double)), *buf = am_alloc_array(T * C + 1, sizeof(double));
     uint8_t *low = am_alloc_array(T * C, 1);
     if (!vel || !buf || !low) {
@@ -57,26 +57,26 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
         return AM_FAIL(err, AM_E_NOMEM, "contacts");
     }
     for (size_t ci = 0; ci < C; ci++) {
-        size_t j = (size_t)c->cj[ci];
-        double rz = c->rig->joint_rest[3 * j + 2];
+        size_t j = (size_t)f->cj[ci];
+        double rz = f->rig->joint_rest[3 * j + 2];
         for (size_t t = 0; t < T; t++) {
             size_t a = t > 0 ? t - 1 : 0, b = t + 1 < T ? t + 1 : T - 1;
-            const double *pa = c->joints + (a * J + j) * 3, *pb = c->joints + (b * J + j) * 3;
-            for (int k = 0; k < 3; k++) vel[(t * C + ci) * 3 + (size_t)k] = (pb[k] - pa[k]) * c->fps / (double)(b - a);
-            low[t * C + ci] = c->joints[(t * J + j) * 3 + 2] - rz < AMI_PLANT_HEIGHT;
+            const double *pa = f->joints + (a * J + j) * 3, *pb = f->joints + (b * J + j) * 3;
+            for (int k = 0; k < 3; k++) vel[(t * C + ci) * 3 + (size_t)k] = (pb[k] - pa[k]) * f->fps / (double)(b - a);
+            low[t * C + ci] = f->joints[(t * J + j) * 3 + 2] - rz < AMI_PLANT_HEIGHT;
         }
     }
     /* Ground velocity: componentwise median of the low joints' horizontal velocity, then again
      * over those that move with that estimate (lifting and landing feet are low too, and would
      * bias it). */
-    memset(c->vg, 0, sizeof c->vg);
+    memset(f->vg, 0, sizeof f->vg);
     for (int pass = 0; pass < 2; pass++) {
         double v[2] = {0.0, 0.0};
         for (int k = 0; k < 2; k++) {
             size_t n = 0;
             for (size_t i = 0; i < T * C; i++) {
                 if (!low[i]) continue;
-                if (pass && hypot(vel[3 * i] - c->vg[0], vel[3 * i + 1] - c->vg[1]) > AMI_PLANT_SPEED) continue;
+                if (pass && hypot(vel[3 * i] - f->vg[0], vel[3 * i + 1] - f->vg[1]) > AMI_PLANT_SPEED) continue;
                 buf[n++] = vel[3 * i + (size_t)k];
             }
             if (n >= 5) {
@@ -84,13 +84,13 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
                 v[k] = buf[n / 2];
             }
         }
-        c->vg[0] = v[0];
-        c->vg[1] = v[1];
+        f->vg[0] = v[0];
+        f->vg[1] = v[1];
     }
     /* Below 10 cm/s it is the noise of a still ground, not a treadmill. */
-    if (hypot(c->vg[0], c->vg[1]) < 0.10) c->vg[0] = c->vg[1] = 0.0;
+    if (hypot(f->vg[0], f->vg[1]) < 0.10) f->vg[0] = f->vg[1] = 0.0;
     for (size_t ci = 0; ci < C; ci++) {
-        size_t j = (size_t)c->cj[ci];
+        size_t j = (size_t)f->cj[ci];
         for (size_t t = 0; t < T; t++) {
             size_t i = t * C + ci;
             /* The slower of the two one-sided speeds: a plant's first and last frames are still
@@ -99,54 +99,54 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
             for (int side = -1; side <= 1; side += 2) {
                 long u = (long)t + side;
                 if (u < 0 || u >= (long)T) continue;
-                const double *pa = c->joints + (t * J + j) * 3, *pb = c->joints + ((size_t)u * J + j) * 3;
-                double sv = hypot((pb[0] - pa[0]) * c->fps * side - c->vg[0], (pb[1] - pa[1]) * c->fps * side - c->vg[1]);
+                const double *pa = f->joints + (t * J + j) * 3, *pb = f->joints + ((size_t)u * J + j) * 3;
+                double sv = hypot((pb[0] - pa[0]) * f->fps * side - f->vg[0], (pb[1] - pa[1]) * f->fps * side - f->vg[1]);
                 if (sv < dv) dv = sv;
             }
-            c->plant[i] = low[i] && dv < AMI_PLANT_SPEED;
+            f->plant[i] = low[i] && dv < AMI_PLANT_SPEED;
         }
         /* Hysteresis: grow each plant over the neighbouring frames that sit as low as the
          * plant itself (within AMI_GROW_HEIGHT of its mean height) and near its spot (within
          * AMI_GROW_RADIUS). Speeds at a plant's edges mix in the swing and the first fit's
          * frame-to-frame jitter, heights do not: a foot lands and lifts through the air. */
         for (size_t t = 0; t < T;) {
-            if (!c->plant[t * C + ci]) {
+            if (!f->plant[t * C + ci]) {
                 t++;
                 continue;
             }
             size_t e = t;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && f->plant[(e + 1) * C + ci]) e++;
             double spot[3];
-            ami_plant_spot(c, j, t, e, spot);
+            ami_plant_spot(f, j, t, e, spot);
             for (int dir = -1; dir <= 1; dir += 2) {
                 long k = dir < 0 ? (long)t - 1 : (long)e + 1;
-                for (; k >= 0 && k < (long)T && !c->plant[(size_t)k * C + ci]; k += dir) {
-                    const double *p = c->joints + ((size_t)k * J + j) * 3;
-                    double dx = p[0] - c->vg[0] * ((double)k - (double)t) / c->fps - spot[0];
-                    double dy = p[1] - c->vg[1] * ((double)k - (double)t) / c->fps - spot[1];
+                for (; k >= 0 && k < (long)T && !f->plant[(size_t)k * C + ci]; k += dir) {
+                    const double *p = f->joints + ((size_t)k * J + j) * 3;
+                    double dx = p[0] - f->vg[0] * ((double)k - (double)t) / f->fps - spot[0];
+                    double dy = p[1] - f->vg[1] * ((double)k - (double)t) / f->fps - spot[1];
                     if (p[2] - spot[2] > AMI_GROW_HEIGHT || hypot(dx, dy) > grow) break;
-                    c->plant[(size_t)k * C + ci] = 1;
+                    f->plant[(size_t)k * C + ci] = 1;
                 }
             }
             t = e + 1;
-            while (t < T && c->plant[t * C + ci]) t++;
+            while (t < T && f->plant[t * C + ci]) t++;
         }
         /* Fill one-frame holes, then drop plants shorter than 3 frames. */
         for (size_t t = 1; t + 1 < T; t++)
-            if (!c->plant[t * C + ci] && c->plant[(t - 1) * C + ci] && c->plant[(t + 1) * C + ci]) c->plant[t * C + ci] = 1;
+            if (!f->plant[t * C + ci] && f->plant[(t - 1) * C + ci] && f->plant[(t + 1) * C + ci]) f->plant[t * C + ci] = 1;
         for (size_t t = 0; t < T;) {
-            if (!c->plant[t * C + ci]) {
+            if (!f->plant[t * C + ci]) {
                 t++;
                 continue;
             }
             size_t e = t;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && f->plant[(e + 1) * C + ci]) e++;
             double zs = 0.0;
-            for (size_t k = t; k <= e; k++) zs += c->joints[(k * J + j) * 3 + 2];
+            for (size_t k = t; k <= e; k++) zs += f->joints[(k * J + j) * 3 + 2];
             zs /= (double)(e - t + 1);
             for (size_t k = t; k <= e; k++) {
-                if (e - t + 1 < 3) c->plant[k * C + ci] = 0;
-                c->plant_z[k * C + ci] = zs;
+                if (e - t + 1 < 3) f->plant[k * C + ci] = 0;
+                f->plant_z[k * C + ci] = zs;
             }
             t = e + 1;
         }
@@ -158,27 +158,25 @@ am_status ami_cap_find_contacts(ami_cap *c, double grow, am_error *err)
 }
 
 /* Drift of joint j over a plant: the farthest it gets from where it started, in the ground's frame. */
-static double ami_plant_drift(const ami_cap *c, size_t j, size_t s, size_t e)
+static double ami_plant_drift(const ami_fit *f, size_t j, size_t s, size_t e)
 {
-    const double dt = 1.0 / c->fps;
+    const double dt = 1.0 / f->fps;
     double drift = 0.0;
-    const double *p0 = c->joints + (s * c->J + j) * 3;
+    const double *p0 = f->joints + (s * f->J + j) * 3;
     for (size_t t = s; t <= e; t++) {
-        const double *p = c->joints + (t * c->J + j) * 3;
+        const double *p = f->joints + (t * f->J + j) * 3;
         double d[3];
-        for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - c->vg[k] * dt * (double)(t - s);
+        for (int k = 0; k < 3; k++) d[k] = p[k] - p0[k] - f->vg[k] * dt * (double)(t - s);
         double n = am_vec3_norm(d);
         if (n > drift) drift = n;
     }
     return drift;
 }
 
-am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error *err)
+am_status ami_fit_foot_lock(ami_fit *f, bool lock, ami_lock_stats *out, am_error *err)
 {
-    const size_t T = c->T, J = c->J, C = c->C, P = c->P, B = c->B;
-    const double dt = 1.0 / c->fps;
-    double sum = 0.0, mx = 0.0, fit_sum = 0.0, fit_mx = 0.0;
-    size_t np = 0;
+    const size_t T = f->T, J = f->J, C = f->Cc, P = f->P, B = f->B;
+    const double dt = 1.0 / f->fps;
     double *pose = am_alloc_array(B * 16, sizeof(double)), *axes = am_alloc_array(B * 9, sizeof(double));
     double *jt = am_alloc_array(J * 3, sizeof(double)), *eul = am_alloc_array(B * 3, sizeof(double));
     am_status st = AM_OK;
@@ -186,66 +184,73 @@ am_status ami_cap_foot_lock(ami_cap *c, bool lock, ami_lock_stats *out, am_error
         st = AM_FAIL(err, AM_E_NOMEM, "foot lock of %zu bones", B);
         goto done;
     }
-    ami_cap_fk_all(c, c->x, false);
+    ami_fit_fk_all(f, f->x, false);
     for (size_t ci = 0; ci < C; ci++) {
-        if (!ami_progress("solve: foot lock", (double)ci / (double)C)) {
+        if (!ami_progress("fit: contacts", (double)ci / (double)C)) {
             st = AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped at contact %zu", ci);
             goto done;
         }
-        size_t j = (size_t)c->cj[ci], pinned = 0;
-        double moved_sum = 0.0, moved_max = 0.0;
+        size_t j = (size_t)f->cj[ci];
         for (size_t s = 0; s < T;) {
-            if (!c->plant[s * C + ci]) {
+            if (!f->plant[s * C + ci]) {
                 s++;
                 continue;
             }
             size_t e = s;
-            while (e + 1 < T && c->plant[(e + 1) * C + ci]) e++;
+            while (e + 1 < T && f->plant[(e + 1) * C + ci]) e++;
+            /* A plant that began in the frames the previous window fixed was counted there and
+             * keeps the spot those frames hold; one that begins after this window's committed
+             * frames is the next window's. */
+            bool counted = s >= f->fixed && s < f->commit;
             double spot[3];
-            ami_plant_spot(c, j, s, e, spot);
-            double fit_drift = ami_plant_drift(c, j, s, e);
-            fit_sum += fit_drift;
-            if (fit_drift > fit_mx) fit_mx = fit_drift;
+            if (s < f->fixed) {
+                const double *p = f->joints + ((f->fixed - 1) * J + j) * 3;
+                for (int k = 0; k < 3; k++) spot[k] = p[k] - f->vg[k] * dt * (double)(f->fixed - 1 - s);
+            } else {
+                ami_plant_spot(f, j, s, e, spot);
+            }
+            if (counted) {
+                double fit_drift = ami_plant_drift(f, j, s, e);
+                out->fit_sum += fit_drift;
+                if (fit_drift > out->fit_max) out->fit_max = fit_drift;
+            }
             if (lock) {
                 /* Pin inside the plant only. A ramp of partial pins either side (as before) pulled
                  * swing frames several cm toward the spot: 0.03% of body size on the mean
                  * per-joint error, 0.1% on its p95. The plants are grown to their whole low,
-                 * near-the-spot span instead (ami_cap_find_contacts). */
-                for (size_t t = s; t <= e; t++) {
+                 * near-the-spot span instead (ami_fit_find_contacts). */
+                for (size_t t = s < f->fixed ? f->fixed : s; t <= e; t++) {
                     double q[4], goal[3];
-                    for (int k = 0; k < 3; k++) goal[k] = spot[k] + c->vg[k] * dt * ((double)t - (double)s);
-                    double *xt = c->x + t * P;
-                    ami_cap_root_quat(c, c->x, t, q);
-                    memcpy(eul, xt + AMI_CAP_ROOT_PARAMS - 3, B * 3 * sizeof(double));
-                    if (isnan(ami_pin_joint(c->rig, &c->ch, j, 4, xt, q, eul, goal, pose, axes, jt))) {
+                    for (int k = 0; k < 3; k++) goal[k] = spot[k] + f->vg[k] * dt * ((double)t - (double)s);
+                    double *xt = f->x + t * P;
+                    ami_fit_root_quat(f, f->x, t, q);
+                    memcpy(eul, xt + AMI_FIT_ROOT_PARAMS - 3, B * 3 * sizeof(double));
+                    if (isnan(ami_pin_joint(f->rig, f->ch, j, 4, xt, q, eul, goal, pose, axes, jt))) {
                         st = ami_cancelled() ? AM_FAIL(err, AM_E_CANCELLED, "foot lock stopped")
                                              : AM_FAIL(err, AM_E_NOMEM, "foot lock pin");
                         goto done;
                     }
-                    memcpy(xt + AMI_CAP_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
+                    memcpy(xt + AMI_FIT_ROOT_PARAMS, eul + 3, (B - 1) * 3 * sizeof(double));
                     double d[3];
-                    for (int k = 0; k < 3; k++) d[k] = jt[j * 3 + (size_t)k] - c->joints[(t * J + j) * 3 + (size_t)k];
+                    for (int k = 0; k < 3; k++) d[k] = jt[j * 3 + (size_t)k] - f->joints[(t * J + j) * 3 + (size_t)k];
                     double moved = am_vec3_norm(d);
-                    moved_sum += moved;
-                    if (moved > moved_max) moved_max = moved;
-                    pinned++;
-                    memcpy(c->joints + t * J * 3, jt, J * 3 * sizeof(double));
+                    if (t < f->commit) {
+                        out->moved_sum[ci] += moved;
+                        out->moved_n[ci]++;
+                        if (moved > out->moved_max[ci]) out->moved_max[ci] = moved;
+                    }
+                    memcpy(f->joints + t * J * 3, jt, J * 3 * sizeof(double));
                 }
             }
-            double drift = ami_plant_drift(c, j, s, e);
-            sum += drift;
-            if (drift > mx) mx = drift;
-            np++;
+            if (counted) {
+                double drift = ami_plant_drift(f, j, s, e);
+                out->sum += drift;
+                if (drift > out->max) out->max = drift;
+                out->plants++;
+            }
             s = e + 1;
         }
-        out->moved_mean[ci] = pinned ? moved_sum / (double)pinned : 0.0;
-        out->moved_max[ci] = moved_max;
     }
-    out->plants = np;
-    out->fit_mean = np ? fit_sum / (double)np : 0.0;
-    out->fit_max = fit_mx;
-    out->mean = np ? sum / (double)np : 0.0;
-    out->max = mx;
 done:
     am_free(pose);
     am_free(axes);

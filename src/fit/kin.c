@@ -1,10 +1,10 @@
-/* Kinematics for the capture fit: FK that also returns the world axes of every Euler partial,
- * so joint Jacobians are analytic (d p / d e_k = omega_k x (p - head)), the per-frame IK pin
- * used by the exam's planted feet and by the solve's foot lock. */
+/* Kinematics for the fit: FK that also returns the world axes of every Euler partial, so joint
+ * Jacobians are analytic (d p / d e_k = omega_k x (p - head)), the per-frame IK pin used by the
+ * exam's planted feet and by the foot lock, and small helpers the fit shares. */
 #include <math.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "fit_internal.h"
 #include "core/internal.h"
 
 am_status ami_chains_build(const am_rig *rig, ami_chains *ch, am_error *err)
@@ -30,7 +30,7 @@ am_status ami_chains_build(const am_rig *rig, ami_chains *ch, am_error *err)
             ch->bones[n++] = b;
             b = rig->parent[b];
         }
-        ch->col_count[j] = AMI_CAP_ROOT_PARAMS + 3 * (n - ch->start[j]);
+        ch->col_count[j] = AMI_FIT_ROOT_PARAMS + 3 * (n - ch->start[j]);
     }
     ch->start[J] = n;
     return AM_OK;
@@ -112,7 +112,7 @@ size_t ami_joint_jacobian(const am_rig *rig, const ami_chains *ch, size_t j, con
         cols[3 + c] = (int32_t)(3 + c);
         for (size_t r = 0; r < 3; r++) jac[r * nc + 3 + c] = d[r];
     }
-    size_t c = AMI_CAP_ROOT_PARAMS;
+    size_t c = AMI_FIT_ROOT_PARAMS;
     for (int32_t k = ch->start[j]; k < ch->start[j + 1]; k++) {
         size_t b = (size_t)ch->bones[k];
         const double *P = pose + 16 * b;
@@ -121,7 +121,7 @@ size_t ami_joint_jacobian(const am_rig *rig, const ami_chains *ch, size_t j, con
         for (size_t a = 0; a < 3; a++, c++) {
             double d[3];
             am_vec3_cross(axes + 9 * b + 3 * a, rel, d);
-            cols[c] = (int32_t)ami_cap_euler_col(b, a);
+            cols[c] = (int32_t)ami_fit_euler_col(b, a);
             for (size_t r = 0; r < 3; r++) jac[r * nc + c] = d[r];
         }
     }
@@ -211,8 +211,7 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
         for (int a = 0; a < 3; a++) {
             size_t b = (size_t)bones[k];
             x[3 * k + (size_t)a] = u.e0[3 * k + (size_t)a] = euler[3 * b + (size_t)a];
-            lo[3 * k + (size_t)a] = rig->limits[b * 6 + (size_t)a * 2];
-            hi[3 * k + (size_t)a] = rig->limits[b * 6 + (size_t)a * 2 + 1];
+            ami_fit_axis_bounds(rig, b, (size_t)a, &lo[3 * k + (size_t)a], &hi[3 * k + (size_t)a]);
         }
     if (depth > 0) {
         am_lsq_problem pb = {.param_count = 3 * depth, .lower = lo, .upper = hi, .eval = ami_pin_eval, .user = &u};
@@ -228,4 +227,33 @@ double ami_pin_joint(const am_rig *rig, const ami_chains *ch, size_t j, size_t d
     }
     ami_fk_frame(rig, trans, q, euler, pose_scratch, NULL, joints_scratch);
     return am_vec3_dist(joints_scratch + 3 * j, target);
+}
+
+bool ami_fill_track(double *v, size_t T, size_t stride)
+{
+    long prev = -1;
+    for (size_t t = 0; t < T; t++) {
+        if (isnan(v[t * stride])) continue;
+        if (prev < 0) {
+            for (size_t k = 0; k < t; k++) v[k * stride] = v[t * stride];
+        } else if ((size_t)prev + 1 < t) {
+            double a = v[(size_t)prev * stride], b = v[t * stride];
+            for (size_t k = (size_t)prev + 1; k < t; k++)
+                v[k * stride] = a + (b - a) * (double)(k - (size_t)prev) / (double)(t - (size_t)prev);
+        }
+        prev = (long)t;
+    }
+    if (prev < 0) return false;
+    for (size_t k = (size_t)prev + 1; k < T; k++) v[k * stride] = v[(size_t)prev * stride];
+    return true;
+}
+
+void ami_fit_axis_bounds(const am_rig *rig, size_t bone, size_t axis, double *lo, double *hi)
+{
+    *lo = rig->limits[bone * 6 + axis * 2];
+    *hi = rig->limits[bone * 6 + axis * 2 + 1];
+    if (*hi - *lo >= 2.0 * AM_PI - 1e-9) {
+        *lo = -INFINITY;
+        *hi = INFINITY;
+    }
 }
