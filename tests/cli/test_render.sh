@@ -58,4 +58,14 @@ for d in rg ik; do
   if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/$d/report.html" "$TMP/$d/motion.json" "$TMP/${d}_shot.png" 2>&1); then
     am_pass "${d}_report_in_chromium: $out"; else am_fail "${d}_report_in_chromium" "$out"; fi
 done
+
+# dataset: the meta's layout pixels are SPEC 3's projection of its true joints, each picture shows
+# the pose its meta records (tests/cli/dataset_check.py), and one seed gives the same files
+expect dataset 0 "" -- "$AM_BIN" dataset --rig "$W/rig.json" --creature "$W/creature.json" --count 3 --seed 4 -o "$TMP/ds" -q
+if out=$(python3 "$AM_SOURCE/tests/cli/dataset_check.py" "$TMP/ds" 3 2>&1); then am_pass "dataset_meta_matches_pictures: $out"
+else am_fail dataset_meta_matches_pictures "$out"; fi
+"$AM_BIN" dataset --rig "$W/rig.json" --creature "$W/creature.json" --count 3 --seed 4 -o "$TMP/ds2" -q
+if diff -r "$TMP/ds" "$TMP/ds2" >/dev/null; then am_pass dataset_same_seed_same_files; else am_fail dataset_same_seed_same_files "two runs with --seed 4 differ"; fi
+"$AM_BIN" dataset --rig "$W/rig.json" --creature "$W/creature.json" --count 1 --seed 5 -o "$TMP/ds3" -q
+if ! cmp -s "$TMP/ds/0_meta.json" "$TMP/ds3/0_meta.json"; then am_pass dataset_seed_changes_pose; else am_fail dataset_seed_changes_pose "--seed 5 gave --seed 4's pose"; fi
 am_done
