@@ -30,7 +30,7 @@ glb_check() { # GLB RIG MOTION FPS [SCALE]: validator + three.js (failures count
   if ! bash scripts/gltf_validate.sh "$1" | grep -q '"errors":0,"warnings":0'; then
     echo "VALIDATOR FAILED: $1" >&2; failures=$((failures + 1)); fi
   "$bin" fk "$2" --motion "$3" -q > "$1.fk.json"
-  if ! node scripts/three_check.mjs "$1" "$2" "$1.fk.json" "$4" "${5:-1}" > "$1.three.json"; then
+  if ! node scripts/three_check.mjs "$1" "$2" "$1.fk.json" "$4" "" "${5:-1}" > "$1.three.json"; then
     echo "THREE.JS FAILED: $1 $(cat "$1.three.json")" >&2; failures=$((failures + 1)); fi
   checked=$((checked + 1))
 }

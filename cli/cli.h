@@ -72,6 +72,8 @@ typedef enum am_cli_format {
     AM_CLI_FMT_BVH,
     AM_CLI_FMT_JSON,
     AM_CLI_FMT_NPZ,
+    AM_CLI_FMT_OBJ,
+    AM_CLI_FMT_CSV,
     AM_CLI_FMT_TRC,
     AM_CLI_FMT_TOML,
     AM_CLI_FMT_COUNT

@@ -11,7 +11,8 @@
 
 static const char *const ami_ext_names[AM_CLI_FMT_COUNT] = {
     [AM_CLI_FMT_GLB] = ".glb",  [AM_CLI_FMT_BVH] = ".bvh",  [AM_CLI_FMT_JSON] = ".json",
-    [AM_CLI_FMT_NPZ] = ".npz",  [AM_CLI_FMT_TRC] = ".trc",  [AM_CLI_FMT_TOML] = ".toml"};
+    [AM_CLI_FMT_NPZ] = ".npz",  [AM_CLI_FMT_OBJ] = ".obj",  [AM_CLI_FMT_CSV] = ".csv",
+    [AM_CLI_FMT_TRC] = ".trc",  [AM_CLI_FMT_TOML] = ".toml"};
 
 const char *am_cli_ext(const char *path)
 {

@@ -1,10 +1,13 @@
 # Imports a .glb with Blender's own glTF importer (headless) and compares every pose bone's head
 # at every frame with the joint positions of `anymove fk`. Blender's world is ours (Z up).
-# usage: blender -b --factory-startup --python-exit-code 1 -P blender_check.py -- FILE.glb RIG.json FK.json FPS
+# usage: blender -b --factory-startup --python-exit-code 1 -P blender_check.py -- FILE.glb RIG.json FK.json FPS [CLIP]
+# With CLIP, the action of that name (the importer names it after the animation) is the one played.
 import json, sys
 import bpy
 
-file, rig_path, fk_path, fps = sys.argv[sys.argv.index("--") + 1:][:4]
+args = sys.argv[sys.argv.index("--") + 1:]
+file, rig_path, fk_path, fps = args[:4]
+clip = args[4] if len(args) > 4 else None
 fps = float(fps)
 rig = json.load(open(rig_path))
 fk = json.load(open(fk_path))
@@ -18,6 +21,10 @@ arms = [o for o in scene.objects if o.type == 'ARMATURE']
 meshes = [o for o in scene.objects if o.type == 'MESH']
 assert arms, "no armature imported"
 arm = arms[0]
+if clip is not None:
+    actions = [a for a in bpy.data.actions if a.name == clip or a.name.startswith(clip + "_")]
+    assert actions, "no action named %s among %s" % (clip, [a.name for a in bpy.data.actions])
+    arm.animation_data.action = actions[0]
 joint_index = {n: i for i, n in enumerate(fk["joint_names"])}
 max_err, count, missing = 0.0, 0, []
 for t in range(len(fk["joints"])):

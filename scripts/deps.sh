@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libhdf5-dev
+PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libsuitesparse-dev
+          libhdf5-dev
           clang libclang-rt-14-dev blender python3-numpy
           python3-pytest python3-pip python3-setuptools python3-venv
           slurmctld slurmd slurm-client munge

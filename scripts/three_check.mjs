@@ -3,7 +3,7 @@
 // the joint positions of `anymove fk` (converted from glTF's Y-up to our Z-up world). Bones are
 // found under the names three gives nodes (PropertyBinding.sanitizeNodeName: "upperarm.L" is
 // "upperarmL", "mixamorig:Hips" is "mixamorigHips").
-// usage: node three_check.mjs FILE.glb RIG.json FK.json FPS [SCALE]  -> one JSON line; exit 1 if off.
+// usage: node three_check.mjs FILE.glb RIG.json FK.json FPS [CLIP [SCALE]]  -> one JSON line; exit 1 if off.
 // SCALE: metres per unit of the file (a character kept in centimetres under a rig scaled to metres).
 import fs from 'fs';
 import path from 'path';
@@ -24,7 +24,10 @@ THREE.ImageLoader.prototype.load = function (url, onLoad) {
   return image;
 };
 
-const [file, rigPath, fkPath, fpsArg, scaleArg] = process.argv.slice(2);
+// Optional CLIP: the animation of that name (else the first, also when CLIP is ""); with it,
+// the loop is checked too: the root-relative step from the last frame back to the first must be
+// no bigger than twice the clip's mean root-relative step (a loop without a pop).
+const [file, rigPath, fkPath, fpsArg, clipName, scaleArg] = process.argv.slice(2);
 const scale = scaleArg ? Number(scaleArg) : 1;
 const data = fs.readFileSync(file);
 const buf = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
@@ -37,11 +40,13 @@ const scene = gltf.scene;
 let skinned = 0;
 scene.traverse((o) => { if (o.isSkinnedMesh) skinned++; });
 const mixer = new THREE.AnimationMixer(scene);
-if (gltf.animations.length) mixer.clipAction(gltf.animations[0]).play();
+const anim = clipName ? gltf.animations.find((a) => a.name === clipName) : gltf.animations[0];
+if (anim) mixer.clipAction(anim).play();
 // A looping action at t = duration is back at frame 0: the last frame is sampled just before.
-const duration = gltf.animations.length ? gltf.animations[0].duration : 0;
+const duration = anim ? anim.duration : 0;
 const jointIndex = new Map(fk.joint_names.map((n, i) => [n, i]));
 let maxErr = 0, count = 0, missing = [];
+const rel = [];  // per frame, every bone head relative to the root's
 const p = new THREE.Vector3();
 for (let t = 0; t < fk.joints.length; t++) {
   mixer.setTime(Math.min(t / fps, duration - 1e-6));
@@ -50,6 +55,8 @@ for (let t = 0; t < fk.joints.length; t++) {
     const node = scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(bone));
     if (!node) { if (!missing.includes(bone)) missing.push(bone); continue; }
     node.getWorldPosition(p);
+    if (!rel[t]) rel[t] = [];
+    rel[t].push(p.clone());
     const want = fk.joints[t][jointIndex.get(head)];
     // glTF/three (x, y, z) is our (x, -z, y).
     const err = Math.hypot(scale * p.x - want[0], -scale * p.z - want[1], scale * p.y - want[2]);
@@ -57,7 +64,20 @@ for (let t = 0; t < fk.joints.length; t++) {
     count++;
   }
 }
-const ok = skinned > 0 && gltf.animations.length > 0 && missing.length === 0 && maxErr < 1e-4;
-console.log(JSON.stringify({ file, skinned_meshes: skinned, animations: gltf.animations.length,
-  samples: count, max_error_m: maxErr, missing_bones: missing, ok }));
+let seam = 0, meanStep = 0;
+if (clipName && rel.length > 2) {
+  const step = (a, b) => {
+    let s = 0;
+    for (let i = 0; i < a.length; i++)
+      s += a[i].clone().sub(a[0]).distanceTo(b[i].clone().sub(b[0]));
+    return s / a.length;
+  };
+  for (let t = 0; t + 1 < rel.length; t++) meanStep += step(rel[t], rel[t + 1]) / (rel.length - 1);
+  seam = step(rel[rel.length - 1], rel[0]);
+}
+const loops = !clipName || seam <= 2 * meanStep + 1e-9;
+const ok = skinned > 0 && !!anim && missing.length === 0 && maxErr < 1e-4 && loops;
+console.log(JSON.stringify({ file, clip: anim ? anim.name : null, skinned_meshes: skinned,
+  animations: gltf.animations.length, samples: count, max_error_m: maxErr, missing_bones: missing,
+  seam_step_m: seam, mean_step_m: meanStep, ok }));
 process.exitCode = ok ? 0 : 1;

@@ -13,6 +13,8 @@
 #include "capture.h"
 #include "decompose.h"
 #include "synth.h"
+#include "bind.h"
+#include "shape.h"
 #include "camera.h"
 #include "mocap.h"
 #include "multiview.h"

@@ -32,6 +32,7 @@
 #define ANYMOVE_GLTF_H
 
 #include "core.h"
+#include "io.h"
 #include "rig.h"
 
 #ifdef __cplusplus
@@ -43,6 +44,12 @@ void am_gltf_from_world(const double world[3], double gltf[3]);
 void am_gltf_to_world(const double gltf[3], double world[3]);
 
 /* ---- writer ---- */
+/* Triangles [first_triangle, first_triangle + triangle_count) drawn with one material. */
+typedef struct am_gltf_mesh_part {
+    size_t first_triangle, triangle_count;
+    int32_t material;               /* a material of am_gltf_mesh_in.look, or -1 (default) */
+} am_gltf_mesh_part;
+
 typedef struct am_gltf_mesh_in {
     size_t vertex_count;            /* V */
     const float *positions;         /* [V][3] rest positions, world axes (SPEC 1) */
@@ -51,6 +58,17 @@ typedef struct am_gltf_mesh_in {
     size_t influences;              /* K slots per vertex in bone_index/weights (any K >= 1) */
     const int32_t *bone_index;      /* [V][K] rig bone indices (negative = unused slot) */
     const float *weights;           /* [V][K]; the top 4 are kept and renormalized */
+    const float *colors;            /* [V][4] RGBA in [0, 1] written as COLOR_0 (bind's limb
+                                       paint), or NULL */
+    const float *normals;           /* [V][3] unit normals, world axes, or NULL */
+    const float *texcoords;         /* [V][2] TEXCOORD_0, or NULL */
+    /* The look of the model the mesh came from (bind keeps it): with look (a document loaded
+     * with AM_GLTF_KEEP_SOURCE), its materials, textures, samplers and images (embedded) are
+     * written, and each part is one primitive with its material; without parts, the triangles
+     * are one primitive. parts must cover the triangles in order. */
+    const struct am_gltf *look;
+    size_t part_count;
+    const am_gltf_mesh_part *parts;
 } am_gltf_mesh_in;
 
 typedef struct am_gltf_export {
@@ -69,6 +87,9 @@ typedef struct am_gltf_export {
      * uniformly (convert --scale); mesh must be NULL. */
     const struct am_gltf *source;
     int source_skin;                /* -1 or 0: the first skin */
+    const char *drop_attribute;     /* with a source: this vertex attribute is removed from every
+                                       mesh primitive (pack: "COLOR_0", the limb paint bind
+                                       wrote); NULL = keep all */
     am_warning_list *warnings;      /* optional output: the call's warnings are appended (free
                                        with am_warning_list_free); NULL = the caller's scope */
     am_context ctx;                 /* allocator, limits, progress (stage "glTF write");
@@ -134,7 +155,8 @@ typedef struct am_gltf_skin {
 
 typedef struct am_gltf_primitive {
     int mode;                /* 0 POINTS ... 4 TRIANGLES (default) */
-    int32_t position, normal, joints0, weights0, indices; /* accessor indices or -1 */
+    int32_t position, normal, joints0, weights0, texcoord0, indices; /* accessor indices or -1 */
+    int32_t material;        /* index into the document's materials or -1 */
     size_t target_count;
     int32_t *target_position; /* [targets] accessor of POSITION deltas or -1 */
 } am_gltf_primitive;
@@ -258,6 +280,36 @@ AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **o
 AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
                                            int anim, double fps, am_motion **out,
                                            am_error *err);
+
+/* ---- the triangle meshes of a document as one mesh (bind) ---- */
+typedef struct am_gltf_part {
+    int32_t node, mesh;        /* the mesh node and its mesh */
+    size_t primitive;          /* primitive of that mesh */
+    size_t first, count;       /* its vertices in the gathered mesh */
+    size_t first_triangle, triangle_count; /* its triangles in the gathered mesh */
+    int32_t material;          /* the primitive's material or -1 */
+} am_gltf_part;
+
+typedef struct am_gltf_meshes {
+    am_mesh mesh;              /* every vertex of every TRIANGLES primitive of every mesh node,
+                                  in node order, placed by the node's rest world matrix (for a
+                                  skinned node that is its bind pose) in SPEC 1 world axes */
+    size_t part_count;
+    am_gltf_part *parts;       /* [part_count] */
+    int32_t *skin_joint;       /* [V][4] JOINTS_0 of primitives skinned by skin 0 (indices into
+                                  its joints), else 0; NULL when the document has no skin */
+    float *skin_weight;        /* [V][4] WEIGHTS_0 there, else 0 */
+    float *normals;            /* [V][3] unit NORMAL in world axes when every primitive has one,
+                                  else NULL */
+    float *texcoords;          /* [V][2] TEXCOORD_0 (0, 0 in primitives without), NULL when no
+                                  primitive has one */
+} am_gltf_meshes;
+
+/* Gather the meshes. Primitives that are not triangle lists are left out with a warning.
+ * AM_E_EMPTY without triangles' vertices, AM_E_VALUE for an index outside its primitive.
+ * Runs in the caller's scope. */
+AM_NODISCARD am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_error *err);
+void am_gltf_meshes_free(am_gltf_meshes *m);
 
 #ifdef __cplusplus
 }

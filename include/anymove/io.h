@@ -178,6 +178,31 @@ AM_NODISCARD am_status am_joints_bind(const am_joints *jt, const am_rig *rig, do
                                       uint8_t *given, am_error *err);
 void am_joints_free(am_joints *jt);
 
+/* ---- triangle meshes: Wavefront OBJ (and the meshes of a glTF, gltf.h) ---- */
+typedef struct am_mesh {
+    size_t vertex_count, triangle_count;  /* V, F */
+    float *positions;                      /* [V][3] metres, world axes (SPEC 1) */
+    int32_t *triangles;                    /* [F][3] vertex indices */
+} am_mesh;
+void am_mesh_free(am_mesh *m);
+
+typedef struct am_obj_opts {
+    bool z_up;      /* the file is Z up, front -Y (our world); default: Y up with the front
+                       facing +Z (Blender's and most tools' OBJ export, glTF's frame) */
+    double scale;   /* metres per file unit; 0 = 1 */
+} am_obj_opts;
+/* `v` and `f` lines (polygons fan-triangulated, v/vt/vn corners, negative indices); every other
+ * statement is skipped. AM_E_SYNTAX / AM_E_VALUE (an index that names no vertex) /
+ * AM_E_NONFINITE with line and column; AM_E_EMPTY without vertices. opts may be NULL. Safe on
+ * untrusted input. Runs in the caller's scope. */
+AM_NODISCARD am_status am_obj_read_mem(const char *text, size_t len, const char *source,
+                                       const am_obj_opts *opts, am_mesh **out, am_error *err);
+AM_NODISCARD am_status am_obj_load(const char *path, const am_obj_opts *opts, am_mesh **out,
+                                   am_error *err);
+/* Write `v` and `f` lines in the axes and units of opts (the reader's inverse). Atomic. */
+AM_NODISCARD am_status am_obj_write(const am_mesh *mesh, const am_obj_opts *opts, const char *path,
+                                    am_error *err);
+
 /* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ----
  * Limits: files of at most 64 MiB (rig), 512 MiB (motion), 16 MiB (creature); the text and
  * its parse tree together within 2 GiB (estimated from the text before parsing) or the

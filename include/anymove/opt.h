@@ -161,6 +161,23 @@ AM_NODISCARD am_status am_dense_cholesky(double *a, size_t n, am_error *err);
 /* Solve L L^T x = b in place with am_dense_cholesky's factor (b [n] becomes x). */
 void am_dense_cholesky_solve(const double *l, size_t n, double *b);
 
+/* ---- sparse symmetric positive definite systems (CHOLMOD, Debian's SuiteSparse) ----
+ * For matrices with the sparsity of a mesh (bone heat's Laplacian): analysed and factored once
+ * (fill-reducing ordering, supernodal), then solved for any number of right-hand sides. */
+typedef struct am_sparse_chol am_sparse_chol;
+/* Factor the n x n matrix given by nnz triplets (rows[k], cols[k], vals[k]) of either triangle
+ * (each entry is mirrored into the lower one; repeated entries are summed). AM_E_DEGENERATE
+ * when it is not positive definite, AM_E_VALUE for an entry outside the matrix, AM_E_NONFINITE.
+ * CHOLMOD's own memory is not counted against the call's limits (its hooks are process-wide). */
+AM_NODISCARD am_status am_sparse_cholesky(size_t n, size_t nnz, const int32_t *rows,
+                                          const int32_t *cols, const double *vals,
+                                          am_sparse_chol **out, am_error *err);
+/* Solve A x = b for nrhs right-hand sides in place: b [nrhs][n], one column after another.
+ * The factor's workspace changes: one factor is used by one thread at a time. */
+AM_NODISCARD am_status am_sparse_cholesky_solve(am_sparse_chol *f, size_t nrhs, double *b,
+                                                am_error *err);
+void am_sparse_cholesky_free(am_sparse_chol *f);
+
 #ifdef __cplusplus
 }
 #endif

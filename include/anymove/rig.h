@@ -199,6 +199,21 @@ typedef struct am_layout {
     double w_front, w_side, ground_v, m_per_px, front_cx, side_cx;
 } am_layout;
 
+/* creature.json "prep": how a raw model becomes the creature at real size (am_prep_transform). */
+typedef struct am_prep {
+    double length_m;  /* the mesh's extent along `axis` after the turn, metres; 0 = keep */
+    double rotz_deg;  /* turn about Z (degrees) that makes the creature face -Y */
+    int axis;         /* 0 x, 1 y (default: the body's length for a creature facing -Y), 2 z */
+} am_prep;
+
+/* creature.json "paint": a limb group, coloured in the bind's paint attribute. */
+typedef struct am_paint_group {
+    char *name;       /* the group's key, or "paint[i]" */
+    float color[4];   /* RGBA in [0, 1] */
+    size_t bone_count;
+    char **bones;
+} am_paint_group;
+
 typedef struct am_creature {
     char *name;
     am_layout layout;
@@ -206,6 +221,11 @@ typedef struct am_creature {
     char **feet;
     size_t contact_count;
     char **contacts; /* defaults to feet */
+    bool has_prep;   /* "prep" given */
+    am_prep prep;
+    size_t paint_count;
+    am_paint_group *paint; /* [paint_count] */
+    bool rigid;      /* "rigid": true: hard single-bone skinning */
 } am_creature;
 
 /* The wolf layout of SPEC 3. */

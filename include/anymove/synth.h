@@ -114,6 +114,26 @@ typedef struct am_bake_opts {
 AM_NODISCARD am_status am_bake_gltf(const am_gltf *doc, const am_bake_opts *opts, am_synth_clip **out,
                                     am_error *err);
 
+/* ---- synthetic gaits with known phase offsets (the truth of pack's locomotion.json) ---- */
+typedef struct am_synth_gait_opts {
+    double offsets[4];  /* touchdown phases of the left fore, right fore, left hind, right hind
+                           feet in cycles (am_synth_gait_offsets fills a named gait's) */
+    double period_s;    /* one cycle; default 1 */
+    double speed_mps;   /* forward (-Y) travel; default 0.6 body sizes per cycle */
+    double swing_rad;   /* hip swing amplitude; default 0.35 */
+    size_t frames;      /* default 61 */
+    double fps;         /* default 30 */
+} am_synth_gait_opts;
+
+/* The offsets of "walk", "trot", "pace", "canter", "gallop" or "hop"; false if unknown. */
+bool am_synth_gait_offsets(const char *gait, double offsets[4]);
+/* A motion of rig (four feet: its lowest leaf bones; fore and hind by y, left by x): each leg
+ * swings at its hip by swing_rad cos(2 pi (t / period - offset)), the knee bending in the swing,
+ * the root travelling at speed. AM_E_VALUE when the rig does not have 4 feet. Runs in the
+ * caller's scope. */
+AM_NODISCARD am_status am_synth_gait(const am_rig *rig, const am_synth_gait_opts *opts, am_motion **out,
+                                     am_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -446,6 +446,27 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
                       AM_E_VALUE, "mesh triangle %zu: vertex %d out of range (%zu vertices)", i / 3,
                       (int)m->triangles[i], m->vertex_count);
     }
+    for (size_t i = 0; m->normals && i < m->vertex_count * 3; i++)
+        AMI_CHECK(err, isfinite(m->normals[i]), AM_E_NONFINITE, "mesh vertex %zu normal", i / 3);
+    for (size_t i = 0; m->texcoords && i < m->vertex_count * 2; i++)
+        AMI_CHECK(err, isfinite(m->texcoords[i]), AM_E_NONFINITE, "mesh vertex %zu texcoord", i / 2);
+    assert(m->parts || m->part_count == 0);
+    size_t next = 0;
+    for (size_t p = 0; p < m->part_count; p++) {
+        AMI_CHECK(err, m->parts[p].first_triangle == next && m->parts[p].triangle_count > 0 &&
+                           m->parts[p].triangle_count <= m->triangle_count - next,
+                  AM_E_VALUE, "mesh part %zu: triangles %zu + %zu do not follow the parts before (%zu of %zu)",
+                  p, m->parts[p].first_triangle, m->parts[p].triangle_count, next, m->triangle_count);
+        next += m->parts[p].triangle_count;
+        AMI_CHECK(err, m->parts[p].material < 0 || m->look, AM_E_ARG, "mesh part %zu: a material without a look document", p);
+    }
+    AMI_CHECK(err, m->part_count == 0 || next == m->triangle_count, AM_E_VALUE,
+              "mesh parts cover %zu of %zu triangles", next, m->triangle_count);
+    AMI_CHECK(err, !m->look || m->look->source, AM_E_ARG,
+              "the look document was loaded without AM_GLTF_KEEP_SOURCE");
+    for (size_t i = 0; m->colors && i < m->vertex_count * 4; i++)
+        AMI_CHECK(err, m->colors[i] >= 0.0f && m->colors[i] <= 1.0f, AM_E_VALUE,
+                  "mesh vertex %zu: colour %g outside [0, 1]", i / 4, (double)m->colors[i]);
     size_t K = m->influences;
     for (size_t i = 0; i < m->vertex_count * K; i++) {
         AMI_CHECK(err, isfinite(m->weights[i]), AM_E_NONFINITE, "mesh vertex %zu weight", i / K);
@@ -626,9 +647,19 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
 }
 typedef struct ami_doc {
     int32_t ibm;
-    int32_t position, normal, joints0, weights0, indices; /* -1 if absent */
+    int32_t position, normal, joints0, weights0, color0, texcoord0, indices; /* -1 if absent */
+    int32_t *part_indices;   /* [parts] index accessor of each part, when the mesh has parts */
     int mode;
+    json_t *look;            /* the look document's JSON (materials, textures, ...), or NULL */
+    int32_t *image_view;     /* [images of look] our view of an embedded image, else -1 */
 } ami_doc;
+
+static void ami_doc_free(ami_doc *d)
+{
+    am_free(d->part_indices);
+    am_free(d->image_view);
+    json_decref(d->look);
+}
 
 static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const ami_frame *rest,
                                      ami_doc *d, am_error *err)
@@ -649,7 +680,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
         st = AM_FAIL(err, AM_E_NOMEM, "mesh of %zu vertices", V);
         goto done;
     }
-    d->normal = d->indices = -1;
+    d->normal = d->indices = d->texcoord0 = -1;
     d->mode = 4;
     if (!m) {
         ami_bone_mesh(rig, rest, pos, nrm, jts, wts);
@@ -676,6 +707,18 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
                 goto done;
             }
             for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)m->triangles[i];
+            if (m->normals) {
+                nrm = am_alloc_array(V * 3, sizeof *nrm);
+                if (!nrm) {
+                    st = AM_FAIL(err, AM_E_NOMEM, "normals of %zu vertices", V);
+                    goto done;
+                }
+                for (size_t v = 0; v < V; v++) {
+                    double wn[3] = {m->normals[v * 3], m->normals[v * 3 + 1], m->normals[v * 3 + 2]}, gl[3];
+                    am_gltf_from_world(wn, gl);
+                    for (size_t c = 0; c < 3; c++) nrm[v * 3 + c] = (float)gl[c];
+                }
+            }
         } else {
             d->mode = 0;
         }
@@ -686,11 +729,22 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
     d->joints0 = ami_put_uint(g, jts, V, 4, B < 256 ? AMI_GL_UNSIGNED_BYTE : AMI_GL_UNSIGNED_SHORT,
                               AMI_GL_ARRAY_BUFFER);
     d->weights0 = ami_put_f32(g, wts, V, 4, AMI_GL_ARRAY_BUFFER, false);
-    if (idx)
-        /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
-        d->indices = ami_put_uint(g, idx, m->triangle_count * 3, 1,
-                                  V <= 65535 ? AMI_GL_UNSIGNED_SHORT : AMI_GL_UNSIGNED_INT,
-                                  AMI_GL_ELEMENT_ARRAY_BUFFER);
+    d->color0 = m && m->colors ? ami_put_f32(g, m->colors, V, 4, AMI_GL_ARRAY_BUFFER, false) : -1;
+    if (m && m->texcoords) d->texcoord0 = ami_put_f32(g, m->texcoords, V, 2, AMI_GL_ARRAY_BUFFER, false);
+    /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
+    int itype = V <= 65535 ? AMI_GL_UNSIGNED_SHORT : AMI_GL_UNSIGNED_INT;
+    if (idx && m->part_count) {
+        d->part_indices = am_alloc_array(m->part_count, sizeof *d->part_indices);
+        if (!d->part_indices) {
+            st = AM_FAIL(err, AM_E_NOMEM, "%zu mesh parts", m->part_count);
+            goto done;
+        }
+        for (size_t p = 0; p < m->part_count; p++)
+            d->part_indices[p] = ami_put_uint(g, idx + m->parts[p].first_triangle * 3, m->parts[p].triangle_count * 3,
+                                              1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
+    } else if (idx) {
+        d->indices = ami_put_uint(g, idx, m->triangle_count * 3, 1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
+    }
 done:
     am_free(pos);
     am_free(nrm);
@@ -800,6 +854,127 @@ static void ami_jw_asset(ami_jw *w, const am_gltf_export *ex)
     ami_jw_string(w, "generator", ex->generator ? ex->generator : "anymove " AM_VERSION_STRING);
 }
 
+/* Members of object o but those in skip (NULL-terminated). */
+static void ami_jw_members(ami_jw *w, const json_t *o, const char *const *skip)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        bool skipped = false;
+        for (size_t i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(skip[i], key) == 0;
+        if (!skipped) ami_jw_value(w, key, v);
+    }
+}
+
+/* ---- the look of a source model (bind: materials, textures, samplers, images) ----------- */
+
+/* The look document's JSON, and its images in our BIN: file images as read, bufferView images
+ * copied out of their buffer (data: URIs stay in the JSON). */
+static am_status ami_write_look(ami_gw *g, const am_gltf *look, ami_doc *d, am_error *err)
+{
+    const struct am_gltf_source *k = look->source;
+    AMI_TRY(ami_json_parse(k->json, k->json_len, "look", &d->look, err));
+    json_t *images = json_object_get(d->look, "images"), *views = json_object_get(d->look, "bufferViews");
+    size_t n = json_array_size(images);
+    d->image_view = am_alloc_array(n ? n : 1, sizeof *d->image_view);
+    AMI_CHECK(err, d->image_view, AM_E_NOMEM, "%zu images", n);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *im = json_array_get(images, i), *bv = json_object_get(im, "bufferView");
+        const uint8_t *bytes = NULL;
+        size_t len = 0;
+        d->image_view[i] = -1;
+        if (i < k->image_count && k->images[i]) {
+            bytes = k->images[i], len = k->image_len[i];
+        } else if (json_is_integer(bv)) {
+            const json_t *v = json_array_get(views, (size_t)json_integer_value(bv));
+            double buf = json_number_value(json_object_get(v, "buffer"));
+            double off = json_number_value(json_object_get(v, "byteOffset"));
+            double bl = json_number_value(json_object_get(v, "byteLength"));
+            AMI_CHECK(err, v && buf >= 0 && buf < (double)k->buffer_count && off >= 0 && bl >= 0 &&
+                               off + bl <= (double)k->buffer_len[(size_t)buf],
+                      AM_E_FORMAT, "images[%zu]: its bufferView lies outside the buffers", i);
+            bytes = k->buffers[(size_t)buf] + (size_t)off, len = (size_t)bl;
+        }
+        if (!bytes) continue;
+        ami_bin_pad4(&g->bin);
+        size_t offset = g->bin.len;
+        am_buf_append(&g->bin, bytes, len);
+        d->image_view[i] = ami_view(g, offset, len, 0);
+    }
+    ami_bin_pad4(&g->bin);
+    AMI_CHECK(err, !g->bin.failed && !g->oom, AM_E_NOMEM, "%zu images", n);
+    return AM_OK;
+}
+
+/* Names of the extensions that o (an object or array, recursively) uses, added to `used`. */
+static void ami_look_extensions(const json_t *o, json_t *used)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+    if (json_is_array(o)) {
+        json_array_foreach((json_t *)o, i, v) ami_look_extensions(v, used);
+        return;
+    }
+    if (!json_is_object(o)) return;
+    json_t *ext = json_object_get(o, "extensions");
+    if (json_is_object(ext)) json_object_foreach(ext, key, v) json_object_set_new(used, key, json_true());
+    json_object_foreach((json_t *)o, key, v) ami_look_extensions(v, used);
+}
+
+/* materials, textures, samplers and images of the look (same indices), and the extensions they
+ * use (a required one stays required). */
+static void ami_jw_look(ami_jw *w, const ami_doc *d, const am_gltf *look)
+{
+    static const char *const arrays[] = {"materials", "textures", "samplers"};
+    json_t *used = json_object();
+    for (size_t a = 0; a < 3; a++) {
+        json_t *v = json_object_get(d->look, arrays[a]);
+        if (!json_array_size(v)) continue;
+        ami_jw_value(w, arrays[a], v);
+        ami_look_extensions(v, used);
+    }
+    json_t *images = json_object_get(d->look, "images");
+    if (json_array_size(images)) {
+        ami_jw_array(w, "images");
+        for (size_t i = 0; i < json_array_size(images); i++) {
+            const json_t *o = json_array_get(images, i);
+            ami_look_extensions(o, used);
+            if (d->image_view[i] < 0) {
+                ami_jw_value(w, NULL, o);
+                continue;
+            }
+            static const char *const file[] = {"uri", "mimeType", "bufferView", NULL};
+            const char *mime = json_string_value(json_object_get(o, "mimeType"));
+            if (!mime && i < look->source->image_count) mime = look->source->image_mime[i];
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, o, file);
+            ami_jw_int(w, "bufferView", d->image_view[i]);
+            if (mime) ami_jw_string(w, "mimeType", mime);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    if (json_object_size(used)) {
+        const char *key;
+        json_t *v;
+        ami_jw_row(w, "extensionsUsed");
+        json_object_foreach(used, key, v) ami_jw_string(w, NULL, key);
+        ami_jw_close(w);
+        json_t *req = json_object_get(d->look, "extensionsRequired");
+        size_t nreq = 0, i;
+        json_array_foreach(req, i, v) nreq += json_is_string(v) && json_object_get(used, json_string_value(v));
+        if (nreq) {
+            ami_jw_row(w, "extensionsRequired");
+            json_array_foreach(req, i, v)
+                if (json_is_string(v) && json_object_get(used, json_string_value(v)))
+                    ami_jw_string(w, NULL, json_string_value(v));
+            ami_jw_close(w);
+        }
+    }
+    json_decref(used);
+}
+
 static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *w, am_error *err)
 {
     const am_rig *rig = ex->rig;
@@ -819,6 +994,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
 
     if ((st = ami_write_ibm(g, rig, rest, &d, err)) != AM_OK) goto done;
     if ((st = ami_write_mesh_data(g, ex, rest, &d, err)) != AM_OK) goto done;
+    if (ex->mesh && ex->mesh->look && (st = ami_write_look(g, ex->mesh->look, &d, err)) != AM_OK) goto done;
     for (size_t c = 0; c < ex->clip_count; c++) {
         if (!ami_progress("glTF write", (double)c / (double)ex->clip_count)) {
             st = AM_FAIL(err, AM_E_CANCELLED, "glTF writing stopped at clip %zu", c);
@@ -855,19 +1031,28 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     ami_jw_object(w, NULL);
     ami_jw_string(w, "name", ex->mesh ? "mesh" : "bones");
     ami_jw_array(w, "primitives");
-    ami_jw_record(w, NULL);
-    ami_jw_record(w, "attributes");
-    ami_jw_int(w, "POSITION", d.position);
-    if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
-    ami_jw_int(w, "JOINTS_0", d.joints0);
-    ami_jw_int(w, "WEIGHTS_0", d.weights0);
+    size_t prims = d.part_indices ? ex->mesh->part_count : 1;
+    for (size_t p = 0; p < prims; p++) {
+        ami_jw_record(w, NULL);
+        ami_jw_record(w, "attributes");
+        ami_jw_int(w, "POSITION", d.position);
+        if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
+        if (d.texcoord0 >= 0) ami_jw_int(w, "TEXCOORD_0", d.texcoord0);
+        ami_jw_int(w, "JOINTS_0", d.joints0);
+        ami_jw_int(w, "WEIGHTS_0", d.weights0);
+        if (d.color0 >= 0) ami_jw_int(w, "COLOR_0", d.color0);
+        ami_jw_close(w);
+        int32_t indices = d.part_indices ? d.part_indices[p] : d.indices;
+        if (indices >= 0) ami_jw_int(w, "indices", indices);
+        if (d.part_indices && ex->mesh->parts[p].material >= 0 && d.look)
+            ami_jw_int(w, "material", ex->mesh->parts[p].material);
+        ami_jw_int(w, "mode", d.mode);
+        ami_jw_close(w);
+    }
     ami_jw_close(w);
-    if (d.indices >= 0) ami_jw_int(w, "indices", d.indices);
-    ami_jw_int(w, "mode", d.mode);
     ami_jw_close(w);
     ami_jw_close(w);
-    ami_jw_close(w);
-    ami_jw_close(w);
+    if (d.look) ami_jw_look(w, &d, ex->mesh->look);
     if (g->anim_count) {
         ami_jw_array(w, "animations");
         ami_jw_animations(w, g, 0);
@@ -882,6 +1067,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     ami_jw_buffer(w, g);
     ami_jw_close(w);
 done:
+    ami_doc_free(&d);
     am_free(rest);
     am_free(pose);
     am_free(tree);
@@ -1096,18 +1282,6 @@ static am_status ami_src_bin(ami_gw *g, ami_src *s, am_error *err)
     return AM_OK;
 }
 
-/* Members of object o but those in skip (NULL-terminated). */
-static void ami_jw_members(ami_jw *w, const json_t *o, const char *const *skip)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)o, key, v) {
-        bool skipped = false;
-        for (size_t i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(skip[i], key) == 0;
-        if (!skipped) ami_jw_value(w, key, v);
-    }
-}
-
 static int32_t ami_top_node(const am_gltf *doc, int32_t n)
 {
     while (doc->nodes[n].parent >= 0) n = doc->nodes[n].parent;
@@ -1157,6 +1331,8 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     size_t view_base = json_array_size(views), acc_base = json_array_size(accs);
     static const char *const ours[] = {"asset", "buffers", "bufferViews", "accessors", "images",
                                        "animations", "nodes", "scenes", "skins", NULL};
+    static const char *const ours_meshes[] = {"asset", "buffers", "bufferViews", "accessors", "images",
+                                              "animations", "nodes", "scenes", "skins", "meshes", NULL};
     ami_jw_object(w, NULL);
     ami_jw_object(w, "asset");
     ami_jw_asset(w, ex);
@@ -1164,7 +1340,32 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     static const char *const asset_ours[] = {"version", "generator", NULL};
     if (json_is_object(asset)) ami_jw_members(w, asset, asset_ours);
     ami_jw_close(w);
-    ami_jw_members(w, root, ours);
+    ami_jw_members(w, root, ex->drop_attribute ? ours_meshes : ours);
+    json_t *meshes = json_object_get(root, "meshes");
+    if (ex->drop_attribute && meshes) {
+        /* the source's meshes, minus one attribute in every primitive (its accessor stays, unused) */
+        const char *const drop[] = {ex->drop_attribute, NULL};
+        static const char *const prims[] = {"primitives", NULL}, *const attrs[] = {"attributes", NULL};
+        ami_jw_array(w, "meshes");
+        for (size_t i = 0; i < json_array_size(meshes); i++) {
+            const json_t *me = json_array_get(meshes, i), *pl = json_object_get(me, "primitives");
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, me, prims);
+            ami_jw_array(w, "primitives");
+            for (size_t k = 0; k < json_array_size(pl); k++) {
+                const json_t *pr = json_array_get(pl, k), *at = json_object_get(pr, "attributes");
+                ami_jw_object(w, NULL);
+                ami_jw_members(w, pr, attrs);
+                ami_jw_object(w, "attributes");
+                if (json_is_object(at)) ami_jw_members(w, at, drop);
+                ami_jw_close(w);
+                ami_jw_close(w);
+            }
+            ami_jw_close(w);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
 
     ami_jw_array(w, "nodes");
     json_t *nodes = json_object_get(root, "nodes");

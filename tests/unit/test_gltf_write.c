@@ -1054,11 +1054,84 @@ done:
     am_gltf_free(other);
 }
 
+/* A mesh gathered from a textured model keeps its look: one primitive per part with its
+ * material, TEXCOORD_0 as given, the materials, textures, samplers and the image (embedded). */
+static void gltf_write_mesh_keeps_a_look(void)
+{
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    am_gltf *doc = NULL, *plain = NULL, *back = NULL;
+    am_gltf_meshes *gm = NULL;
+    am_rig *rig = NULL;
+    int32_t *bone = NULL;
+    float *w = NULL;
+    am_gltf_mesh_part *parts = NULL;
+    am_error err = {0};
+    const char *fox = am_test_shared("data/gltf/khronos_fox/Fox.glb");
+    AM_CHECK_OK(am_gltf_load(fox, &keep, &doc, &err), &err);
+    AM_CHECK_OK(am_gltf_load(fox, NULL, &plain, &err), &err);
+    if (!doc || !plain) goto done;
+    AM_CHECK_OK(am_rig_from_gltf(doc, -1, &rig, &err), &err);
+    AM_CHECK_OK(am_gltf_meshes_gather(doc, &gm, &err), &err);
+    if (!rig || !gm) goto done;
+    size_t V = gm->mesh.vertex_count, P = gm->part_count;
+    AM_CHECK(gm->texcoords && !gm->normals);     /* the fox has UVs and no normals */
+    AM_CHECK(P == 1 && gm->parts[0].material == 0 && gm->parts[0].triangle_count == gm->mesh.triangle_count);
+    bone = am_alloc_array(V, sizeof *bone);
+    w = am_alloc_array(V, sizeof *w);
+    parts = am_alloc_array(P, sizeof *parts);
+    if (!bone || !w || !parts) goto done;
+    for (size_t v = 0; v < V; v++) bone[v] = 0, w[v] = 1;
+    for (size_t p = 0; p < P; p++)
+        parts[p] = (am_gltf_mesh_part){gm->parts[p].first_triangle, gm->parts[p].triangle_count, gm->parts[p].material};
+    am_gltf_mesh_in mi = {.vertex_count = V, .positions = gm->mesh.positions, .triangle_count = gm->mesh.triangle_count,
+                          .triangles = gm->mesh.triangles, .influences = 1, .bone_index = bone, .weights = w,
+                          .texcoords = gm->texcoords, .look = doc, .part_count = P, .parts = parts};
+    am_gltf_export ex = {.rig = rig, .mesh = &mi};
+    const char *path = am_test_tmp("fox_look.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    AM_CHECK_OK(am_gltf_load(path, &keep, &back, &err), &err);
+    if (!back) goto done;
+    AM_CHECK(back->mesh_count == 1 && back->meshes[0].primitive_count == 1);
+    const am_gltf_primitive *pr = &back->meshes[0].primitives[0], *src = &doc->meshes[0].primitives[0];
+    AM_CHECK(pr->material == 0 && pr->texcoord0 >= 0);
+    if (pr->texcoord0 >= 0) {
+        const am_gltf_accessor *a = &back->accessors[pr->texcoord0], *b = &doc->accessors[src->texcoord0];
+        AM_CHECK(a->count == b->count && a->components == 2);
+        if (a->count == b->count) AM_CHECK(memcmp(a->data, b->data, a->count * 2 * sizeof(float)) == 0);
+    }
+    const char *json = back->source->json;
+    AM_CHECK(strstr(json, "\"fox_material\"") && strstr(json, "\"baseColorTexture\"") &&
+             strstr(json, "\"image/png\"") && strstr(json, "\"magFilter\"") && strstr(json, "9729"));
+    /* misuse: parts that leave triangles out, a material without a look, a look without its source */
+    am_buf out = {0};
+    am_gltf_mesh_part half = {0, mi.triangle_count / 2, 0};
+    am_gltf_mesh_in bad = mi;
+    bad.parts = &half;
+    AM_CHECK_STATUS(am_gltf_write_mem(&(am_gltf_export){.rig = rig, .mesh = &bad}, &out, &err), AM_E_VALUE);
+    bad = mi, bad.look = NULL;
+    AM_CHECK_STATUS(am_gltf_write_mem(&(am_gltf_export){.rig = rig, .mesh = &bad}, &out, &err), AM_E_ARG);
+    bad = mi, bad.look = plain;
+    AM_CHECK_STATUS(am_gltf_write_mem(&(am_gltf_export){.rig = rig, .mesh = &bad}, &out, &err), AM_E_ARG);
+    AM_CHECK(out.len == 0);
+    am_buf_free(&out);
+done:
+    am_free(bone);
+    am_free(w);
+    am_free(parts);
+    am_gltf_meshes_free(gm);
+    am_rig_free(rig);
+    am_gltf_free(doc);
+    am_gltf_free(plain);
+    am_gltf_free(back);
+}
+
 #define AM_TESTS(X)                                  \
     X(gltf_write_golden_fk_motion)                   \
     X(gltf_write_random_rig_two_clips)               \
     X(gltf_write_motion_with_loc)                    \
     X(gltf_write_user_mesh_triangles_and_points)     \
+    X(gltf_write_mesh_keeps_a_look)                  \
     X(gltf_write_many_bones_single_frame)            \
     X(gltf_write_near_minus_y_bone)                  \
     X(gltf_write_rejects_bad_input)                  \

@@ -1,0 +1,213 @@
+/* `anymove takes RUNS_DIR -o takes.csv`: every take (a folder with a motion.json from solve)
+ * scored against the capture skill's quality gates, one row per take, best first. */
+#include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "core/internal.h"
+#include "io/json_internal.h"
+
+static void ami_takes_help(FILE *out)
+{
+    fprintf(out,
+            "usage: anymove takes RUNS_DIR -o TAKES.csv [--quiet]\n\n"
+            "Scores every take under RUNS_DIR (each folder holding a motion.json written by\n"
+            "`anymove solve`, with its det.npz when it is there) and writes one CSV row per take,\n"
+            "best first: take, verdict, paw_agreement (SPEC 5: mean over the feet that move),\n"
+            "reproj_front_px, reproj_side_px, lag_frames (the views' best constant lag),\n"
+            "foot_slide_cm (mean horizontal drift of a planted contact joint over its contact),\n"
+            "frames, det. The verdict is the capture skill's gate: paw agreement 0.8 or more keep,\n"
+            "0.5-0.8 look (watch the showcase), under 0.5 reroll (the video model animated the\n"
+            "views differently); a take whose feet barely move (no paw agreement) is judged by its\n"
+            "mean reprojection error instead (8 px or less keep, up to 15 px look, else reroll).\n\n"
+            "examples:\n"
+            "  anymove exam --rig examples/creatures/wolf/rig.json --creature examples/creatures/wolf/creature.json \\\n"
+            "               --seed 3 -o out/runs/wolf/exam3\n"
+            "  anymove solve out/runs/wolf/exam3/det.npz --rig examples/creatures/wolf/rig.json \\\n"
+            "               --creature examples/creatures/wolf/creature.json -o out/runs/wolf/take3\n"
+            "  anymove takes out/runs -o out/takes.csv\n");
+}
+
+typedef struct {
+    char *take;
+    const char *verdict;
+    int rank;
+    double paw, front, side, lag, slide;
+    size_t frames;
+    bool det;
+} ami_take;
+
+typedef struct {
+    ami_take *t;
+    size_t n, cap;
+    const char *root;
+    am_error *err;
+    am_status st;
+} ami_takes;
+
+/* nftw has no user pointer: the one walk of this command runs single-threaded in the CLI. */
+static ami_takes *ami_walk;
+
+static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
+
+static am_status ami_take_read(const char *path, ami_take *k, am_error *err)
+{
+    json_t *doc = NULL;
+    AMI_TRY(ami_json_load_file(path, 0, &doc, err));
+    json_t *rp = json_object_get(doc, "reproj_px"), *sync = json_object_get(doc, "sync");
+    k->front = ami_num(json_object_get(rp, "front"));
+    k->side = ami_num(json_object_get(rp, "side"));
+    k->paw = ami_num(json_object_get(json_object_get(sync, "paw_agreement"), "score"));
+    k->lag = ami_num(json_object_get(sync, "best_lag_frames"));
+    json_t *joints = json_object_get(doc, "joints"), *names = json_object_get(doc, "joint_names"),
+           *contacts = json_object_get(doc, "contacts");
+    k->frames = json_array_size(joints);
+    double slide = 0;
+    size_t n = 0;
+    const char *key;
+    json_t *list;
+    if (json_is_object(contacts))
+        json_object_foreach(contacts, key, list) {
+            size_t j = SIZE_MAX;
+            for (size_t i = 0; i < json_array_size(names); i++)
+                if (json_is_string(json_array_get(names, i)) && strcmp(json_string_value(json_array_get(names, i)), key) == 0) j = i;
+            if (j == SIZE_MAX) continue;
+            for (size_t c = 0; c < json_array_size(list); c++) {
+                double a = ami_num(json_array_get(json_array_get(list, c), 0)), b = ami_num(json_array_get(json_array_get(list, c), 1));
+                if (!(a >= 0 && b > a && b < (double)k->frames)) continue;
+                json_t *pa = json_array_get(json_array_get(joints, (size_t)a), j), *pb = json_array_get(json_array_get(joints, (size_t)b), j);
+                double dx = ami_num(json_array_get(pb, 0)) - ami_num(json_array_get(pa, 0));
+                double dy = ami_num(json_array_get(pb, 1)) - ami_num(json_array_get(pa, 1));
+                if (isfinite(dx) && isfinite(dy)) slide += 100 * hypot(dx, dy), n++;
+            }
+        }
+    k->slide = n ? slide / (double)n : NAN;
+    json_decref(doc);
+    double rp_mean = isfinite(k->front) && isfinite(k->side) ? 0.5 * (k->front + k->side) : NAN;
+    if (isfinite(k->paw)) k->rank = k->paw >= 0.8 ? 0 : k->paw >= 0.5 ? 1 : 2;
+    else k->rank = !isfinite(rp_mean) ? 1 : rp_mean <= 8 ? 0 : rp_mean <= 15 ? 1 : 2;
+    static const char *const v[] = {"keep", "look", "reroll"};
+    k->verdict = v[k->rank];
+    return AM_OK;
+}
+
+static int ami_visit(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)ftw;
+    ami_takes *w = ami_walk;
+    const char *base = strrchr(path, '/');
+    if (flag != FTW_F || strcmp(base ? base + 1 : path, "motion.json") != 0) return 0;
+    if (w->n == w->cap) {
+        size_t c = w->cap ? w->cap * 2 : 16;
+        ami_take *t = am_realloc_array(w->t, c, sizeof *t);
+        if (!t) return w->st = AM_FAIL(w->err, AM_E_NOMEM, "takes"), 1;
+        w->t = t, w->cap = c;
+    }
+    ami_take *k = &w->t[w->n];
+    memset(k, 0, sizeof *k);
+    size_t rl = strlen(w->root), dl = (size_t)(base - path);
+    const char *rel = dl > rl ? path + rl + (path[rl] == '/') : ".";
+    k->take = am_strndup(rel, dl > rl ? dl - (size_t)(rel - path) : 1);
+    char det[4096];
+    snprintf(det, sizeof det, "%.*s/det.npz", (int)dl, path);
+    struct stat st;
+    k->det = stat(det, &st) == 0;
+    if (!k->take) return w->st = AM_FAIL(w->err, AM_E_NOMEM, "takes"), 1;
+    if ((w->st = ami_take_read(path, k, w->err)) != AM_OK) {
+        am_free(k->take);
+        return 1;
+    }
+    w->n++;
+    return 0;
+}
+
+static int ami_take_cmp(const void *a, const void *b)
+{
+    const ami_take *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank - y->rank;
+    double px = isfinite(x->paw) ? x->paw : -1, py = isfinite(y->paw) ? y->paw : -1;
+    if (px != py) return px > py ? -1 : 1;
+    double rx = isfinite(x->front + x->side) ? x->front + x->side : INFINITY;
+    double ry = isfinite(y->front + y->side) ? y->front + y->side : INFINITY;
+    if (rx != ry) return rx < ry ? -1 : 1;
+    return strcmp(x->take, y->take);
+}
+
+static void ami_csv_num(am_buf *b, double v, const char *fmt)
+{
+    if (isfinite(v)) am_buf_printf(b, fmt, v);
+    am_buf_append(b, ",", 1);
+}
+
+int am_cmd_takes(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        if (am_cli_is_help(argv[i])) {
+            ami_takes_help(stdout);
+            return 0;
+        } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
+        } else if ((v = am_cli_value(argc, argv, &i, "--out")) || (v = am_cli_value(argc, argv, &i, "-o"))) {
+            out = v;
+        } else if (argv[i][0] == '-') {
+            return am_cli_usage("takes", "unknown option or missing value '%s'", argv[i]);
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) return am_cli_usage("takes", "missing RUNS_DIR");
+    if (!out) return am_cli_usage("takes", "missing -o TAKES.csv");
+    if (am_cli_out_file("takes", out, AM_CLI_FMT(AM_CLI_FMT_CSV)) == AM_CLI_FMT_NONE) return 2;
+    am_error err = {0};
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        AM_FAIL_AT(&err, AM_E_READ, dir, 0, 0, "not a folder of takes");
+        return am_cli_fail("takes", &err);
+    }
+    am_outset *set = NULL;
+    int rc = am_cli_outputs("takes", out, NULL, 0, &set);
+    if (rc) return rc;
+    ami_takes w = {.root = dir, .err = &err};
+    ami_walk = &w;
+    nftw(dir, ami_visit, 16, FTW_PHYS);
+    ami_walk = NULL;
+    am_status s = w.st;
+    if (s == AM_OK && w.n == 0) s = AM_FAIL_AT(&err, AM_E_EMPTY, dir, 0, 0, "no take (a folder with motion.json) under it");
+    if (s == AM_OK) {
+        qsort(w.t, w.n, sizeof *w.t, ami_take_cmp);
+        am_buf b = {0};
+        am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,lag_frames,foot_slide_cm,frames,det\n");
+        for (size_t i = 0; i < w.n; i++) {
+            const ami_take *k = &w.t[i];
+            bool quote = strpbrk(k->take, ",\"\n") != NULL;
+            if (quote) {
+                am_buf_append(&b, "\"", 1);
+                for (const char *c = k->take; *c; c++) am_buf_append(&b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
+                am_buf_append(&b, "\"", 1);
+            } else {
+                am_buf_printf(&b, "%s", k->take);
+            }
+            am_buf_printf(&b, ",%s,", k->verdict);
+            ami_csv_num(&b, k->paw, "%.3f");
+            ami_csv_num(&b, k->front, "%.2f");
+            ami_csv_num(&b, k->side, "%.2f");
+            ami_csv_num(&b, k->lag, "%.0f");
+            ami_csv_num(&b, k->slide, "%.2f");
+            am_buf_printf(&b, "%zu,%s\n", k->frames, k->det ? "yes" : "no");
+        }
+        s = b.failed ? AM_FAIL(&err, AM_E_NOMEM, "takes.csv") : am_file_write(am_outset_path(set, NULL), b.data, b.len, &err);
+        am_buf_free(&b);
+    }
+    if (s != AM_OK) rc = am_cli_fail_out("takes", set, &err);
+    else if ((rc = am_cli_commit("takes", set)) == 0) {
+        size_t keep = 0;
+        for (size_t i = 0; i < w.n; i++) keep += w.t[i].rank == 0;
+        am_cli_log("wrote %s: %zu takes, %zu keep; best %s (%s)", out, w.n, keep, w.t[0].take, w.t[0].verdict);
+    }
+    for (size_t i = 0; i < w.n; i++) am_free(w.t[i].take);
+    am_free(w.t);
+    return rc;
+}

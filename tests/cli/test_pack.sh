@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Issue 14: bind (prep, bone heat, paint), shape (loop seam, root motion), pack (validator, paint
+# removed, locomotion against synthetic gaits with known phase offsets, three.js and Blender play
+# each clip by name and loop it without a pop), takes (verdicts, best first), and the bad inputs
+# that must exit 2 with the reason.
+. "$(dirname "$0")/lib.sh"
+am_need_tool node blender /usr/bin/python3
+C=$AM_SOURCE/examples/creatures/capsule_wolf
+R=$C/rig.json
+PY=/usr/bin/python3
+
+# ---- bind ----
+expect bind_prepped 0 '"body_size_after": 2\.2' -- "$AM_BIN" bind "$C/model.obj" --creature "$C/creature.json" -o "$TMP/prepped.obj" -q
+# the prepared mesh stands on z = 0, centred, 1.8888 m long along y (OBJ is Y up: y is height, -z is our y)
+if out=$($PY - "$TMP/prepped.obj" <<'PY' 2>&1
+import sys, numpy as np
+v = np.array([[float(x) for x in l.split()[1:4]] for l in open(sys.argv[1]) if l.startswith("v ")])
+w = np.stack([v[:, 0], -v[:, 2], v[:, 1]], 1)
+lo, hi = w.min(0), w.max(0)
+assert abs(lo[2]) < 1e-5 and abs(lo[0] + hi[0]) < 1e-5 and abs(lo[1] + hi[1]) < 1e-5, (lo, hi)
+assert abs(hi[1] - lo[1] - 1.8888) < 1e-4, hi[1] - lo[1]
+print("box", lo, hi)
+PY
+); then am_pass bind_prep_places_mesh; else am_fail bind_prep_places_mesh "$out"; fi
+expect bind_rigged 0 '"paint": true' -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$C/creature.json" -o "$TMP/rigged.glb" -q
+expect bind_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/rigged.glb"
+expect bind_has_paint 0 '^[1-9]' -- grep -a -c COLOR_0 "$TMP/rigged.glb"
+expect bind_rigid 0 '"method": "rigid"' -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$C/creature.json" --rigid -o "$TMP/rigid.glb" -q
+# bad inputs: no faces, a NaN vertex, the rig on the raw (unprepared) mesh, a paint bone that is no bone
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n' > "$TMP/nofaces.obj"
+printf 'v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n' > "$TMP/nan.obj"
+expect bind_no_faces 2 'no faces' -- "$AM_BIN" bind "$TMP/nofaces.obj" --rig "$R" -o "$TMP/x.glb" -q
+expect bind_nan_vertex 2 'nan.obj:2:.*(NaN|infinite|number)' -- "$AM_BIN" bind "$TMP/nan.obj" --rig "$R" -o "$TMP/x.glb" -q
+expect bind_rig_off_mesh 2 'rig.json.*does not overlap the mesh' -- "$AM_BIN" bind "$C/model.obj" --rig "$R" -o "$TMP/x.glb" -q
+sed 's/"hand_L"\]/"paw_L"]/' "$C/creature.json" > "$TMP/badpaint.json"
+expect bind_paint_unknown_bone 2 "badpaint.json.*'paw_L' is no bone" -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$TMP/badpaint.json" -o "$TMP/x.glb" -q
+[ ! -e "$TMP/x.glb" ] && am_pass bind_no_partial_output || am_fail bind_no_partial_output "x.glb was written"
+
+# ---- bind keeps a glTF model's look: the Khronos fox (a texture), the Knight (three materials,
+# normals) turned by prep ----
+FOX=$AM_SHARED/data/gltf/khronos_fox/Fox.glb
+KN=$AM_SHARED/data/gltf/quaternius/KnightCharacter.glb
+"$AM_BIN" convert "$FOX" -o "$TMP/foxrig" -q 2>/dev/null || am_fail bind_fox_rig "convert failed"
+"$AM_BIN" convert "$KN" -o "$TMP/knrig" -q 2>/dev/null || am_fail bind_knight_rig "convert failed"
+echo '{"prep": {"rotz_deg": 90}}' > "$TMP/turn.json"
+expect bind_fox 0 '"method": "bone heat"' -- "$AM_BIN" bind "$FOX" --rig "$TMP/foxrig/rig.json" -o "$TMP/fox.glb" -q
+expect bind_fox_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/fox.glb"
+expect bind_knight_turned 0 '"given": true' -- "$AM_BIN" bind "$KN" --rig "$TMP/knrig/rig.json" --creature "$TMP/turn.json" -o "$TMP/knight.glb" -q
+expect bind_knight_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/knight.glb"
+expect pack_fox 0 'wrote .*fox.glb: 1 clip, [0-9]+ bytes' -- "$AM_BIN" pack "$TMP/foxrig/motion.json" --rig "$TMP/foxrig/rig.json" --mesh "$TMP/fox.glb" -o "$TMP/foxpack/fox.glb"
+expect pack_fox_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/foxpack/fox.glb"
+if out=$($PY - "$FOX" "$TMP/fox.glb" "$TMP/foxpack/fox.glb" "$KN" "$TMP/knight.glb" <<'PY' 2>&1
+import json, struct, sys
+import numpy as np
+def load(f):
+    b = open(f, "rb").read()
+    n = struct.unpack("<I", b[12:16])[0]
+    return json.loads(b[20:20 + n]), b[20 + n + 8:]
+def view(doc, b, i):
+    v = doc["bufferViews"][i]
+    return b[v.get("byteOffset", 0):v.get("byteOffset", 0) + v["byteLength"]]
+def acc(doc, b, i):
+    a = doc["accessors"][i]
+    dt = {5126: np.float32, 5125: np.uint32, 5123: np.uint16, 5121: np.uint8}[a["componentType"]]
+    k = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[a["type"]]
+    o = doc["bufferViews"][a["bufferView"]].get("byteOffset", 0) + a.get("byteOffset", 0)
+    return np.frombuffer(b, dt, a["count"] * k, o).reshape(a["count"], k)
+def look(src, out):
+    (s, sb), (o, ob) = load(src), load(out)
+    for k in ("materials", "textures", "samplers"):
+        assert o.get(k) == s.get(k), (out, k)
+    for si, oi in zip(s.get("images", []), o.get("images", [])):
+        assert view(o, ob, oi["bufferView"]) == view(s, sb, si["bufferView"]), (out, "image bytes")
+    uv = np.concatenate([acc(s, sb, p["attributes"]["TEXCOORD_0"]) for m in s["meshes"] for p in m["primitives"]])
+    prims = o["meshes"][0]["primitives"]
+    assert [p.get("material") for p in prims] == [p.get("material") for m in s["meshes"] for p in m["primitives"]]
+    assert np.array_equal(acc(o, ob, prims[0]["attributes"]["TEXCOORD_0"]), uv), (out, "TEXCOORD_0")
+    return o, ob
+fox, fb = look(sys.argv[1], sys.argv[2])
+look(sys.argv[1], sys.argv[3])                                   # pack keeps it
+kn, kb = look(sys.argv[4], sys.argv[5])
+good = tot = 0                                                   # normals turned with the faces
+for p in kn["meshes"][0]["primitives"]:
+    P, N = acc(kn, kb, p["attributes"]["POSITION"]).astype(float), acc(kn, kb, p["attributes"]["NORMAL"]).astype(float)
+    I = acc(kn, kb, p["indices"]).reshape(-1, 3)
+    fn = np.cross(P[I[:, 1]] - P[I[:, 0]], P[I[:, 2]] - P[I[:, 0]])
+    keep = np.linalg.norm(fn, axis=1) > 1e-12
+    good += int((((fn * N[I].sum(axis=1)).sum(axis=1) > 0) & keep).sum()); tot += int(keep.sum())
+assert good >= 0.99 * tot, (good, tot)                          # unturned normals: 86 %
+print("look kept; normals agree with", good, "of", tot, "faces")
+PY
+); then am_pass bind_keeps_the_look; else am_fail bind_keeps_the_look "$out"; fi
+
+# ---- shape ----
+W=$AM_SOURCE/examples/walker
+expect shape_loop 0 'a loop' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --loop -o "$TMP/walk_loop.json"
+expect shape_inplace 0 '' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --loop --root-motion inplace -o "$TMP/walk_ip.json" -q
+if out=$($PY - "$TMP" <<'PY' 2>&1
+import json, sys, numpy as np
+d = sys.argv[1]
+r = json.load(open(d + "/walk_loop.shape_report.json"))
+e = r["loop_error"]
+assert r["period_frames"] == 30, r["period_frames"]              # one stride a second at 30 fps
+for k in ("position_jump_pct", "velocity_jump_pct"):
+    assert e["after"][k] <= e["mean_step_pct"], (k, e)
+assert e["after"]["velocity_jump_pct"] < e["before"]["velocity_jump_pct"], e
+assert abs(r["speed_mps"] - 0.9) < 1e-6, r["speed_mps"]
+bone, ip = json.load(open(d + "/walk_loop.json")), json.load(open(d + "/walk_ip.json"))
+t = np.array(ip["trans"]); t[:, :2] += np.array(ip["root_motion"])
+err = np.abs(t - np.array(bone["trans"])).max()
+assert err < 1e-3, err                                              # root motion re-integrated: 1 mm
+print("seam", e["after"], "reintegrated", err)
+PY
+); then am_pass shape_seam_and_root_motion; else am_fail shape_seam_and_root_motion "$out"; fi
+$PY -c "import json; m=json.load(open('$W/walk.json')); [m.__setitem__(k, m[k][:5]) for k in ('trans','root_quat','euler','quat','joints') if k in m]; json.dump(m, open('$TMP/short.json','w'))"
+expect shape_loop_too_short 2 'short.json.*5 frames are too short to loop' -- "$AM_BIN" shape "$TMP/short.json" --rig "$W/rig.json" --loop -o "$TMP/y.json" -q
+expect shape_range_reversed 2 'range 40:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 40:10 -o "$TMP/y.json" -q
+expect shape_range_past_end 2 'range 10:90 runs past' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:90 -o "$TMP/y.json" -q
+[ ! -e "$TMP/y.json" ] && am_pass shape_no_partial_output || am_fail shape_no_partial_output "y.json was written"
+
+# ---- pack + locomotion on synthetic gaits with known phase offsets ----
+clips=()
+for g in walk trot pace gallop hop; do
+  "$AM_BIN" synth gait --rig "$R" --gait "$g" -o "$TMP/$g.json" -q &&
+    "$AM_BIN" shape "$TMP/$g.json" --rig "$R" --loop -o "$TMP/clips/$g.json" -q || am_fail "gait_$g" "synth/shape failed"
+  clips+=("$TMP/clips/$g.json")
+done
+expect pack 0 'wrote .*wolf.glb: 5 clips, [0-9]+ bytes, paint removed' -- "$AM_BIN" pack "${clips[@]}" --rig "$R" --mesh "$TMP/rigged.glb" -o "$TMP/pack/wolf.glb"
+expect pack_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/pack/wolf.glb"
+if out=$($PY - "$TMP/pack" <<'PY' 2>&1
+import json, struct, sys
+d = sys.argv[1]
+b = open(d + "/wolf.glb", "rb").read()
+n = struct.unpack("<I", b[12:16])[0]
+doc = json.loads(b[20:20 + n])
+assert all("COLOR_0" not in p["attributes"] for m in doc["meshes"] for p in m["primitives"]), "paint left"
+assert [a["name"] for a in doc["animations"]] == ["walk", "trot", "pace", "gallop", "hop"]
+want = {"walk": (0.75, 0.25, 0.0, 0.5), "trot": (0.5, 0.0, 0.0, 0.5), "pace": (0.0, 0.5, 0.0, 0.5),
+        "gallop": (0.5, 0.6, 0.0, 0.1), "hop": (0.5, 0.5, 0.0, 0.0)}
+loco = json.load(open(d + "/locomotion.json"))["clips"]
+worst = 0
+for g, w in want.items():
+    c = loco[g]
+    assert c["gait"] == g, (g, c["gait"])
+    ph = {f["position"]: f["phase"] for f in c["feet"].values()}
+    for pos, o in zip(("FL", "FR", "HL", "HR"), w):
+        e = abs(ph[pos] - o) % 1.0
+        worst = max(worst, min(e, 1 - e))
+    assert c["speed_mps"] > 0 and c["stride_m"] > 0 and c["cadence_hz"] > 0, c
+assert worst <= 0.05, worst
+print("phases within", worst)
+PY
+); then am_pass locomotion_gaits_and_phases; else am_fail locomotion_gaits_and_phases "$out"; fi
+"$AM_BIN" fk "$R" --motion "$TMP/clips/trot.json" > "$TMP/trot.fk.json" 2>/dev/null
+if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/pack/wolf.glb" "$R" "$TMP/trot.fk.json" 30 trot 2>&1); then
+  am_pass pack_three_plays_clip_in_a_loop
+else am_fail pack_three_plays_clip_in_a_loop "$out"; fi
+if out=$(blender -b --factory-startup --python-exit-code 1 -P "$AM_SOURCE/scripts/blender_check.py" -- \
+         "$TMP/pack/wolf.glb" "$R" "$TMP/trot.fk.json" 30 trot 2>&1 | grep -E '^\{|Error|error' | tail -n 3) &&
+   printf '%s' "$out" | grep -q '"ok": true'; then am_pass pack_blender_plays_clip
+else am_fail pack_blender_plays_clip "$out"; fi
+expect pack_clip_of_another_rig 2 "trot.json.*'muzzle' is not in the rig" -- "$AM_BIN" pack "$TMP/clips/trot.json" --rig "$W/rig.json" --mesh "$TMP/rigged.glb" -o "$TMP/bad/wolf.glb" -q
+
+# ---- takes ----
+mk_take() { # dir paw front side
+  mkdir -p "$TMP/runs/$1"
+  printf '{"fps": 30, "bones": [], "trans": [], "root_quat": [], "reproj_px": {"front": %s, "side": %s}, "sync": {"paw_agreement": {"score": %s}, "best_lag_frames": 0}}\n' "$3" "$4" "$2" > "$TMP/runs/$1/motion.json"
+}
+mk_take wolf/roar_s1 0.93 5.9 8.0
+mk_take wolf/walk_s2 0.62 4.0 4.0
+mk_take wolf/walk_s3 0.31 3.0 3.0
+mk_take wolf/sit_s1 null 6.0 7.0
+expect takes 0 'wrote .*4 takes, 2 keep; best wolf/roar_s1' -- "$AM_BIN" takes "$TMP/runs" -o "$TMP/takes.csv"
+expect takes_order 0 '' -- $PY -c "
+rows=[l.split(',') for l in open('$TMP/takes.csv').read().split()[1:]]
+assert [(r[0], r[1]) for r in rows] == [('wolf/roar_s1','keep'),('wolf/sit_s1','keep'),('wolf/walk_s2','look'),('wolf/walk_s3','reroll')], rows"
+mkdir -p "$TMP/empty"
+expect takes_empty 2 'no take' -- "$AM_BIN" takes "$TMP/empty" -o "$TMP/t2.csv"
+am_done

@@ -1,0 +1,139 @@
+/* Sparse Cholesky, OBJ reading and bone heat on small known cases. */
+#include <math.h>
+#include <string.h>
+
+#include "am_test.h"
+#include "anymove/bind.h"
+#include "anymove/opt.h"
+
+static void sparse_cholesky_solves_laplacian_plus_diagonal(void)
+{
+    /* a path graph Laplacian + I, both triangles given and repeats summed: x from a known solution */
+    enum { N = 50 };
+    int32_t r[4 * N], c[4 * N];
+    double v[4 * N], x[2 * N], want[N];
+    size_t k = 0;
+    for (int i = 0; i < N; i++) r[k] = c[k] = i, v[k++] = 1.0;
+    for (int i = 0; i + 1 < N; i++) {
+        r[k] = i, c[k] = i, v[k++] = 1.0;
+        r[k] = i + 1, c[k] = i + 1, v[k++] = 1.0;
+        r[k] = i, c[k] = i + 1, v[k++] = -1.0; /* upper triangle: mirrored */
+    }
+    for (int i = 0; i < N; i++) want[i] = sin(0.3 * i);
+    for (int i = 0; i < N; i++) {
+        double deg = (i > 0) + (i + 1 < N);
+        x[i] = (1 + deg) * want[i] - (i > 0 ? want[i - 1] : 0) - (i + 1 < N ? want[i + 1] : 0);
+        x[N + i] = 2 * x[i];
+    }
+    am_sparse_chol *f = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_sparse_cholesky(N, k, r, c, v, &f, &err), &err);
+    AM_CHECK_OK(am_sparse_cholesky_solve(f, 2, x, &err), &err);
+    for (int i = 0; i < N; i++) {
+        AM_CHECK_NEAR(x[i], want[i], 1e-12);
+        AM_CHECK_NEAR(x[N + i], 2 * want[i], 1e-12);
+    }
+    am_sparse_cholesky_free(f);
+    int32_t r2[2] = {0, 1}, c2[2] = {0, 1};
+    double bad[2] = {1, -1};
+    AM_CHECK_STATUS(am_sparse_cholesky(2, 2, r2, c2, bad, &f, &err), AM_E_DEGENERATE);
+    int32_t out[1] = {5};
+    AM_CHECK_STATUS(am_sparse_cholesky(2, 1, out, c2, bad, &f, &err), AM_E_VALUE);
+}
+
+static void obj_reads_polygons_and_refuses_garbage(void)
+{
+    static const char ok[] = "# a quad\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/1 -1/1\n";
+    am_mesh *m = NULL;
+    am_error err = {0};
+    am_obj_opts zup = {.z_up = true};
+    AM_CHECK_OK(am_obj_read_mem(ok, strlen(ok), "q.obj", &zup, &m, &err), &err);
+    AM_CHECK(m->vertex_count == 4 && m->triangle_count == 2);
+    AM_CHECK(m->triangles[3] == 0 && m->triangles[4] == 2 && m->triangles[5] == 3);
+    am_mesh_free(m);
+    /* Y up by default: file (x, y, z) is world (x, -z, y) */
+    static const char one[] = "v 1 2 3\n";
+    AM_CHECK_OK(am_obj_read_mem(one, strlen(one), "p.obj", NULL, &m, &err), &err);
+    AM_CHECK(m->positions[0] == 1.0f && m->positions[1] == -3.0f && m->positions[2] == 2.0f);
+    am_mesh_free(m);
+    static const struct {
+        const char *text;
+        am_status want;
+        uint32_t line;
+    } bad[] = {{"v 0 0\n", AM_E_SYNTAX, 1}, {"v 0 0 0\nf 1 2 3\n", AM_E_VALUE, 2}, {"v 0 0 0\nf 1 1\n", AM_E_SYNTAX, 2},
+               {"v 0 0 inf\n", AM_E_NONFINITE, 1}, {"# nothing\n", AM_E_EMPTY, 0}, {"v 0 0 0\nf 1 x 1\n", AM_E_SYNTAX, 2}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        am_status s = am_obj_read_mem(bad[i].text, strlen(bad[i].text), "bad.obj", NULL, &m, &err);
+        AM_CHECK_MSG(s == bad[i].want && (bad[i].line == 0 || err.line == bad[i].line),
+                     "case %zu: %s at line %u", i, am_status_name(s), err.line);
+        AM_CHECK(m == NULL);
+    }
+}
+
+/* A closed box 2 m along -Y on a two-bone chain: the front half follows the front bone. */
+static void bone_heat_splits_a_box_between_two_bones(void)
+{
+    am_mesh m = {0};
+    enum { NY = 21, NC = 8 };
+    float pos[NY * NC * 3 + 6];
+    int32_t tri[(NY - 1) * NC * 6 + NC * 6];
+    size_t v = 0, f = 0;
+    for (int y = 0; y < NY; y++)
+        for (int k = 0; k < NC; k++) {
+            double a = 2 * 3.14159265358979 * k / NC;
+            pos[v * 3] = (float)(0.2 * cos(a)), pos[v * 3 + 1] = (float)(-2.0 * y / (NY - 1)), pos[v * 3 + 2] = (float)(0.5 + 0.2 * sin(a));
+            v++;
+        }
+    for (int y = 0; y + 1 < NY; y++)
+        for (int k = 0; k < NC; k++) {
+            int32_t a = y * NC + k, b = y * NC + (k + 1) % NC, c = a + NC, d = b + NC;
+            int32_t t[6] = {a, c, b, b, c, d};
+            memcpy(tri + f * 3, t, sizeof t);
+            f += 2;
+        }
+    /* caps */
+    int32_t c0 = (int32_t)v, c1 = (int32_t)v + 1;
+    pos[v * 3] = 0, pos[v * 3 + 1] = 0, pos[v * 3 + 2] = 0.5f, v++;
+    pos[v * 3] = 0, pos[v * 3 + 1] = -2, pos[v * 3 + 2] = 0.5f, v++;
+    for (int k = 0; k < NC; k++) {
+        int32_t t[6] = {c0, k, (k + 1) % NC, c1, (NY - 1) * NC + (k + 1) % NC, (NY - 1) * NC + k};
+        memcpy(tri + f * 3, t, sizeof t);
+        f += 2;
+    }
+    m.vertex_count = v, m.triangle_count = f, m.positions = pos, m.triangles = tri;
+    static const char *const jn[] = {"a", "b", "c"}, *const bn[] = {"back", "front"}, *const bh[] = {"a", "b"},
+                             *const bt[] = {"b", "c"}, *const bp[] = {NULL, "back"};
+    double jp[9] = {0, -0.05, 0.5, 0, -1.0, 0.5, 0, -1.95, 0.5};
+    am_rig_desc d = {.joint_count = 3, .joint_names = jn, .joint_pos = jp, .bone_count = 2, .bone_names = bn,
+                     .bone_head = bh, .bone_tail = bt, .bone_parent = bp};
+    am_rig *rig = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_rig_build(&d, &rig, &err), &err);
+    am_bind_result *r = NULL;
+    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    for (size_t i = 0; i < v; i++) {
+        float sum = r->weight[i * 4] + r->weight[i * 4 + 1] + r->weight[i * 4 + 2] + r->weight[i * 4 + 3];
+        AM_CHECK_NEAR(sum, 1.0, 1e-6);
+        double y = pos[i * 3 + 1];
+        double w_front = 0;
+        for (int k = 0; k < 4; k++) w_front += r->bone_index[i * 4 + k] == 1 ? r->weight[i * 4 + k] : 0;
+        if (y < -1.4) AM_CHECK_MSG(w_front > 0.9, "vertex %zu at y %.2f: front %.3f", i, y, w_front);
+        if (y > -0.6) AM_CHECK_MSG(w_front < 0.1, "vertex %zu at y %.2f: front %.3f", i, y, w_front);
+    }
+    AM_CHECK(r->component_count == 1 && r->blind_count == 0);
+    am_bind_result_free(r);
+    /* rigid: one bone each */
+    am_bind_opts rigid = {.flags = AM_BIND_RIGID};
+    AM_CHECK_OK(am_bind_weights(&m, rig, &rigid, &r, &err), &err);
+    for (size_t i = 0; i < v; i++) AM_CHECK(r->weight[i * 4] == 1.0f && r->weight[i * 4 + 1] == 0.0f);
+    am_bind_result_free(r);
+    /* the rig 10 m away does not overlap */
+    am_rig_scale(rig, 1.0);
+    for (size_t j = 0; j < 3; j++) rig->joint_rest[j * 3] += 10;
+    AM_CHECK_STATUS(am_bind_weights(&m, rig, NULL, &r, &err), AM_E_VALUE);
+    am_rig_free(rig);
+}
+
+#define AM_TESTS(X) X(sparse_cholesky_solves_laplacian_plus_diagonal) X(obj_reads_polygons_and_refuses_garbage) \
+    X(bone_heat_splits_a_box_between_two_bones)
+AM_TEST_MAIN(AM_TESTS)
