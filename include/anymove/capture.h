@@ -26,6 +26,7 @@
 #define ANYMOVE_CAPTURE_H
 
 #include "core.h"
+#include "fit.h" /* the plants (am_plants_find ...) are the fitter's, shared with retargeting */
 #include "io.h"
 #include "rig.h"
 
@@ -168,47 +169,6 @@ AM_NODISCARD am_status am_capture_solve(const am_det *det, const am_rig *rig,
  * reprojection per view, sync, contacts, foot slide). Appends to out. */
 void am_capture_report(const am_capture_result *res, am_buf *out);
 void am_capture_result_free(am_capture_result *res);
-
-/* ---- plants: where a joint stands still on the ground ---------------------------------
- * Shared by the capture fit (its contacts and foot lock) and by retargeting (the source's
- * plants, held on the target). A contact joint is planted where it is low (within `height`
- * of its floor) and slow (under `speed` relative to the ground); plants then grow over the
- * neighbouring frames that are as low and near their spot (hysteresis), one-frame holes are
- * filled and plants shorter than 3 frames dropped. The ground may move (a treadmill, an
- * in-place game clip): its velocity is the median velocity of the low joints, 0 when slower
- * than `still`. The defaults are the capture fit's, for a body the wolf's size (2.1 m);
- * callers scale them for other bodies. */
-#define AM_PLANT_HEIGHT 0.015      /* m */
-#define AM_PLANT_SPEED 0.3         /* m/s */
-#define AM_PLANT_GROW 0.02         /* m */
-#define AM_PLANT_GROW_HEIGHT 0.012 /* m */
-#define AM_PLANT_STILL 0.10        /* m/s */
-
-typedef struct am_plant_opts {
-    double height;      /* m above the floor under which a joint may plant; 0 = AM_PLANT_HEIGHT */
-    double speed;       /* m/s: slower (relative to the ground) is still; 0 = AM_PLANT_SPEED */
-    double grow;        /* m: a neighbouring frame this near a plant's spot joins it; 0 = AM_PLANT_GROW */
-    double grow_height; /* m above the plant's mean height a joining frame may be; 0 = AM_PLANT_GROW_HEIGHT */
-    double still;       /* m/s: a ground slower than this is still; 0 = AM_PLANT_STILL */
-} am_plant_opts;
-
-/* Plants of C contact joints over a clip. joints [T][J][3] world metres (frame t, joint j),
- * fps > 0, joint [C] joint indices, floor_z [C] each joint's floor height (its rest height, or
- * its lowest height in the clip). Outputs: plant [T][C] 1 = planted, plant_z [T][C] the mean
- * height of the plant a frame belongs to (unset outside plants), ground_vel [3] m/s (z = 0).
- * opts NULL = defaults. AM_E_NOMEM. */
-AM_NODISCARD am_status am_plants_find(const double *joints, size_t T, size_t J, double fps,
-                                      const int32_t *joint, const double *floor_z, size_t C,
-                                      const am_plant_opts *opts, uint8_t *plant, double *plant_z,
-                                      double ground_vel[3], am_error *err);
-/* The spot of joint j's plant over frames s..e (s <= e < T): its mean position in the ground's
- * frame, carried back to frame s by ground_vel. */
-void am_plant_spot(const double *joints, size_t J, double fps, const double ground_vel[3],
-                   size_t j, size_t s, size_t e, double spot[3]);
-/* Foot slide of that plant: the farthest joint j gets from where it was at frame s, in the
- * ground's frame (metres). */
-double am_plant_drift(const double *joints, size_t J, double fps, const double ground_vel[3],
-                      size_t j, size_t s, size_t e);
 
 /* ---- scoring (SPEC 5; implemented in src/metrics/capture.c) ---- */
 typedef struct am_capture_score {

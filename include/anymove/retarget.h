@@ -174,7 +174,7 @@ typedef struct am_retarget_opts {
 
 /* One plant of the source held on the target. Slides are in metres: the farthest the contact
  * joint gets from where it was at the plant's first frame, in the ground's frame (SPEC-style
- * foot slide, capture's am_plant_drift). */
+ * foot slide, the fitter's am_plant_drift (fit.h)). */
 typedef struct am_retarget_plant {
     uint32_t contact;               /* index into the report's contacts */
     uint32_t first, last;           /* frames */

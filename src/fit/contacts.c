@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anymove/capture.h"
+#include "anymove/fit.h"
 #include "fit_internal.h"
 #include "core/internal.h"
 

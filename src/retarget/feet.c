@@ -1,5 +1,5 @@
 /* Feet (docs/retarget.md, "Feet"). The source's plants are found as the capture fit finds its
- * own (am_plants_find of capture.h, thresholds scaled from the wolf's body to the source's);
+ * own (am_plants_find of fit.h, thresholds scaled from the wolf's body to the source's);
  * on the target each plant is held still in the ground's frame (a treadmill clip's ground
  * moves at the source's ground speed times the leg ratio), the frames either side blend from
  * the held spot back to the transferred motion, and no contact sinks below its floor. The IK
@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "anymove/capture.h"
+#include "anymove/fit.h"
 #include "anymove/math.h"
 #include "anymove/opt.h"
 #include "core/internal.h"
