@@ -84,7 +84,7 @@ static am_rig *ami_character(am_error *err)
 #define B(name, head, tail, parent)                                                                          \
     (snprintf(n, sizeof n, "%s%s", S, name), snprintf(h, sizeof h, "%s_%s", head, s),                         \
      snprintf(t, sizeof t, "%s_%s", tail, s), snprintf(p, sizeof p, "%s%s", S, parent),                       \
-     ami_bone(&r, n, h, t, parent[0] == '!' ? parent + 1 : p))
+     ami_bone(&r, n, h, t, (parent)[0] == '!' ? &(parent)[1] : p))
         J("eye", 0.03, -0.08, 1.68);
         J("eyetip", 0.03, -0.11, 1.68);
         B("Eye", "eye", "eyetip", "!Head");
