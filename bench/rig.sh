@@ -50,6 +50,8 @@ MODES=${RIG_MODES:-default}
 MAXPTS=${RIG_MAX_POINTS:-1500}
 CSV=$OUT/results.csv
 export ANYMOVE=$BIN AM_SHARED=$SHARED
+# one thread everywhere (2-core machine shared with others; the anchors are not timed targets)
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$OUT/clips" "$OUT/runs" "$OUT/bin"
 : > "$CSV.tmp"
 
@@ -87,7 +89,7 @@ prep() { [ -f "$2/truth.npz" ] || $T2R prep "$1" "$2" --max-points "$MAXPTS" >&2
 # run_clip SET CLIP DIR BONES [clean]: every method on one clip
 run_clip() {
   local set=$1 name=$2 dir=$3 bones=$4 clean=${5:-} id r t0 t1 m flag
-  id=$(safe "$name")-b$bones
+  id=$(safe "$set-$name")-b$bones
   r=$OUT/runs/$id
   mkdir -p "$r"
   for m in $MODES; do
