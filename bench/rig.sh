@@ -58,7 +58,7 @@ mkdir -p "$OUT/clips" "$OUT/runs" "$OUT/bin"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9_.-' '_'; }
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc --all) cores;" \
   "load at start $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%F %H:%M UTC'); $("$BIN" --version 2>&1 | head -1);" \
   "commit $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null)"
 
