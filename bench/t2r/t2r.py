@@ -383,6 +383,71 @@ def cmd_table(a):
         print("\n(cells: recon all / hidden / joint % of body size (b = bones, t = translating bones))")
 
 
+def cmd_summary(a):
+    """One headline table over sets: each method's means, ours vs the SSDR anchor, the 20 % target."""
+    import csv
+    rows = [r for r in csv.reader(open(a.csv)) if r and r[5] not in ("", "FAIL")]
+    num = lambda x: float(x) if x not in ("",) else None    # noqa: E731
+    mean = lambda xs: sum(xs) / len(xs) if xs else None     # noqa: E731
+    fmt = lambda x, d=3: "-" if x is None else ("%." + str(d) + "f") % x   # noqa: E731
+    sets, methods = [], []
+    for r in rows:
+        if r[0] not in sets:
+            sets.append(r[0])
+        if r[2] not in methods:
+            methods.append(r[2])
+    ours = [m for m in methods if m.startswith("ours")]
+    print("| set | clips | " + " | ".join("%s all / hidden / joint" % m for m in methods) +
+          " | " + " | ".join("%s vs ssdr: all / hidden / joint" % m for m in ours) + " |")
+    print("|---|---|" + "---|" * (len(methods) + len(ours)))
+    for st in sets:
+        by = {(r[1], r[2]): r for r in rows if r[0] == st}
+        clips = sorted({c for c, _ in by})
+        cells, vs = [], []
+        for m in methods:
+            cs = [c for c in clips if (c, m) in by]
+            v = [mean([num(by[(c, m)][k]) for c in cs if num(by[(c, m)][k]) is not None]) for k in (5, 6, 7)]
+            cells.append("%s / %s / %s" % (fmt(v[0]), fmt(v[1]), fmt(v[2], 2)) if cs else "")
+        for m in ours:
+            common = [c for c in clips if (c, m) in by and (c, "ssdr") in by]
+            out = []
+            for k in (5, 6, 7):
+                o = [num(by[(c, m)][k]) for c in common if num(by[(c, m)][k]) is not None and num(by[(c, "ssdr")][k]) is not None]
+                b = [num(by[(c, "ssdr")][k]) for c in common if num(by[(c, m)][k]) is not None and num(by[(c, "ssdr")][k]) is not None]
+                out.append("%+.0f%%" % (100 * (mean(o) / mean(b) - 1)) if o and mean(b) else "-")
+            vs.append(" / ".join(out))
+        print("| %s | %d | %s | %s |" % (st, len(clips), " | ".join(cells), " | ".join(vs)))
+
+
+def cmd_pair(a):
+    """Per model / plan: the means of every method on a clean set and its degraded twin."""
+    import csv
+    rows = [r for r in csv.reader(open(a.csv)) if r and r[5] not in ("", "FAIL")]
+    num = lambda x: float(x) if x else None                 # noqa: E731
+    mean = lambda xs: sum(xs) / len(xs) if xs else None     # noqa: E731
+    fmt = lambda x, d=3: "-" if x is None else ("%." + str(d) + "f") % x   # noqa: E731
+    cols = []
+    for st in (a.clean, a.degraded):
+        for r in rows:
+            if r[0] == st and (st, r[2]) not in cols:
+                cols.append((st, r[2]))
+    groups = []
+    for r in rows:
+        if r[0] in (a.clean, a.degraded) and group(r[1]) not in groups:
+            groups.append(group(r[1]))
+    print("| model / plan | clips | " + " | ".join("%s %s" % c for c in cols) + " |")
+    print("|---|---|" + "---|" * len(cols))
+    for g in groups:
+        cells, n = [], 0
+        for st, m in cols:
+            rs = [r for r in rows if r[0] == st and r[2] == m and group(r[1]) == g]
+            n = max(n, len(rs))
+            v = [mean([num(r[k]) for r in rs if num(r[k]) is not None]) for k in (5, 6, 7)]
+            cells.append(("%s / %s" % (fmt(v[0]), fmt(v[2], 2)) if st == a.clean else
+                          "%s / %s / %s" % (fmt(v[0]), fmt(v[1]), fmt(v[2], 2))) if rs else "-")
+        print("| %s | %d | %s |" % (g.split(":", 1)[1], n, " | ".join(cells)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sp = ap.add_subparsers(dest="cmd", required=True)
@@ -420,6 +485,12 @@ def main():
     p.add_argument("--seconds", default="")
     p = sp.add_parser("table")
     p.add_argument("csv")
+    p = sp.add_parser("summary")
+    p.add_argument("csv")
+    p = sp.add_parser("pair")
+    p.add_argument("csv")
+    p.add_argument("clean")
+    p.add_argument("degraded")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
     globals()["cmd_" + a.cmd](a)
