@@ -99,7 +99,7 @@ static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
 }
 
 static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *par, const double *head,
-                               const ami_skel *s, am_rig **out, am_error *err)
+                               const uint8_t *loc, const ami_skel *s, am_rig **out, am_error *err)
 {
     size_t B = d->B;
     /* names in rig order; joints: one head per bone, plus tips for bones without a child to
@@ -133,11 +133,19 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
          * doubled tip overshot the true leaf joints; mean joint error on the baked real
          * models -17% for both methods, synthetic clips no worse) */
         double best = 1e-3 * d->body;
-        size_t tj = SIZE_MAX;
+        size_t tj = SIZE_MAX, tc = SIZE_MAX;
         for (size_t c = 0; c < B; c++) {
             if (par[c] != (int32_t)k) continue;
             double dd = am_vec3_dist(head + c * 3, head + k * 3);
-            if (dd > best) best = dd, tj = head_j[rig_of[c]];
+            if (dd > best) best = dd, tj = head_j[rig_of[c]], tc = c;
+        }
+        if (tj != SIZE_MAX && loc[tc]) {
+            /* a child that translates leaves the parent's end: the parent gets its own tail
+             * joint there (SPEC 2.3 reads a joint from the bone ending at it, so a shared one
+             * would show the parent's end, not where the sliding child's head is) */
+            snprintf(jname[J], sizeof jname[J], "end_bone%02zu", i);
+            memcpy(jp[J], head + tc * 3, sizeof jp[J]);
+            tj = J++;
         }
         if (tj == SIZE_MAX) {
             double cen[3], dir[3], len;
@@ -385,7 +393,7 @@ refit_done:
     if (st < 0) return st;
 
     am_rig *rig = NULL;
-    AMI_TRY(ami_build_rig(d, order, par, head, s, &rig, err));
+    AMI_TRY(ami_build_rig(d, order, par, head, loc, s, &rig, err));
     int32_t rig_of[AMI_MAXB];
     for (size_t k = 0; k < B; k++) {
         char nm[32];
