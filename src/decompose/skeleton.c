@@ -187,49 +187,58 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
  * the visible error; a pin that takes it over lim is undone and that bone keeps its
  * channels. Ends when AMI_LOC_MISSES pins in a row failed or every bone is pinned: what is
  * left is the fewest channels greedy finds within lim. Then the rig is settled (transforms,
- * then the weights they imply). Starting from the free bones, not from the articulated refit,
+ * then the weights they imply) and, if the pass pinned any bone, another pass runs (at most
+ * AMI_LOC_PASSES). Pins are judged before the settle, which only lowers the fit's objective,
+ * so the result stays within lim up to the robust weighting. Starting from the free bones, not from the articulated refit,
  * matters: adding channels to an articulated fit leaves it in the articulated fit's basin
  * (the Dem Bones sample at 10 bones: every bone translating and still 3x the free error). */
 #define AMI_LOC_MISSES 2
+#define AMI_LOC_PASSES 3
 static am_status ami_choose_loc(ami_dec *d, double lim, uint8_t *loc, am_error *err)
 {
     size_t B = d->B, n = d->T * d->gs * 12;
     double *snap = am_alloc_array(n, sizeof(double));
     AMI_CHECK(err, snap, AM_E_NOMEM, "translation choice (%zu transforms)", d->T * B);
     double gain[AMI_MAXB];
-    uint8_t tried[AMI_MAXB] = {0};
-    size_t pinned = 0, misses = 0;
+    size_t pinned = 0;
     am_status st = AM_OK;
-    while (misses < AMI_LOC_MISSES) {
-        if (!ami_progress("rig: skeleton", (double)pinned / (double)B)) {
-            st = AM_FAIL(err, AM_E_CANCELLED, "translation choice stopped after %zu pinned bones", pinned);
-            break;
+    /* passes: after a settle the weights fit the pinned rig, and a bone refused with the free
+     * bones' weights may now pin (a walk at 8 bones: 1 channel left after one pass, although
+     * the articulated rig was already within the tolerance) */
+    for (size_t pass = 0; pass < AMI_LOC_PASSES && st == AM_OK; pass++) {
+        uint8_t tried[AMI_MAXB] = {0};
+        size_t misses = 0, now = 0;
+        while (misses < AMI_LOC_MISSES) {
+            if (!ami_progress("rig: skeleton", (double)pinned / (double)B)) {
+                st = AM_FAIL(err, AM_E_CANCELLED, "translation choice stopped after %zu pinned bones", pinned);
+                break;
+            }
+            ami_dec_loc_gain(d, gain);
+            size_t best = SIZE_MAX;
+            for (size_t k = 0; k < B; k++)
+                if (loc[k] && !tried[k] && (best == SIZE_MAX || gain[k] < gain[best])) best = k;
+            if (best == SIZE_MAX) break;
+            tried[best] = 1;
+            memcpy(snap, d->G, n * sizeof(double));
+            loc[best] = 0;
+            ami_dec_pass_articulated(d, 2);
+            d->f_ready = true; /* weights unchanged: F and H still hold their sums */
+            double e = 100.0 * ami_dec_error_visible(d, d->G) / d->body;
+            if (e > lim) {
+                loc[best] = 1;
+                memcpy(d->G, snap, n * sizeof(double));
+                misses++;
+            } else {
+                pinned++, now++;
+                misses = 0;
+            }
         }
-        ami_dec_loc_gain(d, gain);
-        size_t best = SIZE_MAX;
-        for (size_t k = 0; k < B; k++)
-            if (loc[k] && !tried[k] && (best == SIZE_MAX || gain[k] < gain[best])) best = k;
-        if (best == SIZE_MAX) break;
-        tried[best] = 1;
-        memcpy(snap, d->G, n * sizeof(double));
-        loc[best] = 0;
-        ami_dec_pass_articulated(d, 2);
-        d->f_ready = true; /* weights unchanged: F and H still hold their sums */
-        double e = 100.0 * ami_dec_error_visible(d, d->G) / d->body;
-        if (e > lim) {
-            loc[best] = 1;
-            memcpy(d->G, snap, n * sizeof(double));
-            misses++;
-        } else {
-            pinned++;
-            misses = 0;
-        }
-    }
-    am_free(snap);
-    if (st == AM_OK && pinned) {
+        if (st != AM_OK || !now) break;
+        /* settle the rig chosen so far: transforms, then the weights they imply */
         ami_dec_pass_articulated(d, 4);
         ami_dec_pass_weights(d, d->robust, true, d->rest_update);
     }
+    am_free(snap);
     return st;
 }
 
