@@ -194,13 +194,13 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
  * (the Dem Bones sample at 10 bones: every bone translating and still 3x the free error). */
 #define AMI_LOC_MISSES 2
 #define AMI_LOC_PASSES 3
-static am_status ami_choose_loc(ami_dec *d, double lim, uint8_t *loc, am_error *err)
+static am_status ami_choose_loc(ami_dec *d, double lim, size_t rounds, uint8_t *loc, am_error *err)
 {
     size_t B = d->B, n = d->T * d->gs * 12;
     double *snap = am_alloc_array(n, sizeof(double));
     AMI_CHECK(err, snap, AM_E_NOMEM, "translation choice (%zu transforms)", d->T * B);
     double gain[AMI_MAXB];
-    size_t pinned = 0;
+    size_t pinned = 0, settled = 0;
     am_status st = AM_OK;
     /* passes: after a settle the weights fit the pinned rig, and a bone refused with the free
      * bones' weights may now pin (a walk at 8 bones: 1 channel left after one pass, although
@@ -237,8 +237,19 @@ static am_status ami_choose_loc(ami_dec *d, double lim, uint8_t *loc, am_error *
         /* settle the rig chosen so far: transforms, then the weights they imply */
         ami_dec_pass_articulated(d, 4);
         ami_dec_pass_weights(d, d->robust, true, d->rest_update);
+        settled++;
     }
     am_free(snap);
+    /* a rig with pinned bones gets as many settling rounds as the articulated refit (a snake
+     * pinned everywhere after one settle: 0.610% vs the articulated refit's 0.594%) */
+    for (; st == AM_OK && pinned && settled < rounds; settled++) {
+        if (!ami_progress("rig: skeleton", 0.99)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "rig settling stopped at round %zu", settled);
+            break;
+        }
+        ami_dec_pass_articulated(d, 4);
+        ami_dec_pass_weights(d, d->robust, true, d->rest_update);
+    }
     return st;
 }
 
@@ -381,7 +392,7 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_rig_m
         /* every bone free: the free-bone transforms are the optimum of this rig already (any
          * rigid transform per bone is reachable), so no refit; the motion reproduces them */
         for (size_t k = 0; k < B; k++) loc[k] = par[k] >= 0;
-        if (mode == AM_RIG_AUTO) st = ami_choose_loc(d, AM_RIG_AUTO_TOLERANCE * err_free, loc, err);
+        if (mode == AM_RIG_AUTO) st = ami_choose_loc(d, AM_RIG_AUTO_TOLERANCE * err_free, refit_rounds, loc, err);
     } else {
         /* articulated refit: transforms constrained to rotate about the joints, then weights */
         for (size_t round = 0; round < refit_rounds; round++) {
