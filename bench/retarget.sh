@@ -63,7 +63,7 @@ for m in $models $bvhs; do
     *.glb)
       $py tests/cli/gltf_variant.py "$m" "$d/variant.glb" --seed 5 --prefix joint
       "$bin" retarget "$m" --fps 30 --to "$d/variant.glb" --ik none -o "$d/roll" -q
-      roll=$($py bench/retarget_score.py match "$d/a/motion.json" "$d/roll/motion.json")
+      roll=$($py bench/retarget_score.py match "$d/a/motion.json" "$d/roll/motion.json" "$d/a/rig.json")
       glb_check "$d/roll/animation.glb" "$d/roll/rig.json" "$d/roll/motion.json" 30 1 ;;
   esac
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(jq '.bones | length' "$d/a/rig.json")" "$joints" "$rot_align" "$rot_delta" "$roll" >> "$rows"

@@ -3,8 +3,10 @@
 
   closure A_MOTION B_MOTION A_RIG RENAME.json   worst |joint_A - joint_B| / body size (B renamed)
   rot A_MOTION B_MOTION A_RIG                   worst local (and root) rotation angle, radians
-  match A_MOTION B_MOTION                       worst joint distance / body size, joints paired by
-                                                their position in frame 0 (names differ)
+  match A_MOTION B_MOTION A_RIG                 worst joint distance / body size, joints paired by
+                                                their position in frame 0 (names differ); bone
+                                                heads only: a leaf's tail is the importer's guess
+                                                along the node's own axes, not part of the skin
   baseline SRC_MOTION SRC_RIG DST_RIG K OUT     the plain copy of local rotations by bone name,
                                                 root displacement times K from the target's rest
   gt OURS OWN OWN_RIG                           "per-joint % / chamfer %" of OURS against OWN
@@ -54,11 +56,14 @@ def rot(a, b, rig):
     return max(qangle(qa, qb).max(), qangle(ra, rb).max())
 
 
-def match(a, b):
+def match(a, b, rig):
     A, B = np.array(a["joints"]), np.array(b["joints"])
-    m = np.linalg.norm(A[0][:, None] - B[0][None], axis=2).argmin(1)
-    size = np.linalg.norm(A[0].max(0) - A[0].min(0))
-    return np.abs(A - B[:, m]).max() / size
+    helpers = set(rig.get("helpers", []))
+    heads = {bone[1] for bone in rig["bones"] if bone[0] not in helpers}
+    keep = [i for i, n in enumerate(a["joint_names"]) if n in heads]
+    m = np.linalg.norm(A[0][keep][:, None] - B[0][None], axis=2).argmin(1)
+    size = np.linalg.norm(A[0][keep].max(0) - A[0][keep].min(0))
+    return np.abs(A[:, keep] - B[:, m]).max() / size
 
 
 def baseline(sm, sr, dr, k):
@@ -101,7 +106,7 @@ def main():
     elif cmd == "rot":
         print("%.3g" % rot(load(args[0]), load(args[1]), load(args[2])))
     elif cmd == "match":
-        print("%.3g" % match(load(args[0]), load(args[1])))
+        print("%.3g" % match(load(args[0]), load(args[1]), load(args[2])))
     elif cmd == "baseline":
         json.dump(baseline(load(args[0]), load(args[1]), load(args[2]), float(args[3])), open(args[4], "w"))
     elif cmd == "gt":

@@ -416,7 +416,8 @@ static am_status ami_mv_solve(const am_mdet *det_in, const am_calib *cal, const 
         size_t seen = 0;
         for (size_t i = 0; i < T * det.joint_count; i++) seen += det.conf[c * T * det.joint_count + i] > 0;
         if (!seen) {
-            st = AM_FAIL(err, AM_E_EMPTY, "camera '%s' sees nothing: every confidence is 0", det.cameras[c]);
+            st = AM_FAIL(err, AM_E_EMPTY, "camera '%s' sees nothing: no detection has confidence > 0 and finite coordinates",
+                         det.cameras[c]);
             goto done;
         }
     }

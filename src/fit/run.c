@@ -208,7 +208,10 @@ static am_status ami_clip_det(ami_clip *k, am_error *err)
                 seen++;
             }
         if (!seen) {
-            st = AM_FAIL(err, AM_E_EMPTY, "camera '%s' sees nothing: every confidence is 0", d->cameras[c]);
+            st = AM_FAIL(err, AM_E_EMPTY,
+                         "camera '%s' sees nothing: no detection of a rig joint has confidence > 0 and finite "
+                         "coordinates",
+                         d->cameras[c]);
             goto done;
         }
     }
