@@ -10,19 +10,25 @@ static void ami_rig_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove rig TRACKS.npz -o DIR [--bones N|auto] [--method ours|ssdr]\n"
+            "                   [--rig auto|articulated|hierarchical|free]\n"
             "                   [--iterations N] [--max-bones N] [--smooth A] [--knn K] [--threads N]\n"
             "                   [--scale S] [--report] [--render] [--quiet]\n\n"
             "Decomposes dense 3D point tracks (SPEC 4.1; hidden entries are missing data) into\n"
             "bones, sparse skin weights (<= 4 per point) and per-frame bone transforms, extracts\n"
-            "an articulated skeleton (joints where bones pivot, a spanning tree, only the root\n"
-            "translates) and writes into DIR:\n"
+            "a skeleton (joints where bones pivot, a spanning tree; bones rotate about their\n"
+            "joints, and the few that need it also translate) and writes into DIR:\n"
             "  rig.json     the skeleton (SPEC 2.1)        skin.npz    rest, bone_index, weight (SPEC 4.4)\n"
-            "  motion.json  root trans + local rotations, joints per frame (SPEC 4.3)\n"
+            "  motion.json  root trans + local rotations (+ loc of translating bones), joints (SPEC 4.3)\n"
             "  rig.glb      the points (or the surface when the tracks have faces), skinned, animated\n"
             "  report.json  bone count, visible reconstruction error (%% of body size), timings\n\n"
             "  --bones N|auto   bone count (default auto: docs/track2rig.md)\n"
             "  --method ours    robust, hidden-aware, smooth weights (default); ssdr = the plain\n"
             "                   30-iteration SSDR baseline in the same code\n"
+            "  --rig MODE       which bones get translation channels (motion loc): auto (default)\n"
+            "                   = the fewest that bring the reconstruction within 1.15x the free\n"
+            "                   bones'; articulated = only the root; hierarchical = every bone of\n"
+            "                   the tree; free = Dem Bones style, every bone a translating child of\n"
+            "                   the root\n"
             "  --iterations N   alternations (default 30)\n"
             "  --max-bones N    upper bound for auto (default 16)\n"
             "  --smooth A       Laplacian weight smoothness (default 1; 0 = off)\n"
@@ -70,6 +76,17 @@ int am_cmd_rig(int argc, char **argv)
                 o.method = AM_DECOMPOSE_SSDR;
             else
                 return am_cli_usage("rig", "--method must be ours or ssdr, got '%s'", v);
+        } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
+            if (strcmp(v, "auto") == 0)
+                o.rig_mode = AM_RIG_AUTO;
+            else if (strcmp(v, "articulated") == 0)
+                o.rig_mode = AM_RIG_ARTICULATED;
+            else if (strcmp(v, "hierarchical") == 0)
+                o.rig_mode = AM_RIG_HIERARCHICAL;
+            else if (strcmp(v, "free") == 0)
+                o.rig_mode = AM_RIG_FREE;
+            else
+                return am_cli_usage("rig", "--rig must be auto, articulated, hierarchical or free, got '%s'", v);
         } else if ((v = am_cli_value(argc, argv, &i, "--iterations"))) {
             if (!am_cli_long("rig", "--iterations", v, &lv)) return 2;
             if (lv < 1 || lv > 10000) return am_cli_usage("rig", "--iterations must be 1..10000");
@@ -126,8 +143,9 @@ int am_cmd_rig(int argc, char **argv)
     }
     am_cli_print_warnings("rig", &d->warnings);
     am_cli_body_size("rig", in, d->body_size);
-    am_cli_log("rig: %zu bones, visible reconstruction error %.3f%% of body size (%.3f s)", d->bone_count,
-               d->err_visible, am_now() - t1);
+    am_cli_log("rig: %zu bones (%zu translating), visible reconstruction error %.3f%% of body size "
+               "(free bones %.3f%%) (%.3f s)",
+               d->bone_count, d->translating_count, d->err_visible, d->err_visible_free, am_now() - t1);
     double t2 = am_now();
     size_t N = d->point_count;
     size_t s_rest[2] = {N, 3}, s_k[2] = {N, 4};

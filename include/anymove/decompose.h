@@ -47,6 +47,20 @@ typedef enum am_decompose_method {
     AM_DECOMPOSE_METHOD_COUNT
 } am_decompose_method;
 
+/* Which bones of the written rig get translation channels (motion loc, SPEC 2.3): the rest
+ * rotate about their joints. The root always translates (motion trans). */
+typedef enum am_rig_mode {
+    AM_RIG_AUTO = 0,     /* the fewest translating bones whose visible reconstruction is within
+                            AM_RIG_AUTO_TOLERANCE x the free-bone error (docs/track2rig.md) */
+    AM_RIG_ARTICULATED,  /* none: only the root translates */
+    AM_RIG_HIERARCHICAL, /* the spanning tree, every bone translating: the free-bone fit exactly */
+    AM_RIG_FREE,         /* Dem Bones style: every bone a child of the root, all translating */
+    AM_RIG_MODE_COUNT
+} am_rig_mode;
+
+/* AM_RIG_AUTO's target: reconstruction (visible entries) <= this x the free-bone error. */
+#define AM_RIG_AUTO_TOLERANCE 1.15
+
 /* Flags (0 = defaults). */
 enum {
     AM_DECOMPOSE_NO_SKELETON = 1u << 0 /* stop after the decomposition: rig/motion stay NULL */
@@ -63,6 +77,7 @@ typedef struct am_decompose_opts {
     double huber;               /* Huber threshold in median residual norms; default 2.5 */
     uint32_t seed;              /* reserved for randomized steps; default 0 */
     uint32_t flags;             /* AM_DECOMPOSE_* */
+    am_rig_mode rig_mode;       /* default AM_RIG_AUTO */
     size_t threads;             /* worker threads of the per-point passes; 0 = the online CPUs
                                    (at most 8). Results are deterministic for a given count. */
     am_context ctx;             /* allocator, limits, progress (stages "rig: initialise bones",
@@ -83,6 +98,12 @@ typedef struct am_decomposition {
     double body_size;       /* diagonal of the frame-0 box of the visible points, metres */
     double err_visible;     /* mean |recon - observed| over visible entries, % of body_size */
     double err_visible_free;/* the same before the articulated refit (free bone transforms) */
+    double err_visible_articulated; /* the same with only the root translating (measured by
+                               AM_RIG_AUTO and AM_RIG_ARTICULATED; else -1) */
+    am_rig_mode rig_mode;   /* the mode the rig was built with (AM_RIG_AUTO: the articulated
+                               tree plus the translating bones it chose) */
+    size_t translating_count; /* bones with translation channels (motion loc), the root not counted */
+    uint8_t *translating;   /* [B] 1 = rig bone b has translation channels (rig bone order) */
     double noise_floor;     /* robust noise estimate from temporal differences, % of body_size */
     size_t iterations;      /* alternations run */
     size_t auto_count;      /* entries of auto_err (0 unless bones was auto) */

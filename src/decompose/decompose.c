@@ -16,6 +16,7 @@ void am_decompose_opts_defaults(const am_decompose_opts *in, am_decompose_opts *
     am_decompose_opts o = {0};
     if (in) o = *in;
     if ((int)o.method < 0 || o.method >= AM_DECOMPOSE_METHOD_COUNT) o.method = AM_DECOMPOSE_OURS;
+    if ((int)o.rig_mode < 0 || o.rig_mode >= AM_RIG_MODE_COUNT) o.rig_mode = AM_RIG_AUTO;
     if (o.max_bones == 0) o.max_bones = 16;
     if (o.max_bones > AMI_MAXB) o.max_bones = AMI_MAXB;
     if (o.iterations == 0) o.iterations = 30;
@@ -94,6 +95,7 @@ void am_decomposition_free(am_decomposition *d)
     am_free(d->weight);
     am_free(d->xform);
     am_free(d->auto_err);
+    am_free(d->translating);
     am_warning_list_free(&d->warnings);
     am_rig_free(d->rig);
     am_motion_free(d->motion);
@@ -366,11 +368,13 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     res->bone_count = B;
     res->fps = tr->fps > 0.0 ? tr->fps : 30.0;
     res->body_size = d.body;
+    res->rig_mode = o.rig_mode;
+    res->err_visible_articulated = -1.0;
     if (!(o.flags & AM_DECOMPOSE_NO_SKELETON)) {
         /* every sweep lowers the articulated objective (ami_dec_pass_articulated); 3 rounds of 4
          * sweeps get most of the gain (synthetic quadruped walk 0.61 -> 0.35%) for ~8% of the
          * command: the weight re-solve between rounds is what costs at large N */
-        if ((st = ami_dec_skeleton(&d, 3, res, err)) < 0) goto fail;
+        if ((st = ami_dec_skeleton(&d, 3, o.rig_mode, res->err_visible_free, res, err)) < 0) goto fail;
     } else {
         res->rest = am_alloc_array(N * 3, sizeof(float));
         res->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));

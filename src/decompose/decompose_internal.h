@@ -63,6 +63,8 @@ typedef struct ami_dec {
     const int32_t *order;    /* [B] bones top-down */
     const int32_t *par;      /* [B] parent bone or -1 */
     const double *pivot;     /* [B][3] rest head (pivot with the parent) */
+    const uint8_t *loc;      /* [B] 1 = the bone has translation channels: unpinned in the
+                                refit (NULL = none; the root always translates) */
 } ami_dec;
 
 /* ssdr.c */
@@ -70,6 +72,8 @@ void ami_dec_stats(ami_dec *d);                       /* S, U, C from G */
 void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, bool update_rest);
 void ami_dec_pass_transforms(ami_dec *d, int sweeps);  /* F, H, then Gauss-Seidel */
 void ami_dec_pass_articulated(ami_dec *d, int sweeps); /* the same, bones carry their subtree */
+/* gain[B]: objective drop translation channels would give each pinned bone (ssdr.c). */
+void ami_dec_loc_gain(ami_dec *d, double *gain);
 double ami_dec_error_visible(const ami_dec *d, const double *G); /* mean |recon - obs| visible */
 /* Robust noise floor from second temporal differences of the visible tracks, metres. */
 double ami_dec_noise_floor(const ami_dec *d);
@@ -89,7 +93,9 @@ am_status ami_dec_init(ami_dec *d, size_t bones, size_t max_bones, double noise_
 size_t ami_dec_auto_pick(const double *curve, size_t B, double noise_pct, size_t points);
 
 /* skeleton.c */
-am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out,
-                           am_error *err);
+/* mode: which bones translate (decompose.h); err_free: the free-bone visible error (%) that
+ * AM_RIG_AUTO's tolerance refers to */
+am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_rig_mode mode, double err_free,
+                           am_decomposition *out, am_error *err);
 
 #endif

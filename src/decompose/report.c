@@ -29,6 +29,30 @@ am_status am_decompose_report_write(const am_decompose_report *r, const char *pa
     ami_jw_number(&w, "recon_visible_pct", d->err_visible);
     ami_jw_number(&w, "recon_visible_free_bones_pct", d->err_visible_free);
     ami_jw_number(&w, "noise_floor_pct", d->noise_floor);
+    if (d->rig) {
+        static const char *const modes[AM_RIG_MODE_COUNT] = {"auto", "articulated", "hierarchical", "free"};
+        ami_jw_object(&w, "rig");
+        ami_jw_string(&w, "mode", modes[d->rig_mode]);
+        if (d->rig_mode == AM_RIG_AUTO) {
+            char criterion[256];
+            snprintf(criterion, sizeof criterion,
+                     "the fewest bones with translation channels (greedy, by the fit objective they "
+                     "remove) whose visible reconstruction is <= %g x the free-bone error",
+                     AM_RIG_AUTO_TOLERANCE);
+            ami_jw_string(&w, "criterion", criterion);
+            ami_jw_number(&w, "tolerance", AM_RIG_AUTO_TOLERANCE);
+        }
+        ami_jw_int(&w, "translating_bones", (int64_t)d->translating_count);
+        ami_jw_row(&w, "translating");
+        for (size_t k = 0; k < d->rig->bone_count; k++)
+            if (d->translating && d->translating[k]) ami_jw_string(&w, NULL, d->rig->bone_names[k]);
+        ami_jw_close(&w);
+        ami_jw_number(&w, "recon_visible_free_bones_pct", d->err_visible_free);
+        if (d->err_visible_articulated >= 0.0)
+            ami_jw_number(&w, "recon_visible_articulated_pct", d->err_visible_articulated);
+        ami_jw_number(&w, "recon_visible_pct", d->err_visible);
+        ami_jw_close(&w);
+    }
     ami_jw_int(&w, "iterations", (int64_t)d->iterations);
     if (d->auto_count) {
         char criterion[320];

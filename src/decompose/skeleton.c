@@ -99,7 +99,7 @@ static void ami_pivot(const ami_dec *d, ami_skel *s, size_t i, size_t j)
 }
 
 static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *par, const double *head,
-                               const ami_skel *s, am_rig **out, am_error *err)
+                               const uint8_t *loc, const ami_skel *s, am_rig **out, am_error *err)
 {
     size_t B = d->B;
     /* names in rig order; joints: one head per bone, plus tips for bones without a child to
@@ -133,11 +133,19 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
          * doubled tip overshot the true leaf joints; mean joint error on the baked real
          * models -17% for both methods, synthetic clips no worse) */
         double best = 1e-3 * d->body;
-        size_t tj = SIZE_MAX;
+        size_t tj = SIZE_MAX, tc = SIZE_MAX;
         for (size_t c = 0; c < B; c++) {
             if (par[c] != (int32_t)k) continue;
             double dd = am_vec3_dist(head + c * 3, head + k * 3);
-            if (dd > best) best = dd, tj = head_j[rig_of[c]];
+            if (dd > best) best = dd, tj = head_j[rig_of[c]], tc = c;
+        }
+        if (tj != SIZE_MAX && loc[tc]) {
+            /* a child that translates leaves the parent's end: the parent gets its own tail
+             * joint there (SPEC 2.3 reads a joint from the bone ending at it, so a shared one
+             * would show the parent's end, not where the sliding child's head is) */
+            snprintf(jname[J], sizeof jname[J], "end_bone%02zu", i);
+            memcpy(jp[J], head + tc * 3, sizeof jp[J]);
+            tj = J++;
         }
         if (tj == SIZE_MAX) {
             double cen[3], dir[3], len;
@@ -172,8 +180,81 @@ static am_status ami_build_rig(ami_dec *d, const int32_t *order, const int32_t *
     return am_rig_build(&desc, out, err);
 }
 
-static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decomposition *out,
-                                       ami_skel *s, am_error *err)
+/* AM_RIG_AUTO: greedy backward elimination from the free bones (every bone translating, the
+ * free-bone error). Pin (take the channels from) the translating bone whose channels are
+ * worth least (ami_dec_loc_gain, re-ranked after each pin: pinning a parent changes what its
+ * children need), refit the transforms with the weights fixed (F and H stay valid), measure
+ * the visible error; a pin that takes it over lim is undone and that bone keeps its
+ * channels. Ends when AMI_LOC_MISSES pins in a row failed or every bone is pinned: what is
+ * left is the fewest channels greedy finds within lim. Then the rig is settled (transforms,
+ * then the weights they imply) and, if the pass pinned any bone, another pass runs (at most
+ * AMI_LOC_PASSES). Pins are judged before the settle, which only lowers the fit's objective,
+ * so the result stays within lim up to the robust weighting. Starting from the free bones, not from the articulated refit,
+ * matters: adding channels to an articulated fit leaves it in the articulated fit's basin
+ * (the Dem Bones sample at 10 bones: every bone translating and still 3x the free error). */
+#define AMI_LOC_MISSES 2
+#define AMI_LOC_PASSES 3
+static am_status ami_choose_loc(ami_dec *d, double lim, size_t rounds, uint8_t *loc, am_error *err)
+{
+    size_t B = d->B, n = d->T * d->gs * 12;
+    double *snap = am_alloc_array(n, sizeof(double));
+    AMI_CHECK(err, snap, AM_E_NOMEM, "translation choice (%zu transforms)", d->T * B);
+    double gain[AMI_MAXB];
+    size_t pinned = 0, settled = 0;
+    am_status st = AM_OK;
+    /* passes: after a settle the weights fit the pinned rig, and a bone refused with the free
+     * bones' weights may now pin (a walk at 8 bones: 1 channel left after one pass, although
+     * the articulated rig was already within the tolerance) */
+    for (size_t pass = 0; pass < AMI_LOC_PASSES && st == AM_OK; pass++) {
+        uint8_t tried[AMI_MAXB] = {0};
+        size_t misses = 0, now = 0;
+        while (misses < AMI_LOC_MISSES) {
+            if (!ami_progress("rig: skeleton", (double)pinned / (double)B)) {
+                st = AM_FAIL(err, AM_E_CANCELLED, "translation choice stopped after %zu pinned bones", pinned);
+                break;
+            }
+            ami_dec_loc_gain(d, gain);
+            size_t best = SIZE_MAX;
+            for (size_t k = 0; k < B; k++)
+                if (loc[k] && !tried[k] && (best == SIZE_MAX || gain[k] < gain[best])) best = k;
+            if (best == SIZE_MAX) break;
+            tried[best] = 1;
+            memcpy(snap, d->G, n * sizeof(double));
+            loc[best] = 0;
+            ami_dec_pass_articulated(d, 2);
+            d->f_ready = true; /* weights unchanged: F and H still hold their sums */
+            double e = 100.0 * ami_dec_error_visible(d, d->G) / d->body;
+            if (e > lim) {
+                loc[best] = 1;
+                memcpy(d->G, snap, n * sizeof(double));
+                misses++;
+            } else {
+                pinned++, now++;
+                misses = 0;
+            }
+        }
+        if (st != AM_OK || !now) break;
+        /* settle the rig chosen so far: transforms, then the weights they imply */
+        ami_dec_pass_articulated(d, 4);
+        ami_dec_pass_weights(d, d->robust, true, d->rest_update);
+        settled++;
+    }
+    am_free(snap);
+    /* a rig with pinned bones gets as many settling rounds as the articulated refit (a snake
+     * pinned everywhere after one settle: 0.610% vs the articulated refit's 0.594%) */
+    for (; st == AM_OK && pinned && settled < rounds; settled++) {
+        if (!ami_progress("rig: skeleton", 0.99)) {
+            st = AM_FAIL(err, AM_E_CANCELLED, "rig settling stopped at round %zu", settled);
+            break;
+        }
+        ami_dec_pass_articulated(d, 4);
+        ami_dec_pass_weights(d, d->robust, true, d->rest_update);
+    }
+    return st;
+}
+
+static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_rig_mode mode,
+                                       double err_free, am_decomposition *out, ami_skel *s, am_error *err)
 {
     size_t B = d->B, N = d->N, T = d->T;
     for (size_t n = 0; n < N; n++) {
@@ -292,25 +373,47 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
         if (nch == 1)
             for (int a = 0; a < 3; a++) head[r * 3 + a] += 0.5 * (head[bc * 3 + a] - head[r * 3 + a]);
     }
-    /* articulated refit: transforms constrained to rotate about the joints, then weights */
+    /* free: Dem Bones' layout, every bone a child of the root (heads stay at the tree's
+     * joints, where an animator expects them; they only place the bones' rest frames) */
+    if (mode == AM_RIG_FREE) {
+        size_t r = (size_t)order[0], o = 1;
+        for (size_t k = 0; k < B; k++)
+            if (k != r) order[o++] = (int32_t)k, par[k] = (int32_t)r;
+    }
+    /* which bones translate (loc) */
+    uint8_t loc[AMI_MAXB] = {0};
+    out->err_visible_articulated = -1.0;
     d->order = order;
     d->par = par;
     d->pivot = head;
-    for (size_t round = 0; round < refit_rounds; round++) {
-        if (!ami_progress("rig: skeleton", (double)round / (double)refit_rounds)) {
-            d->order = d->par = NULL;
-            d->pivot = NULL;
-            return AM_FAIL(err, AM_E_CANCELLED, "articulated refit stopped at round %zu", round);
+    d->loc = loc;
+    am_status st = AM_OK;
+    if (mode != AM_RIG_ARTICULATED) {
+        /* every bone free: the free-bone transforms are the optimum of this rig already (any
+         * rigid transform per bone is reachable), so no refit; the motion reproduces them */
+        for (size_t k = 0; k < B; k++) loc[k] = par[k] >= 0;
+        if (mode == AM_RIG_AUTO) st = ami_choose_loc(d, AM_RIG_AUTO_TOLERANCE * err_free, refit_rounds, loc, err);
+    } else {
+        /* articulated refit: transforms constrained to rotate about the joints, then weights */
+        for (size_t round = 0; round < refit_rounds; round++) {
+            if (!ami_progress("rig: skeleton", (double)round / (double)refit_rounds)) {
+                st = AM_FAIL(err, AM_E_CANCELLED, "articulated refit stopped at round %zu", round);
+                goto refit_done;
+            }
+            ami_dec_pass_articulated(d, 4);
+            ami_dec_pass_weights(d, d->robust || round == 0, true, d->rest_update);
         }
-        ami_dec_pass_articulated(d, 4);
-        ami_dec_pass_weights(d, d->robust || round == 0, true, d->rest_update);
+        out->err_visible_articulated = 100.0 * ami_dec_error_visible(d, d->G) / d->body;
     }
+refit_done:
     d->order = NULL;
     d->par = NULL;
     d->pivot = NULL;
+    d->loc = NULL;
+    if (st < 0) return st;
 
     am_rig *rig = NULL;
-    AMI_TRY(ami_build_rig(d, order, par, head, s, &rig, err));
+    AMI_TRY(ami_build_rig(d, order, par, head, loc, s, &rig, err));
     int32_t rig_of[AMI_MAXB];
     for (size_t k = 0; k < B; k++) {
         char nm[32];
@@ -324,7 +427,7 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
         }
     }
     am_motion *mo = NULL;
-    am_status st = am_motion_create(rig, T, out->fps, &mo, err);
+    st = am_motion_create(rig, T, out->fps, &mo, err);
     if (st < 0) {
         am_rig_free(rig);
         return st;
@@ -337,9 +440,23 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
     out->bone_index = am_alloc_array(N * AMI_K, sizeof(int32_t));
     out->weight = am_alloc_array(N * AMI_K, sizeof(float));
     out->xform = am_alloc_array(T * B * 12, sizeof(double));
-    if (!mo->quat || !P || !fkpose || !lrot || !out->rest || !out->bone_index || !out->weight || !out->xform) {
+    out->translating = am_alloc(B);
+    if (!mo->quat || !P || !fkpose || !lrot || !out->rest || !out->bone_index || !out->weight || !out->xform ||
+        !out->translating) {
         st = AM_FAIL(err, AM_E_NOMEM, "skeleton output");
         goto fail;
+    }
+    out->translating_count = 0;
+    for (size_t k = 0; k < B; k++) {
+        out->translating[rig_of[k]] = loc[k];
+        out->translating_count += loc[k];
+    }
+    if (out->translating_count) {
+        mo->loc = am_alloc_array(T * B * 3, sizeof(double)); /* zero: the pinned bones' */
+        if (!mo->loc) {
+            st = AM_FAIL(err, AM_E_NOMEM, "skeleton output");
+            goto fail;
+        }
     }
     for (size_t t = 0; t < T; t++) {
         const double *g = d->G + t * d->gs * 12;
@@ -349,10 +466,12 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
             G4[15] = 1.0;
             am_mat4_mul(G4, rig->rest_mat + (size_t)rig_of[k] * 16, P + (size_t)rig_of[k] * 16);
         }
+        /* local channels top-down against the parents' poses as FK will build them (fkpose),
+         * so that a translating bone's loc puts it exactly where its transform is */
         for (size_t b = 0; b < B; b++) {
             double *q = mo->quat + (t * B + b) * 4, R[9];
             if (rig->parent[b] < 0) {
-                double Rp[9], Rt[9];
+                double Rp[9], Rt[9], Qm[9], Rw[9];
                 am_mat4_get_rot(P + b * 16, Rp);
                 am_mat3_transpose(rig->rest_rot + b * 9, Rt); /* Q = Rp R_rest^T */
                 am_mat3_mul(Rp, Rt, R);
@@ -361,13 +480,15 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
                 am_quat_identity(q);
                 memset(mo->euler + (t * B + b) * 3, 0, 3 * sizeof(double));
                 am_mat3_identity(lrot + b * 9);
+                am_quat_to_mat3(mo->root_quat + t * 4, Qm);
+                am_mat3_mul(Qm, rig->rest_rot + b * 9, Rw);
+                am_mat4_from_rt(Rw, mo->trans + t * 3, fkpose + b * 16);
                 continue;
             }
-            double Pi[16], Oi[16], L[16];
-            am_mat4_inverse(P + (size_t)rig->parent[b] * 16, Pi);
-            am_mat4_inverse(rig->offset + b * 16, Oi);
-            am_mat4_mul(Pi, P + b * 16, L);
-            am_mat4_mul(Oi, L, L);
+            double Tm[16], Ti[16], L[16];
+            am_mat4_mul(fkpose + (size_t)rig->parent[b] * 16, rig->offset + b * 16, Tm);
+            am_mat4_inverse(Tm, Ti);
+            am_mat4_mul(Ti, P + b * 16, L); /* [R | loc] = (P(parent) O(b))^-1 P(b) */
             am_mat4_get_rot(L, R);
             am_quat_from_mat3(R, q);
             am_quat_to_mat3(q, lrot + b * 9);
@@ -376,9 +497,16 @@ static am_status ami_dec_skeleton_with(ami_dec *d, size_t refit_rounds, am_decom
                 am_mat3_to_euler_xyz_near(lrot + b * 9, mo->euler + ((t - 1) * B + b) * 3, e);
             else
                 am_mat3_to_euler_xyz(lrot + b * 9, e);
+            double *lc = out->translating[b] ? mo->loc + (t * B + b) * 3 : NULL;
+            if (lc) am_mat4_get_trans(L, lc);
+            am_mat4_mul_rot(Tm, lrot + b * 9, fkpose + b * 16);
+            if (lc)
+                for (int i = 0; i < 3; i++)
+                    fkpose[b * 16 + i * 4 + 3] += Tm[i * 4] * lc[0] + Tm[i * 4 + 1] * lc[1] + Tm[i * 4 + 2] * lc[2];
         }
         /* the skinning transforms the files imply: P_fk(b) M_rest(b)^-1 */
-        am_rig_fk_rot(rig, mo->trans + t * 3, mo->root_quat + t * 4, lrot, fkpose);
+        am_rig_fk_rot_loc(rig, mo->trans + t * 3, mo->root_quat + t * 4, lrot, mo->loc ? mo->loc + t * B * 3 : NULL,
+                          fkpose);
         for (size_t b = 0; b < B; b++) {
             double S4[16];
             am_mat4_mul(fkpose + b * 16, rig->rest_inv + b * 16, S4);
@@ -407,12 +535,13 @@ fail:
     return st;
 }
 
-am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_decomposition *out, am_error *err)
+am_status ami_dec_skeleton(ami_dec *d, size_t refit_rounds, am_rig_mode mode, double err_free,
+                           am_decomposition *out, am_error *err)
 {
     /* ~0.5 MB of per-bone-pair sums: on the heap, per call */
     ami_skel *s = am_alloc(sizeof *s);
     AMI_CHECK(err, s, AM_E_NOMEM, "skeleton sums (%zu bytes)", sizeof *s);
-    am_status st = ami_dec_skeleton_with(d, refit_rounds, out, s, err);
+    am_status st = ami_dec_skeleton_with(d, refit_rounds, mode, err_free, out, s, err);
     am_free(s);
     return st;
 }

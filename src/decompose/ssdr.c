@@ -744,80 +744,118 @@ void ami_dec_pass_transforms(ami_dec *d, int sweeps)
  * that drifted. With G_j = G_k L_j for j in the subtree S, the objective in G_k keeps the form
  * of one bone's with
  *   H_S = sum_{j,i in S} L_j H_ji L_i^T   and   Q_S = sum_{j in S} (F_j - sum_{i not in S} G_i H_ij) L_j^T
- * (L as 4x4 homogeneous), so the same pinned Procrustes solves it. */
+ * (L as 4x4 homogeneous), so the same pinned Procrustes solves it. A bone with translation
+ * channels (d->loc[k]) takes the unpinned Procrustes instead: its subtree still follows it. */
+typedef struct {
+    uint64_t sub[AMI_MAXB];             /* bone k and its descendants */
+    uint8_t coupled[AMI_MAXB][AMI_MAXB]; /* H_jk != 0 (or j == k) */
+    double L[AMI_MAXB][16];             /* 4x4 homogeneous G_k^-1 G_j, row-major */
+} ami_artic;
+
+static void ami_artic_init(const ami_dec *d, ami_artic *a)
+{
+    size_t B = d->B;
+    memset(a->sub, 0, sizeof a->sub);
+    for (size_t k = 0; k < B; k++) a->sub[k] = (uint64_t)1 << k;
+    for (size_t oi = B; oi-- > 0;) {
+        size_t k = (size_t)d->order[oi];
+        if (d->par[k] >= 0) a->sub[d->par[k]] |= a->sub[k];
+    }
+    for (size_t j = 0; j < B; j++)
+        for (size_t k = 0; k < B; k++) a->coupled[j][k] = j == k || d->H[(j * d->bcap + k) * 16 + 15] > 0.0;
+}
+
+/* H_S and Q_S of bone k's subtree at frame t (g = the frame's transforms); fills a->L. */
+static void ami_artic_sums(const ami_dec *d, ami_artic *a, const double *g, size_t t, size_t k, double Hs[16],
+                           double Q[12])
+{
+    size_t T = d->T, B = d->B;
+    uint64_t S = a->sub[k];
+    const double *Gk = g + k * 12;
+    for (size_t j = 0; j < B; j++) {
+        if (!(S >> j & 1)) continue;
+        const double *Gj = g + j * 12;
+        double *Lj = a->L[j];
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 4; c++) {
+                double v = 0.0;
+                for (int m = 0; m < 3; m++) v += Gk[m * 4 + r] * (Gj[m * 4 + c] - (c == 3 ? Gk[m * 4 + 3] : 0.0));
+                Lj[r * 4 + c] = v;
+            }
+        }
+        Lj[12] = Lj[13] = Lj[14] = 0.0, Lj[15] = 1.0;
+    }
+    memset(Hs, 0, 16 * sizeof(double));
+    memset(Q, 0, 12 * sizeof(double));
+    for (size_t j = 0; j < B; j++) {
+        if (!(S >> j & 1)) continue;
+        double Qj[12];
+        memcpy(Qj, d->F + (j * T + t) * 12, sizeof Qj);
+        for (size_t i = 0; i < B; i++) {
+            if (!a->coupled[i][j]) continue;
+            const double *Hij = d->H + (i * d->bcap + j) * 16;
+            if (S >> i & 1) { /* inside: L_j H_ji L_i^T, H_ji = H_ij^T */
+                double M[16];
+                const double *Li = a->L[i];
+                for (int r = 0; r < 4; r++) /* M = L_j H_ij^T */
+                    for (int c = 0; c < 4; c++) {
+                        double v = 0.0;
+                        for (int m = 0; m < 4; m++) v += a->L[j][r * 4 + m] * Hij[c * 4 + m];
+                        M[r * 4 + c] = v;
+                    }
+                for (int r = 0; r < 4; r++)
+                    for (int c = 0; c < 4; c++) {
+                        double v = 0.0;
+                        for (int m = 0; m < 4; m++) v += M[r * 4 + m] * Li[c * 4 + m];
+                        Hs[r * 4 + c] += v;
+                    }
+            } else { /* outside: its current prediction is part of the target */
+                const double *Gi = g + i * 12;
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 4; c++)
+                        Qj[r * 4 + c] -= Gi[r * 4] * Hij[c] + Gi[r * 4 + 1] * Hij[4 + c] + Gi[r * 4 + 2] * Hij[8 + c] +
+                                         Gi[r * 4 + 3] * Hij[12 + c];
+            }
+        }
+        for (int r = 0; r < 3; r++) /* Q += Qj L_j^T */
+            for (int c = 0; c < 4; c++) {
+                double v = 0.0;
+                for (int m = 0; m < 4; m++) v += Qj[r * 4 + m] * a->L[j][c * 4 + m];
+                Q[r * 4 + c] += v;
+            }
+    }
+}
+
+/* tr(G H G^T) - 2 tr(G Q^T): the block objective of one bone (3x4 G, H 4x4, Q 3x4). */
+static double ami_block_objective(const double G[12], const double H[16], const double Q[12])
+{
+    double e = 0.0;
+    for (int r = 0; r < 3; r++) {
+        const double *g = G + r * 4;
+        for (int i = 0; i < 4; i++) {
+            double hg = 0.0;
+            for (int j = 0; j < 4; j++) hg += H[i * 4 + j] * g[j];
+            e += g[i] * hg - 2.0 * g[i] * Q[r * 4 + i];
+        }
+    }
+    return e;
+}
+
 void ami_dec_pass_articulated(ami_dec *d, int sweeps)
 {
     size_t T = d->T, B = d->B;
     ami_sums_take(d);
-    uint64_t sub[AMI_MAXB] = {0}; /* bone k and its descendants */
-    for (size_t k = 0; k < B; k++) sub[k] = (uint64_t)1 << k;
-    for (size_t oi = B; oi-- > 0;) {
-        size_t k = (size_t)d->order[oi];
-        if (d->par[k] >= 0) sub[d->par[k]] |= sub[k];
-    }
-    uint8_t coupled[AMI_MAXB][AMI_MAXB];
-    for (size_t j = 0; j < B; j++)
-        for (size_t k = 0; k < B; k++) coupled[j][k] = j == k || d->H[(j * d->bcap + k) * 16 + 15] > 0.0;
-    double L[AMI_MAXB][16]; /* 4x4 homogeneous G_k^-1 G_j, row-major */
+    ami_artic a; /* ~41 KB on the stack, as the pass's own state: re-entrant */
+    ami_artic_init(d, &a);
     for (size_t t = 0; t < T; t++) {
         double *g = d->G + t * d->gs * 12;
         for (int sw_i = 0; sw_i < sweeps; sw_i++) {
             for (size_t oi = 0; oi < B; oi++) {
                 size_t k = (size_t)d->order[oi];
-                uint64_t S = sub[k];
-                double *Gk = g + k * 12;
-                for (size_t j = 0; j < B; j++) {
-                    if (!(S >> j & 1)) continue;
-                    const double *Gj = g + j * 12;
-                    double *Lj = L[j];
-                    for (int r = 0; r < 3; r++) {
-                        for (int c = 0; c < 4; c++) {
-                            double v = 0.0;
-                            for (int m = 0; m < 3; m++) v += Gk[m * 4 + r] * (Gj[m * 4 + c] - (c == 3 ? Gk[m * 4 + 3] : 0.0));
-                            Lj[r * 4 + c] = v;
-                        }
-                    }
-                    Lj[12] = Lj[13] = Lj[14] = 0.0, Lj[15] = 1.0;
-                }
-                double Hs[16] = {0}, Q[12] = {0};
-                for (size_t j = 0; j < B; j++) {
-                    if (!(S >> j & 1)) continue;
-                    double Qj[12];
-                    memcpy(Qj, d->F + (j * T + t) * 12, sizeof Qj);
-                    for (size_t i = 0; i < B; i++) {
-                        if (!coupled[i][j]) continue;
-                        const double *Hij = d->H + (i * d->bcap + j) * 16;
-                        if (S >> i & 1) { /* inside: L_j H_ji L_i^T, H_ji = H_ij^T */
-                            double M[16], Li[16];
-                            memcpy(Li, L[i], sizeof Li);
-                            for (int r = 0; r < 4; r++) /* M = L_j H_ij^T */
-                                for (int c = 0; c < 4; c++) {
-                                    double v = 0.0;
-                                    for (int m = 0; m < 4; m++) v += L[j][r * 4 + m] * Hij[c * 4 + m];
-                                    M[r * 4 + c] = v;
-                                }
-                            for (int r = 0; r < 4; r++)
-                                for (int c = 0; c < 4; c++) {
-                                    double v = 0.0;
-                                    for (int m = 0; m < 4; m++) v += M[r * 4 + m] * Li[c * 4 + m];
-                                    Hs[r * 4 + c] += v;
-                                }
-                        } else { /* outside: its current prediction is part of the target */
-                            const double *Gi = g + i * 12;
-                            for (int r = 0; r < 3; r++)
-                                for (int c = 0; c < 4; c++)
-                                    Qj[r * 4 + c] -= Gi[r * 4] * Hij[c] + Gi[r * 4 + 1] * Hij[4 + c] +
-                                                     Gi[r * 4 + 2] * Hij[8 + c] + Gi[r * 4 + 3] * Hij[12 + c];
-                        }
-                    }
-                    for (int r = 0; r < 3; r++) /* Q += Qj L_j^T */
-                        for (int c = 0; c < 4; c++) {
-                            double v = 0.0;
-                            for (int m = 0; m < 4; m++) v += Qj[r * 4 + m] * L[j][c * 4 + m];
-                            Q[r * 4 + c] += v;
-                        }
-                }
-                bool pinned = d->par[k] >= 0;
+                uint64_t S = a.sub[k];
+                double *Gk = g + k * 12, Hs[16], Q[12];
+                ami_artic_sums(d, &a, g, t, k, Hs, Q);
+                bool pinned = d->par[k] >= 0 && !(d->loc && d->loc[k]);
                 double h0[3], h1[3];
                 if (pinned) {
                     memcpy(h0, d->pivot + k * 3, sizeof h0);
@@ -832,17 +870,51 @@ void ami_dec_pass_articulated(ami_dec *d, int sweeps)
                     am_mat3_mul_vec3(R, h0, Rh);
                     for (int i = 0; i < 3; i++) Gk[i * 4 + 3] = h1[i] - Rh[i];
                 } else {
-                    continue; /* no data anywhere in the tree: leave it */
+                    continue; /* no data anywhere in the subtree: leave it */
                 }
                 for (size_t j = 0; j < B; j++) { /* the subtree follows: G_j = G_k L_j */
                     if (j == k || !(S >> j & 1)) continue;
                     double *Gj = g + j * 12;
+                    const double *Lj = a.L[j];
                     for (int r = 0; r < 3; r++)
                         for (int c = 0; c < 4; c++)
-                            Gj[r * 4 + c] = Gk[r * 4] * L[j][c] + Gk[r * 4 + 1] * L[j][4 + c] + Gk[r * 4 + 2] * L[j][8 + c] +
+                            Gj[r * 4 + c] = Gk[r * 4] * Lj[c] + Gk[r * 4 + 1] * Lj[4 + c] + Gk[r * 4 + 2] * Lj[8 + c] +
                                             (c == 3 ? Gk[r * 4 + 3] : 0.0);
                 }
             }
+        }
+    }
+}
+
+/* What translation channels are worth to each bone, from the current transforms: per frame,
+ * the block objective of the bone (its subtree carried along, everything else fixed) at its
+ * best pinned transform minus at its best free one, summed over frames. In the units of the
+ * fit's objective (track-weighted squared distances): gain[k] >= 0, 0 for the root. For a
+ * pinned bone, what channels would buy; for a translating one, what pinning it would cost
+ * before the rest of the rig adapts. One articulated sweep's work, no change to G. */
+void ami_dec_loc_gain(ami_dec *d, double *gain)
+{
+    size_t T = d->T, B = d->B;
+    ami_sums_take(d);
+    d->f_ready = true; /* G is not changed here: the sums stay the current weights' */
+    ami_artic a;
+    ami_artic_init(d, &a);
+    for (size_t k = 0; k < B; k++) gain[k] = 0.0;
+    for (size_t t = 0; t < T; t++) {
+        const double *g = d->G + t * d->gs * 12;
+        for (size_t k = 0; k < B; k++) {
+            if (d->par[k] < 0) continue;
+            double Hs[16], Q[12], Gp[12], Gf[12], h0[3], h1[3];
+            ami_artic_sums(d, &a, g, t, k, Hs, Q);
+            if (!(Hs[15] > 1e-300)) continue;
+            memcpy(h0, d->pivot + k * 3, sizeof h0);
+            am_mat34_apply(g + (size_t)d->par[k] * 12, h0, h1);
+            memcpy(Gp, g + k * 12, sizeof Gp);
+            memcpy(Gf, Gp, sizeof Gf);
+            ami_fit_bone(Q, Hs, h0, h1, Gp);
+            ami_fit_bone(Q, Hs, NULL, NULL, Gf);
+            double e = ami_block_objective(Gp, Hs, Q) - ami_block_objective(Gf, Hs, Q);
+            if (e > 0.0) gain[k] += e;
         }
     }
 }

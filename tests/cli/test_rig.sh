@@ -31,6 +31,43 @@ if [ -n "$nb" ] && [ "$nb" -ge 6 ] && [ "$nb" -le 12 ]; then am_pass "rig_auto_c
   am_fail rig_auto_count "auto chose '$nb' bones for a 10-bone snake (want 6..12)"; fi
 expect rig_auto_criterion 0 '"criterion": "bone count B minimising' -- cat "$TMP/auto/report.json"
 
+# --rig: translation channels (motion loc). A noise-free, fully visible clip, so that `score rig`
+# (the files: rig.json + motion.json with loc + skin.npz, FK per SPEC 2.3) measures exactly
+# what the run reports; every mode's files must give the run's number.
+S0="$TMP/quad0"
+expect synth_clean 0 'quadruped' -- "$AM_BIN" synth tracks --plan quadruped --motion walk --seed 3 \
+  --points 600 --frames 40 --noise 0 --hidden 0 -o "$S0"
+for mode in auto articulated hierarchical free; do
+  expect "rig_mode_$mode" 0 'rig: wrote' -- "$AM_BIN" rig "$S0/tracks.npz" -o "$TMP/m_$mode" --bones 8 --rig $mode
+  expect "rig_mode_${mode}_reported" 0 "\"mode\": \"$mode\"" -- cat "$TMP/m_$mode/report.json"
+  rep=$(sed -n '/"rig": {/,/}/s/.*"recon_visible_pct": \([0-9.e-]*\).*/\1/p' "$TMP/m_$mode/report.json")
+  got=$("$AM_BIN" score rig --truth "$S0/truth.npz" "$TMP/m_$mode" 2>&1 | sed -n 's/.*"recon_visible_pct": \([0-9.e-]*\).*/\1/p')
+  if [ -n "$rep" ] && [ -n "$got" ] && awk "BEGIN{d=$rep-$got; if(d<0)d=-d; exit !(d <= 1e-4*$rep + 1e-6)}"; then
+    am_pass "rig_mode_${mode}_score_matches ($got% vs $rep%)"
+  else am_fail "rig_mode_${mode}_score_matches" "score rig '$got' vs report '$rep'"; fi
+  expect "rig_mode_${mode}_glb_validates" 0 '"errors":0' -- "$AM_VALIDATOR" "$TMP/m_$mode/rig.glb"
+done
+expect rig_free_translates_all 0 '"translating_bones": 7' -- cat "$TMP/m_free/report.json"
+expect rig_hier_translates_all 0 '"translating_bones": 7' -- cat "$TMP/m_hierarchical/report.json"
+expect rig_articulated_none 0 '"translating_bones": 0' -- cat "$TMP/m_articulated/report.json"
+expect rig_free_motion_loc 0 '"loc"' -- cat "$TMP/m_free/motion.json"
+expect rig_auto_criterion_named 0 '"criterion": "the fewest bones with translation channels' -- cat "$TMP/m_auto/report.json"
+# hierarchical and free reproduce the free bones
+for mode in hierarchical free; do
+  v=$(sed -n '/"rig": {/,/}/s/.*"recon_visible_pct": \([0-9.e-]*\).*/\1/p' "$TMP/m_$mode/report.json")
+  f=$(sed -n '/"rig": {/,/}/s/.*"recon_visible_free_bones_pct": \([0-9.e-]*\).*/\1/p' "$TMP/m_$mode/report.json")
+  if [ -n "$v" ] && [ -n "$f" ] && awk "BEGIN{d=$v-$f; if(d<0)d=-d; exit !(d < 1e-6)}"; then am_pass "rig_${mode}_is_free ($v%)"
+  else am_fail "rig_${mode}_is_free" "rig '$v' vs free bones '$f'"; fi
+done
+# BVH of a motion with loc: position channels on the translating bones, and read back the
+# bones land where they were (each leaf's End Site is its tip: the whole bone transform)
+expect rig_loc_to_bvh 0 'wrote .*free\.bvh' -- "$AM_BIN" convert "$TMP/m_free/motion.json" --rig "$TMP/m_free/rig.json" -o "$TMP/free.bvh"
+nch=$(grep -c 'CHANNELS 6' "$TMP/free.bvh")
+if [ "$nch" -eq 8 ]; then am_pass "rig_loc_bvh_position_channels"; else am_fail rig_loc_bvh_position_channels "$nch joints with 6 channels, want 8"; fi
+expect rig_loc_bvh_reads 0 'wrote .*motion\.json' -- "$AM_BIN" convert "$TMP/free.bvh" -o "$TMP/free_bvh"
+expect rig_loc_bvh_round_trip 0 '^tips 7 worst [0-9.e-]+ ok$' -- python3 "$AM_SOURCE/tests/cli/loc_tips.py" "$TMP/m_free" "$TMP/free_bvh"
+expect rig_bad_mode 2 'auto, articulated, hierarchical or free' -- "$AM_BIN" rig "$S0/tracks.npz" -o "$TMP/x" --rig bendy
+
 # usage and bad input: a clear message and exit 2, never a crash
 expect rig_no_input 2 'missing TRACKS' -- "$AM_BIN" rig -o "$TMP/x"
 expect rig_bad_method 2 'ours or ssdr' -- "$AM_BIN" rig "$S/tracks.npz" -o "$TMP/x" --method magic

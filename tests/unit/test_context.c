@@ -84,13 +84,14 @@ typedef struct {
 typedef struct {
     am_tracks *tracks;
     am_decomposition *out;
+    am_rig_mode rig_mode;
 } ami_dec_arg;
 
 static am_status ami_dec_job(void *p, const am_context *ctx)
 {
     ami_dec_arg *a = p;
     /* two worker threads: they join the call's scope, so its allocator and limits are theirs */
-    am_decompose_opts o = {.bones = 3, .iterations = 3, .threads = 2, .ctx = *ctx};
+    am_decompose_opts o = {.bones = 3, .iterations = 3, .threads = 2, .rig_mode = a->rig_mode, .ctx = *ctx};
     return am_decompose_run(a->tracks, &o, &a->out, NULL);
 }
 
@@ -306,6 +307,13 @@ static void decompose_with_threads_fails_cleanly_at_every_allocation(void)
     ami_dec_arg a;
     if (!ami_dec_setup(&a)) return;
     ami_job job = {"decompose", ami_dec_job, ami_dec_clear, &a};
+    ami_sweep(&job); /* the default rig: auto, the channel choice's allocations */
+    /* free: every bone with translation channels, the motion's loc */
+    a.rig_mode = AM_RIG_FREE;
+    am_context zero = {0};
+    AM_CHECK(ami_dec_job(&a, &zero) == AM_OK && a.out && a.out->translating_count == 2 && a.out->motion->loc);
+    ami_dec_clear(&a);
+    job.name = "decompose --rig free";
     ami_sweep(&job);
     am_tracks_free(a.tracks);
 }

@@ -12,8 +12,10 @@
 
 /* A chain of `bones` segments along +X (length 0.3 m each), points on a tube of radius 4 cm,
  * smooth weights across each joint; joint k bends about Z and Y with its own phase. */
-static am_tracks *ami_chain(size_t bones, size_t per_bone, size_t T, double noise, double hide,
-                            float **truth_out)
+/* slide > 0: the joint of the last segment also slides along the chain by slide * sin(0.13 t)
+ * metres (a telescoping leaf: no fixed pivot, so only translation channels reproduce it). */
+static am_tracks *ami_chain_slide(size_t bones, size_t per_bone, size_t T, double noise, double hide,
+                                  double slide, float **truth_out)
 {
     size_t N = bones * per_bone;
     am_tracks *tr = am_alloc(sizeof *tr);
@@ -37,8 +39,9 @@ static am_tracks *ami_chain(size_t bones, size_t per_bone, size_t T, double nois
                 memcpy(Tw[0], tt, sizeof tt);
             } else {
                 am_mat3_mul(Rw[b - 1], Rl, Rw[b]);
-                double jw[3], rj[3];
-                am_mat3_mul_vec3(Rw[b - 1], j, jw);
+                double jw[3], rj[3], js[3] = {j[0], 0, 0};
+                if (b + 1 == bones) js[0] += slide * sin(0.13 * (double)t);
+                am_mat3_mul_vec3(Rw[b - 1], js, jw);
                 am_vec3_add(jw, Tw[b - 1], jw); /* joint in world through the parent */
                 am_mat3_mul_vec3(Rw[b], j, rj);
                 am_vec3_sub(jw, rj, Tw[b]);
@@ -80,6 +83,12 @@ static am_tracks *ami_chain(size_t bones, size_t per_bone, size_t T, double nois
     else
         am_free(truth);
     return tr;
+}
+
+static am_tracks *ami_chain(size_t bones, size_t per_bone, size_t T, double noise, double hide,
+                            float **truth_out)
+{
+    return ami_chain_slide(bones, per_bone, T, noise, hide, 0.0, truth_out);
 }
 
 static double ami_mean_err(const float *a, const float *b, size_t count, const am_tracks *tr, int which)
@@ -178,9 +187,10 @@ static void decompose_articulated_refit_walk(void)
     AM_CHECK_OK(am_synth_tracks(&so, &c, &err), &err);
     if (!c) return;
     am_decomposition *d = NULL;
-    am_decompose_opts o = {.bones = c->bone_count};
+    am_decompose_opts o = {.bones = c->bone_count, .rig_mode = AM_RIG_ARTICULATED};
     AM_CHECK_OK(am_decompose_run(c->tracks, &o, &d, &err), &err);
     if (d) {
+        AM_CHECK(d->translating_count == 0 && !d->motion->loc);
         size_t T = c->tracks->frame_count, N = c->tracks->point_count;
         float *rec = am_alloc_array(T * N * 3, sizeof(float));
         AM_CHECK_OK(am_skin_reconstruct(d->rig, d->motion, N, d->rest, d->bone_index, d->weight, rec, &err), &err);
@@ -257,6 +267,92 @@ static void decompose_auto_pick_curves(void)
     AM_CHECK(ami_dec_auto_pick(knee, 10, 0.5, 4) == 1); /* 4 points: 2 bones fit as many parameters as data */
 }
 
+/* Mean |reconstruction - observation| over the visible entries, % of body size, from the rig
+ * and motion as written (FK with loc, am_skin_reconstruct): what `score rig` measures. */
+static double ami_rig_err_visible(const am_decomposition *d, const am_tracks *tr)
+{
+    size_t T = tr->frame_count, N = tr->point_count;
+    float *rec = am_alloc_array(T * N * 3, sizeof(float));
+    am_error err = {0};
+    double e = INFINITY;
+    if (rec && am_skin_reconstruct(d->rig, d->motion, N, d->rest, d->bone_index, d->weight, rec, &err) == AM_OK)
+        e = 100.0 * ami_mean_err(rec, tr->points, T * N, tr, 1) / d->body_size;
+    am_free(rec);
+    return e;
+}
+
+/* Known solution for translation channels: a 4-segment chain whose leaf telescopes (its joint
+ * slides 6 cm, 5% of the body, along the chain) under 2 mm noise. Articulated, no pivot can
+ * follow it; auto must give channels to exactly that bone and reconstruct like free bones;
+ * hierarchical and free reproduce the free-bone fit exactly; every rig's files (FK with loc)
+ * reproduce the error the run reports. */
+static void decompose_rig_modes_sliding_leaf(void)
+{
+    am_tracks *tr = ami_chain_slide(4, 150, 60, 0.002, 0.0, 0.06, NULL);
+    am_error err = {0};
+    am_decomposition *d[AM_RIG_MODE_COUNT] = {NULL};
+    for (int m = 0; m < AM_RIG_MODE_COUNT; m++) {
+        am_decompose_opts o = {.bones = 4, .rig_mode = (am_rig_mode)m};
+        AM_CHECK_OK(am_decompose_run(tr, &o, &d[m], &err), &err);
+    }
+    am_decomposition *au = d[AM_RIG_AUTO], *ar = d[AM_RIG_ARTICULATED], *hi = d[AM_RIG_HIERARCHICAL],
+                     *fr = d[AM_RIG_FREE];
+    if (!au || !ar || !hi || !fr) goto done;
+    printf("  sliding leaf: free %.4f%%, articulated %.4f%%, auto %.4f%% (%zu translating), hierarchical %.6f%%, "
+           "free rig %.6f%%\n",
+           au->err_visible_free, ar->err_visible, au->err_visible, au->translating_count, hi->err_visible,
+           fr->err_visible);
+    for (int m = 0; m < AM_RIG_MODE_COUNT; m++) {
+        AM_CHECK(d[m]->rig_mode == (am_rig_mode)m);
+        /* the same decomposition before the rig: the modes differ only in the refit */
+        AM_CHECK_NEAR(d[m]->err_visible_free, au->err_visible_free, 1e-12);
+        double files = ami_rig_err_visible(d[m], tr);
+        AM_CHECK_MSG(fabs(files - d[m]->err_visible) < 1e-4 * d[m]->err_visible + 1e-6,
+                     "mode %d: rig + motion reconstruct at %.6f%%, the run says %.6f%%", m, files, d[m]->err_visible);
+        AM_CHECK(d[m]->translating && (d[m]->translating_count > 0) == (d[m]->motion->loc != NULL));
+    }
+    /* articulated: no channels, and it cannot follow the slide */
+    AM_CHECK(ar->translating_count == 0 && ar->err_visible_articulated >= 0.0);
+    AM_CHECK_MSG(ar->err_visible > 2.0 * ar->err_visible_free, "articulated %.4f%% vs free %.4f%%", ar->err_visible,
+                 ar->err_visible_free);
+    /* hierarchical and free: every non-root bone translates, the free fit exactly */
+    AM_CHECK(hi->translating_count == 3 && fr->translating_count == 3);
+    AM_CHECK_NEAR(hi->err_visible, hi->err_visible_free, 1e-6);
+    AM_CHECK_NEAR(fr->err_visible, fr->err_visible_free, 1e-6);
+    for (size_t b = 0; b < fr->rig->bone_count; b++) /* free: every bone a child of the root */
+        AM_CHECK(fr->rig->parent[b] < 0 || fr->rig->parent[fr->rig->parent[b]] < 0);
+    /* auto: one channel set, on the bone that holds the telescoping leaf's points */
+    AM_CHECK_MSG(au->translating_count == 1, "auto gave %zu bones translation", au->translating_count);
+    AM_CHECK_MSG(au->err_visible <= AM_RIG_AUTO_TOLERANCE * au->err_visible_free * 1.02, "auto %.4f%% vs free %.4f%%",
+                 au->err_visible, au->err_visible_free);
+    size_t on_leaf = 0, leaf = 0;
+    for (size_t n = 3 * 150; n < 4 * 150; n++) {
+        int dom = 0;
+        for (int k = 1; k < 4; k++)
+            if (au->weight[n * 4 + k] > au->weight[n * 4 + dom]) dom = k;
+        on_leaf += au->translating[au->bone_index[n * 4 + dom]] != 0;
+        leaf++;
+    }
+    AM_CHECK_MSG(on_leaf > leaf * 3 / 4, "%zu of the leaf's %zu points on the translating bone", on_leaf, leaf);
+    /* loc: zero on pinned bones, and it really moves on the translating one */
+    double span = 0.0;
+    size_t B = au->bone_count, T = tr->frame_count;
+    for (size_t b = 0; au->motion->loc && b < B; b++) {
+        double lo = INFINITY, hi_v = -INFINITY;
+        for (size_t t = 0; t < T; t++) {
+            const double *l = au->motion->loc + (t * B + b) * 3;
+            if (!au->translating[b]) AM_CHECK(l[0] == 0.0 && l[1] == 0.0 && l[2] == 0.0);
+            double v = sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
+            lo = fmin(lo, v), hi_v = fmax(hi_v, v);
+        }
+        if (au->translating[b]) span = hi_v - lo;
+    }
+    AM_CHECK_MSG(span > 0.03, "the translating bone's loc spans %.4f m (the slide spans 0.12 m)", span);
+done:
+    for (int m = 0; m < AM_RIG_MODE_COUNT; m++) am_decomposition_free(d[m]);
+    am_tracks_free(tr);
+}
+
 static void synth_deterministic_and_degraded(void)
 {
     am_error err = {0};
@@ -312,5 +408,6 @@ static void metrics_recon_and_chamfer(void)
 }
 
 #define AM_TESTS(X) X(decompose_validity) X(decompose_recovers_chain) X(decompose_articulated_refit_walk) X(decompose_auto_bones) X(decompose_auto_pick_curves) \
+    X(decompose_rig_modes_sliding_leaf) \
     X(synth_deterministic_and_degraded) X(metrics_recon_and_chamfer)
 AM_TEST_MAIN(AM_TESTS)
