@@ -211,3 +211,92 @@ am_import_3d = _fn("am_import_3d", c_int, c_char_p, c_int, POINTER(am_import_opt
                    POINTER(POINTER(am_joints)), _E)
 am_joints_load = _fn("am_joints_load", c_int, c_char_p, POINTER(POINTER(am_joints)), _E)
 am_joints_free = _fn("am_joints_free", None, POINTER(am_joints))
+
+# ---- BVH (bvh.h) and the glTF writer (gltf.h) ----
+AM_BVH_AXES = {"y": 0, "z": 1}
+
+
+class am_bvh_head(Structure):
+    """am_bvh: the joints are not read here (opaque), only the counts and the warnings."""
+    _fields_ = [("joint_count", c_size_t), ("joints", c_void_p), ("channel_count", c_size_t),
+                ("frame_count", c_size_t), ("frame_time", c_double), ("frames", _dp),
+                ("warnings", am_warning_list), ("source", c_char_p)]
+
+
+class am_bvh_opts(Structure):
+    _fields_ = [("axes", c_int), ("scale", c_double), ("max_bytes", c_uint64),
+                ("like", POINTER(am_bvh_head)), ("ctx", am_context)]
+
+
+class am_gltf_export(Structure):
+    _fields_ = [("rig", _R), ("clip_count", c_size_t), ("clips", POINTER(_M)),
+                ("clip_names", _sp), ("mesh", c_void_p), ("generator", c_char_p),
+                ("source", c_void_p), ("source_skin", c_int), ("drop_attribute", c_char_p),
+                ("warnings", POINTER(am_warning_list)), ("ctx", am_context)]
+
+
+_B = POINTER(am_bvh_head)
+am_bvh_load = _fn("am_bvh_load", c_int, c_char_p, POINTER(am_bvh_opts), POINTER(_B), _E)
+am_bvh_write = _fn("am_bvh_write", c_int, _B, c_char_p, _E)
+am_bvh_free = _fn("am_bvh_free", None, _B)
+am_rig_from_bvh = _fn("am_rig_from_bvh", c_int, _B, POINTER(am_bvh_opts), POINTER(_R), _E)
+am_motion_from_bvh = _fn("am_motion_from_bvh", c_int, _B, _R, POINTER(am_bvh_opts), POINTER(_M), _E)
+am_bvh_from_motion = _fn("am_bvh_from_motion", c_int, _R, _M, POINTER(am_bvh_opts), POINTER(_B), _E)
+am_gltf_write = _fn("am_gltf_write", c_int, POINTER(am_gltf_export), c_char_p, _E)
+am_motion_scale = _fn("am_motion_scale", None, _M, c_double)
+am_error_set_file = _fn("am_error_set_file", None, _E, c_char_p)
+
+# ---- N-camera detections, calibrations, triangulation (mocap.h, camera.h, multiview.h) ----
+_fp = POINTER(ctypes.c_float)
+
+
+class am_mdet(Structure):
+    _fields_ = [("camera_count", c_size_t), ("frame_count", c_size_t), ("joint_count", c_size_t),
+                ("uv", _fp), ("conf", _fp), ("cameras", _sp), ("names", _sp), ("fps", c_double),
+                ("time_offset", _dp), ("two_view", c_bool)]
+
+
+class am_calib_read_opts(Structure):
+    _fields_ = [("scale", c_double), ("ctx", am_context)]
+
+
+class am_triangulate_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("min_conf", c_double), ("ransac_px", c_double),
+                ("max_pairs", c_size_t), ("refine_loss_px", c_double), ("w_smooth", c_double),
+                ("w_bone", c_double), ("edge_count", c_size_t), ("edges", POINTER(c_int32)),
+                ("refine_iterations", c_uint32), ("refine_window", c_size_t), ("ctx", am_context)]
+
+
+class am_triangulation(Structure):
+    _sz = POINTER(c_size_t)
+    _fields_ = [("camera_count", c_size_t), ("frame_count", c_size_t), ("joint_count", c_size_t),
+                ("joints", POINTER(am_joints)), ("reproj_px", _fp),
+                ("cameras_used", POINTER(c_uint8)), ("used", POINTER(c_uint8)),
+                ("cam_seen", _sz), ("cam_used", _sz), ("cam_mean_px", _dp), ("cam_p95_px", _dp),
+                ("cam_mean_all_px", _dp), ("mean_px", c_double), ("median_px", c_double),
+                ("p95_px", c_double), ("points", c_size_t), ("triangulated", c_size_t),
+                ("undistort_failed", c_size_t), ("ransac_dropped", c_size_t),
+                ("seconds", c_double), ("warnings", am_warning_list)]
+
+
+AM_TRI_NO_RANSAC = 1
+AM_TRI_REFINE = 2
+_MD = POINTER(am_mdet)
+_CAL = c_void_p  # am_calib: opaque here
+_TRI = POINTER(am_triangulation)
+am_mdet_load = _fn("am_mdet_load", c_int, c_char_p, POINTER(_MD), _E)
+am_mdet_free = _fn("am_mdet_free", None, _MD)
+am_mdet_find_joint = _fn("am_mdet_find_joint", c_int, _MD, c_char_p)
+am_calib_load = _fn("am_calib_load", c_int, c_char_p, POINTER(am_calib_read_opts),
+                    POINTER(_CAL), _E)
+am_calib_free = _fn("am_calib_free", None, _CAL)
+am_calib_check = _fn("am_calib_check", c_size_t, _CAL)
+am_cameras_from_layout = _fn("am_cameras_from_layout", c_int, c_void_p, POINTER(_CAL), _E)
+am_triangulate = _fn("am_triangulate", c_int, _MD, _CAL, POINTER(am_triangulate_opts),
+                     POINTER(_TRI), _E)
+am_triangulation_free = _fn("am_triangulation_free", None, _TRI)
+am_triangulation_write = _fn("am_triangulation_write", c_int, c_char_p, _TRI, _MD, _E)
+am_triangulation_summary_write = _fn("am_triangulation_summary_write", c_int, c_char_p, _TRI,
+                                     _MD, _E)
+am_joints_write = _fn("am_joints_write", c_int, c_char_p, POINTER(am_joints), _E)
+am_trc_write = _fn("am_trc_write", c_int, c_char_p, POINTER(am_joints), _E)
