@@ -6,6 +6,10 @@
     J = anymove.fk(rig, mot)                       # (T, J, 3) float64, metres, rig joint order
     res = anymove.ik(rig, J, names=rig.joint_names, fps=mot.fps)
     res.motion.save("solved.json")                 # the bytes `anymove ik` writes
+    rig, mot = anymove.load_bvh("clip.bvh", up="z", scale=0.01)
+    anymove.save_motion(rig, mot, "clip.glb")      # .glb, .bvh or .json, as `anymove export`
+    tri = anymove.triangulate("det.npz", "calibration.toml")   # tri.joints (T, J, 3)
+    res = anymove.solve("det.npz", rig, cameras="calibration.toml")  # res.motion, res.report
 
 Arrays: every array handed over is float64 in C order; such arrays are used in place (no
 copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
@@ -28,8 +32,8 @@ import numpy as np
 from . import _capi as C
 
 __all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
-           "Joints", "Triangulation", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
-           "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "LIBRARY_PATH"]
+           "Joints", "Triangulation", "SolveResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
+           "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "LIBRARY_PATH"]
 __version__ = "0.1.0"
 LIBRARY_PATH = C.LIBRARY_PATH
 
@@ -967,5 +971,191 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
             C.am_triangulation_free(tri)
         if owned and d:
             C.am_mdet_free(d)
+        if cal:
+            C.am_calib_free(cal)
+
+
+# ---- solve: a rig fitted to 2D joints, two views (capture.h) or N cameras (multiview.h) ----
+
+class _Owned:
+    """A library result freed when the last view of it goes."""
+
+    def __init__(self, pointer, free):
+        self.p, self._free = pointer, free
+
+    def __del__(self):
+        if getattr(self, "p", None):
+            self._free(self.p)
+            self.p = None
+
+
+class SolveResult:
+    """What solve returns (`anymove solve`'s outputs).
+
+    motion: the fitted Motion bound to the rig (euler (T, B, 3) radians, trans (T, 3) metres,
+    ...; its save() writes the CLI's motion.json); joints: (T, J, 3) float64 metres, its FK
+    keypoints; report: the text of report.txt (quality-gate verdicts); reproj_px: {view or
+    camera: mean reprojection error, px}; offsets: {camera: frames added to its index} (N
+    cameras) or None; contact_names (C) and contact (T, C) uint8, 1 = planted; seconds."""
+
+    def __init__(self, owner, motion_ptr, rig, report, reproj_px, offsets, contact_names,
+                 contact, seconds):
+        self._owner = owner
+        self.motion = Motion(motion_ptr, rig, owned=False, keep=(owner,))
+        self.joints = self.motion.joints
+        self.report, self.reproj_px, self.offsets = report, reproj_px, offsets
+        self.contact_names, self.contact, self.seconds = contact_names, contact, seconds
+
+    def __repr__(self):
+        px = ", ".join(f"{k} {v:.3g}" for k, v in self.reproj_px.items())
+        return f"<anymove.SolveResult {self.motion.frame_count} frames, reprojection px: {px}>"
+
+
+def _report_text(fn, res):
+    buf = C.am_buf()
+    try:
+        fn(res, byref(buf))
+        if buf.failed:
+            raise MemoryError("report")
+        return ctypes.string_at(buf.data, buf.len).decode() if buf.data else ""
+    finally:
+        C.am_buf_free(byref(buf))
+
+
+def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, offsets=True,
+          search_offsets=False, warp=True, swap_repair=True, contacts=True, foot_lock=True,
+          iterations=None, window=None, progress=None):
+    """Fit a rig to 2D joints (`anymove solve`): two views (det.npz of SPEC 4.2, the
+    orthographic views of SPEC 3) or, with cameras, N calibrated cameras (SPEC 4.2.1).
+
+    det: the det.npz path; rig: a Rig (or a rig path); creature: a creature.json path (the
+    layout of the two views, the contact joints), None = the wolf layout and no contacts.
+    cameras: a calibration.toml path (N cameras); scale: its length unit in metres;
+    max_offset: per-camera time offsets searched, +- frames (default 12); offsets=False:
+    none searched (--no-offsets); search_offsets: even when the det carries time_offset.
+    warp=False (two views): never time-warp the front view; swap_repair, contacts,
+    foot_lock = False: the CLI's --no-swap-repair, --no-contacts, --no-foot-lock;
+    iterations: LM iterations per stage (1..1000); window: frames per window (8..100000).
+    progress(stage, fraction, seconds) -> False to cancel.
+    Returns a SolveResult (motion, joints (T, J, 3) metres, report text, reproj_px, ...)."""
+    import os
+    if not isinstance(rig, Rig):
+        rig = load_rig(rig)
+    if iterations is not None and not 1 <= iterations <= 1000:
+        raise ValueError("solve: iterations must be in 1..1000")
+    if window is not None and not 8 <= window <= 100000:
+        raise ValueError("solve: window must be in 8..100000 frames")
+    if cameras is None and (scale != 1.0 or max_offset is not None or not offsets or search_offsets):
+        raise ValueError("solve: scale and the offset options are for N cameras: they need cameras")
+    if cameras is not None and not warp:
+        raise ValueError("solve: warp is the two-view lag's; with cameras use offsets=False")
+    if max_offset is not None and not 1 <= max_offset <= 1000:
+        raise ValueError("solve: max_offset must be in 1..1000")
+    if not scale > 0:
+        raise ValueError("solve: scale must be positive")
+    err = C.am_error()
+    call = _Call(progress)
+    cr = C._CR()
+    det_path = _path(det)
+    try:
+        with call:
+            if creature is not None:
+                _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
+            if cameras is None:
+                return _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
+                                       foot_lock, iterations, window)
+            return _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
+                                  offsets, search_offsets, swap_repair, contacts, foot_lock,
+                                  iterations, window)
+    finally:
+        if cr:
+            C.am_creature_free(cr)
+
+
+def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_lock, iterations,
+                    window):
+    err = C.am_error()
+    o = C.am_capture_opts(ctx=call.ctx)
+    o.flags = ((0 if warp else C.AM_CAPTURE_NO_WARP) |
+               (0 if swap_repair else C.AM_CAPTURE_NO_SWAP_REPAIR) |
+               (0 if contacts else C.AM_CAPTURE_NO_CONTACTS) |
+               (0 if foot_lock else C.AM_CAPTURE_NO_FOOT_LOCK))
+    o.iterations = iterations or 0
+    o.window = window or 0
+    det = ctypes.c_void_p()
+    res = POINTER(C.am_capture_result)()
+    try:
+        _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        s = C.am_capture_solve(det, rig._p, cr, byref(o), byref(res), byref(err))
+        if s < 0:
+            C.am_error_set_file(byref(err), det_path)
+            _raise(s, err)
+        owner = _Owned(res, C.am_capture_result_free)
+        res = None  # the owner frees it now
+        r = owner.p.contents
+        _doc_warnings(r.warnings, stacklevel=4)
+        report = _report_text(C.am_capture_report, owner.p)
+        names = _strings(r.contact_names, r.contact_count) or []
+        T = r.motion.contents.frame_count
+        contact = _array(owner, r.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
+        return SolveResult(owner, r.motion, rig, report,
+                           {"front": r.reproj_front, "front_x": r.reproj_front_x,
+                            "side": r.reproj_side}, None, names, contact, r.seconds_total)
+    finally:
+        if res:
+            C.am_capture_result_free(res)
+        if det:
+            C.am_det_free(det)
+
+
+def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets, search_offsets,
+                   swap_repair, contacts, foot_lock, iterations, window):
+    err = C.am_error()
+    mo = C.am_mv_solve_opts(ctx=call.ctx)
+    mo.max_offset = -1 if not offsets else (max_offset or 0)
+    mo.flags = C.AM_MV_SEARCH_OFFSETS if search_offsets else 0
+    mo.fit.flags = ((0 if swap_repair else C.AM_FIT_NO_SWAP_REPAIR) |
+                    (0 if foot_lock else C.AM_FIT_NO_FOOT_LOCK) |
+                    (0 if contacts else C.AM_FIT_NO_CONTACTS))
+    mo.fit.iterations = iterations or 0
+    mo.fit.window = window or 0
+    cal = C._CAL()
+    det = POINTER(C.am_mdet)()
+    res = POINTER(C.am_mv_solve_result)()
+    try:
+        ro = C.am_calib_read_opts(scale=float(scale))
+        _check(C.am_calib_load(cal_path, byref(ro), byref(cal), byref(err)), err)
+        _check(C.am_mdet_load(det_path, byref(det), byref(err)), err)
+        s = C.am_mv_solve(det, cal, rig._p, cr, byref(mo), byref(res), byref(err))
+        if s < 0:
+            C.am_error_set_file(byref(err), det_path)
+            _raise(s, err)
+        owner = _Owned(res, C.am_mv_solve_result_free)
+        res = None  # the owner frees it now
+        r = owner.p.contents
+        f = r.fit.contents
+        _doc_warnings(r.warnings, stacklevel=4)
+        cams = _strings(f.camera_names, f.camera_count)
+        # report.txt as the CLI writes it: the fit's report and the offsets line
+        report = _report_text(C.am_fit_report, r.fit)
+        report += ("time offsets (frames added to each camera's index, %s):"
+                   % ("found" if r.offsets_found else "as given"))
+        for c in range(r.camera_count):
+            report += " %s %+g" % (cams[c], r.offsets[c])
+            if np.isfinite(r.gap_px[c]):
+                report += " (gap %.1f px, %.1f unshifted)" % (r.gap_px[c], r.gap0_px[c])
+        report += "\n"
+        names = _strings(f.contact_names, f.contact_count) or []
+        T = f.motion.contents.frame_count
+        contact = _array(owner, f.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
+        return SolveResult(owner, f.motion, rig, report,
+                           {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
+                           {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
+                           f.seconds)
+    finally:
+        if res:
+            C.am_mv_solve_result_free(res)
+        if det:
+            C.am_mdet_free(det)
         if cal:
             C.am_calib_free(cal)

@@ -300,3 +300,96 @@ am_triangulation_summary_write = _fn("am_triangulation_summary_write", c_int, c_
                                      _MD, _E)
 am_joints_write = _fn("am_joints_write", c_int, c_char_p, POINTER(am_joints), _E)
 am_trc_write = _fn("am_trc_write", c_int, c_char_p, POINTER(am_joints), _E)
+
+# ---- the solves: two views (capture.h) and N cameras (fit.h, multiview.h) ----
+
+
+class am_buf(Structure):
+    _fields_ = [("data", c_void_p), ("len", c_size_t), ("cap", c_size_t), ("failed", c_bool)]
+
+
+class am_capture_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("scale_start_px", c_double), ("scale_end_px", c_double),
+                ("w_accel", c_double), ("w_accel_trans", c_double), ("w_vel", c_double),
+                ("w_rest", c_double), ("w_ground", c_double), ("w_contact", c_double),
+                ("front_v_weight", c_double), ("accel_huber_px", c_double), ("max_lag", c_int),
+                ("window", c_size_t), ("iterations", c_uint32), ("ctx", am_context)]
+
+
+class am_capture_sync(Structure):
+    _fields_ = [("foot_count", c_size_t), ("feet", _sp), ("paw_agreement", _dp),
+                ("paw_score", c_double), ("gap_mean_px", c_double), ("gap_worst_px", c_double),
+                ("best_lag", c_int), ("gap_best_px", c_double), ("time_warped", c_bool),
+                ("front_height_scale", c_double), ("height_rescaled", c_bool),
+                ("swaps_repaired", c_size_t)]
+
+
+class am_capture_result(Structure):
+    _fields_ = [("motion", _M), ("sync", am_capture_sync), ("reproj_front", c_double),
+                ("reproj_front_x", c_double), ("reproj_side", c_double),
+                ("contact_count", c_size_t), ("contact_names", _sp),
+                ("contact_joint", POINTER(c_int32)), ("contact", POINTER(c_uint8)),
+                ("ground_vel", c_double * 3), ("plant_count", c_size_t),
+                ("fit_slide_mean_mm", c_double), ("fit_slide_max_mm", c_double),
+                ("slide_mean_mm", c_double), ("slide_max_mm", c_double),
+                ("foot_locked", c_bool), ("lock_moved_mean_mm", _dp),
+                ("lock_moved_max_mm", _dp), ("lm_iterations", c_uint32),
+                ("seconds_fit", c_double), ("seconds_total", c_double),
+                ("warnings", am_warning_list)]
+
+
+class am_fit_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("scale_start_px", c_double), ("scale_end_px", c_double),
+                ("w_accel", c_double), ("w_accel_trans", c_double), ("w_vel", c_double),
+                ("w_rest", c_double), ("w_prior_points", c_double), ("w_ground", c_double),
+                ("w_contact", c_double), ("accel_huber_px", c_double), ("conf_power", c_double),
+                ("point_noise", c_double), ("point_px", c_double), ("smooth_points", c_double),
+                ("iterations", c_uint32), ("window", c_size_t), ("window_stride", c_size_t),
+                ("ctx", am_context)]
+
+
+class am_fit_result(Structure):
+    _fields_ = [("motion", _M), ("camera_count", c_size_t), ("camera_names", _sp),
+                ("reproj_px", _dp), ("reproj_p95_px", _dp), ("points_mean_m", c_double),
+                ("points_p95_m", c_double), ("point_noise", c_double),
+                ("point_noise_estimated", c_bool), ("swaps_repaired", c_size_t),
+                ("contact_count", c_size_t), ("contact_names", _sp),
+                ("contact_joint", POINTER(c_int32)), ("contact", POINTER(c_uint8)),
+                ("ground_vel", c_double * 3), ("plant_count", c_size_t),
+                ("fit_slide_mean_mm", c_double), ("fit_slide_max_mm", c_double),
+                ("slide_mean_mm", c_double), ("slide_max_mm", c_double),
+                ("foot_locked", c_bool), ("lock_moved_mean_mm", _dp),
+                ("lock_moved_max_mm", _dp), ("windows", c_size_t), ("lm_iterations", c_uint32),
+                ("seconds", c_double), ("warnings", am_warning_list)]
+
+
+class am_mv_solve_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("max_offset", c_int), ("tri", am_triangulate_opts),
+                ("fit", am_fit_opts), ("ctx", am_context)]
+
+
+class am_mv_solve_result(Structure):
+    _fields_ = [("fit", POINTER(am_fit_result)), ("camera_count", c_size_t), ("offsets", _dp),
+                ("offsets_found", c_bool), ("gap_px", _dp), ("gap0_px", _dp),
+                ("warnings", am_warning_list)]
+
+
+AM_CAPTURE_NO_WARP, AM_CAPTURE_NO_SWAP_REPAIR, AM_CAPTURE_NO_FOOT_LOCK, AM_CAPTURE_NO_CONTACTS = 1, 2, 4, 8
+AM_FIT_NO_CONTACTS, AM_FIT_NO_FOOT_LOCK, AM_FIT_NO_SWAP_REPAIR = 1, 2, 4
+AM_MV_SEARCH_OFFSETS = 1
+_CR = c_void_p  # am_creature: opaque here
+_CRES = POINTER(am_capture_result)
+_MRES = POINTER(am_mv_solve_result)
+am_buf_free = _fn("am_buf_free", None, POINTER(am_buf))
+am_det_load = _fn("am_det_load", c_int, c_char_p, POINTER(c_void_p), _E)
+am_det_free = _fn("am_det_free", None, c_void_p)
+am_creature_load = _fn("am_creature_load", c_int, c_char_p, POINTER(_CR), _E)
+am_creature_free = _fn("am_creature_free", None, _CR)
+am_capture_solve = _fn("am_capture_solve", c_int, c_void_p, _R, _CR, POINTER(am_capture_opts),
+                       POINTER(_CRES), _E)
+am_capture_report = _fn("am_capture_report", None, _CRES, POINTER(am_buf))
+am_capture_result_free = _fn("am_capture_result_free", None, _CRES)
+am_mv_solve = _fn("am_mv_solve", c_int, _MD, _CAL, _R, _CR, POINTER(am_mv_solve_opts),
+                  POINTER(_MRES), _E)
+am_mv_solve_result_free = _fn("am_mv_solve_result_free", None, _MRES)
+am_fit_report = _fn("am_fit_report", None, POINTER(am_fit_result), POINTER(am_buf))

@@ -256,7 +256,11 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet,
                "am_calib_read_opts": C.am_calib_read_opts,
                "am_triangulate_opts": C.am_triangulate_opts,
-               "am_triangulation": C.am_triangulation}
+               "am_triangulation": C.am_triangulation, "am_buf": C.am_buf,
+               "am_capture_opts": C.am_capture_opts, "am_capture_sync": C.am_capture_sync,
+               "am_capture_result": C.am_capture_result, "am_fit_opts": C.am_fit_opts,
+               "am_fit_result": C.am_fit_result, "am_mv_solve_opts": C.am_mv_solve_opts,
+               "am_mv_solve_result": C.am_mv_solve_result}
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "anymove/anymove.h"',
              'int main(void) {']
     for name, cls in structs.items():

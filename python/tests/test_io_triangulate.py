@@ -211,3 +211,65 @@ def test_triangulate_two_view_and_errors(tmp_path, exam4):
     with pytest.raises(anymove.InputError) as e:
         anymove.triangulate(det, cal, refine=True, progress=lambda *a: False)
     assert e.value.name == "E_CANCELLED"
+
+
+WOLF = os.path.join(SOURCE, "examples", "creatures", "wolf")
+
+
+def _untimed(report):
+    """report.txt but for the seconds the call took ("0.248 s")."""
+    import re
+    text, n = re.subn(r"\b\d+(\.\d+)? s\b", "_ s", report)
+    assert n >= 1 and len(text) > 200
+    return text
+
+
+def test_solve_two_view_equals_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--seed", "3", "--frames", "40", "-o", tmp_path / "ex", "-q")
+    det = tmp_path / "ex" / "det.npz"
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json", "-o", tmp_path / "cli", "-q")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    res = anymove.solve(det, rig, f"{WOLF}/creature.json")
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((tmp_path / "cli" / "report.txt").read_text())
+    doc = json.loads((tmp_path / "cli" / "motion.json").read_text())
+    assert res.joints.shape == (40, rig.joint_count, 3)
+    assert np.array_equal(res.joints, np.array(doc["joints"]))
+    assert res.reproj_px["front"] == pytest.approx(doc["reproj_px"]["front"], rel=1e-12)
+    assert res.contact.shape == (40, len(res.contact_names)) and res.contact_names
+    # options as the CLI's flags
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--no-contacts", "--no-swap-repair", "--iterations", "1",
+        "-o", tmp_path / "cli2", "-q")
+    res2 = anymove.solve(det, f"{WOLF}/rig.json", contacts=False, swap_repair=False, iterations=1)
+    res2.motion.save(tmp_path / "py2.json")
+    assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
+    assert not np.array_equal(res2.joints, res.joints)
+
+
+def test_solve_cameras_equals_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "48", "--offsets", "2",
+        "--hide-offsets", "-o", tmp_path / "ex", "-q")
+    det, cal = tmp_path / "ex" / "det.npz", tmp_path / "ex" / "calibration.toml"
+    cli("solve", det, "--cameras", cal, "--rig", f"{WOLF}/rig.json", "--max-offset", "4", "-o", tmp_path / "cli", "-q")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    stages = []
+    res = anymove.solve(det, rig, cameras=cal, max_offset=4, progress=lambda st, f, s: stages.append(st))
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((tmp_path / "cli" / "report.txt").read_text())
+    assert sorted(res.reproj_px) == sorted(res.offsets) and len(res.offsets) == 3
+    assert all(v < 20 for v in res.reproj_px.values())
+    assert "solve: triangulate" in stages
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(det, rig, cameras=cal, progress=lambda *a: False)
+    assert e.value.name == "E_CANCELLED"
+    with pytest.raises(ValueError, match="need cameras"):
+        anymove.solve(det, rig, max_offset=3)
+    # a det whose joints the rig lacks: the library's E_NAME naming the det
+    other = anymove.load_rig(os.path.join(SOURCE, "examples", "walker", "rig.json"))
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(det, other, cameras=cal)
+    r = cli("solve", det, "--cameras", cal, "--rig", os.path.join(SOURCE, "examples", "walker", "rig.json"),
+            "-o", tmp_path / "bad", check=False)
+    assert e.value.name == "E_NAME" and r.returncode == 2 and str(e.value) in r.stderr
