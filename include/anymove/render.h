@@ -215,6 +215,9 @@ const am_camera *am_render_views_camera(const am_render_views *views, size_t i, 
 /* One frame (< the motion's frames; 0 without a motion) into r (of am_render_views_size):
  * backdrop, then the model posed at that frame. */
 void am_render_views_frame(const am_render_views *views, size_t frame, am_raster *r);
+/* The camera frame `frame` is drawn through (the first one of the views; the 3/4 camera moved
+ * with the root). Poses the views' model at that frame, as am_render_views_frame does. */
+void am_render_views_frame_camera(const am_render_views *views, size_t frame, am_camera *cam);
 
 /* ---- limb paint (creature.json "paint") ------------------------------------------------ */
 /* "paint": [{"colour": [r, g, b], "bones": ["thigh_L", ...]}, ...] (also an object of such
@@ -307,11 +310,17 @@ typedef struct am_showcase_job {
     const am_layout *layout;
     const am_orbit *orbit;
     int panel_height;         /* px; 0 = 360 */
+    /* A retarget's source: its character with its motion. When set, the panels are the source
+     * in 3/4 | the result (model, motion) in 3/4 | both through the result's 3/4 camera (the
+     * source see-through over the result); det, video and layout are not used. */
+    am_render_model *source_model;
+    const am_motion *source_motion;
     const char *path;
     am_context ctx;           /* stage "showcase" */
 } am_showcase_job;
 /* The seed's side-by-side video, one frame per clip frame: the input with its detections | the
- * rig in 3/4 | the input with the rig drawn through the same (side) camera. */
+ * rig in 3/4 | the input with the rig drawn through the same (side) camera; after a retarget,
+ * source | result | both through one camera. */
 AM_NODISCARD am_status am_showcase_clip(const am_showcase_job *job, am_error *err);
 
 /* ---- training data --------------------------------------------------------------------- */

@@ -7,10 +7,91 @@
 #include "core/internal.h"
 #include "render_internal.h"
 
+/* After a retarget: source in 3/4 | result in 3/4 | the source see-through over the result,
+ * both through the result's camera (one world: the root scaling and the feet show as they are). */
+static am_status ami_showcase_retarget(const am_showcase_job *job, int PW, int PH, am_error *err)
+{
+    const am_motion *mo = job->motion, *smo = job->source_motion;
+    size_t T = mo ? mo->frame_count : 1;
+    if (smo && smo->frame_count < T) T = smo->frame_count;
+    am_render_job tj = {.model = job->model, .motion = mo, .view = AM_VIEW_THREE_QUARTER, .orbit = job->orbit,
+                        .width = PW, .height = PH};
+    am_render_job sj = tj;
+    sj.model = job->source_model;
+    sj.motion = smo;
+    am_render_views *tv = NULL, *sv = NULL;
+    am_status s = am_render_views_create(&tj, &tv, err);
+    if (s == AM_OK) s = am_render_views_create(&sj, &sv, err);
+    am_raster p1 = {0}, p2 = {0}, p3 = {0}, out = {0};
+    if (s == AM_OK) s = am_raster_init(&p1, PW, PH, err);
+    if (s == AM_OK) s = am_raster_init(&p2, PW, PH, err);
+    if (s == AM_OK) s = am_raster_init(&p3, PW, PH, err);
+    if (s == AM_OK) s = am_raster_init(&out, 3 * PW, PH, err);
+    ami_sink sink = {0};
+    bool open = false;
+    double fps = mo && mo->fps > 0 ? mo->fps : smo && smo->fps > 0 ? smo->fps : 30.0;
+    if (s == AM_OK && (s = ami_sink_open(&sink, job->path, 3 * PW, PH, fps, err)) == AM_OK) open = true;
+    am_studio st;
+    am_studio_default(&st);
+    static const uint8_t source_bones[3] = {255, 170, 40};
+    am_draw_style over = {.flags = AM_DRAW_MESH | AM_DRAW_BONES, .mesh_alpha = 0.45, .bone_rgb = source_bones};
+    ami_stage stage = ami_stage_begin("showcase");
+    for (size_t t = 0; s == AM_OK && t < T; t++) {
+        if (!ami_progress("showcase", (double)t / (double)T)) {
+            s = AM_FAIL(err, AM_E_CANCELLED, "showcase");
+            break;
+        }
+        am_render_views_frame(tv, t, &p2);
+        am_camera cam;
+        am_render_views_frame_camera(tv, t, &cam);
+        size_t n = (size_t)PW * (size_t)PH;
+        memcpy(p3.img.rgb, p2.img.rgb, n * 3);
+        memcpy(p3.depth, p2.depth, n * sizeof(float));
+        am_render_views_frame(sv, t, &p1); /* leaves the source posed at t */
+        am_raster_clip_all(&p3);
+        am_render_model_draw(job->source_model, &p3, &cam, &over);
+        const am_raster *panel[3] = {&p1, &p2, &p3};
+        for (int k = 0; k < 3; k++)
+            for (int y = 0; y < PH; y++)
+                memcpy(out.img.rgb + ((size_t)y * 3 * PW + (size_t)k * PW) * 3, panel[k]->img.rgb + (size_t)y * PW * 3,
+                       (size_t)PW * 3);
+        am_raster_clip_all(&out);
+        char text[64];
+        snprintf(text, sizeof text, "source 3/4  %zu", t);
+        ami_label(&out, 10, 10, text);
+        ami_label(&out, PW + 10, 10, "result 3/4");
+        ami_label(&out, 2 * PW + 10, 10, "source (see-through) vs result");
+        am_draw_rect(&out, PW - 1, 0, PW + 1, PH, st.divider, 1.0);
+        am_draw_rect(&out, 2 * PW - 1, 0, 2 * PW + 1, PH, st.divider, 1.0);
+        s = ami_sink_frame(&sink, &out.img, err);
+    }
+    if (open) {
+        if (s == AM_OK) s = ami_sink_close(&sink, err);
+        else ami_sink_abort(&sink);
+    }
+    if (s == AM_OK) ami_stage_end(&stage);
+    am_raster_release(&p1);
+    am_raster_release(&p2);
+    am_raster_release(&p3);
+    am_raster_release(&out);
+    am_render_views_free(tv);
+    am_render_views_free(sv);
+    return s;
+}
+
 am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
 {
     am_scope sc;
     am_scope_enter(&sc, &job->ctx);
+    if (job->source_model) {
+        int ph = job->panel_height > 0 ? job->panel_height : 360;
+        ph += ph & 1;
+        int pw = (int)lround(ph * 16.0 / 9.0);
+        pw += pw & 1;
+        am_status rs = ami_showcase_retarget(job, pw, ph, err);
+        am_scope_leave(&sc, NULL);
+        return rs;
+    }
     am_layout L;
     if (job->layout) L = *job->layout;
     else am_layout_default(&L);

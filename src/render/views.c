@@ -252,6 +252,31 @@ const am_camera *am_render_views_camera(const am_render_views *v, size_t i, int 
     return &v->cam[i];
 }
 
+/* The 3/4 camera moved with the root of the model as posed now: the centre moved by d,
+ * x_cam = R (p - d) + t; the studio is the same picture (the wall and the floor's far edge move
+ * with the camera). */
+static void ami_views_followed(const am_render_views *v, am_camera *moved)
+{
+    const am_rig *rig = am_render_model_rig(v->job.model);
+    const double *root = am_render_model_joints(v->job.model) + (size_t)rig->head_joint[0] * 3;
+    double d[3] = {root[0] - v->root0[0], root[1] - v->root0[1], 0};
+    *moved = v->cam[0];
+    for (int k = 0; k < 3; k++) moved->t[k] -= moved->R[k * 3] * d[0] + moved->R[k * 3 + 1] * d[1] + moved->R[k * 3 + 2] * d[2];
+}
+
+void am_render_views_frame_camera(const am_render_views *v, size_t frame, am_camera *cam)
+{
+    if (!v->follow) {
+        *cam = v->cam[0];
+        return;
+    }
+    const am_rig *rig = am_render_model_rig(v->job.model);
+    if (v->job.motion) am_motion_pose(rig, v->job.motion, frame, v->pose);
+    else am_rig_rest_pose(rig, v->pose);
+    am_render_model_pose(v->job.model, v->pose);
+    ami_views_followed(v, cam);
+}
+
 void am_render_views_frame(const am_render_views *v, size_t frame, am_raster *r)
 {
     const am_rig *rig = am_render_model_rig(v->job.model);
@@ -262,14 +287,7 @@ void am_render_views_frame(const am_render_views *v, size_t frame, am_raster *r)
     else am_rig_rest_pose(rig, v->pose);
     am_render_model_pose(v->job.model, v->pose);
     am_camera moved;
-    if (v->follow) {
-        /* the centre moved by d: x_cam = R (p - d) + t; the studio is the same picture (the
-         * wall and the floor's far edge move with the camera) */
-        const double *root = am_render_model_joints(v->job.model) + (size_t)rig->head_joint[0] * 3;
-        double d[3] = {root[0] - v->root0[0], root[1] - v->root0[1], 0};
-        moved = v->cam[0];
-        for (int k = 0; k < 3; k++) moved.t[k] -= moved.R[k * 3] * d[0] + moved.R[k * 3 + 1] * d[1] + moved.R[k * 3 + 2] * d[2];
-    }
+    if (v->follow) ami_views_followed(v, &moved);
     for (size_t i = 0; i < v->count; i++) {
         r->clip[0] = v->clip[i][0], r->clip[1] = v->clip[i][1], r->clip[2] = v->clip[i][2], r->clip[3] = v->clip[i][3];
         am_render_model_draw(v->job.model, r, v->follow ? &moved : &v->cam[i], &v->job.style);

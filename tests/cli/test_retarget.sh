@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 am_need_shared data/gltf/quaternius/Fox.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/KnightCharacter.glb \
   data/bvh/cmu/01_01.bvh data/gltf/khronos_fox/Fox.glb
-am_need_tool node /usr/bin/python3 jq
+am_need_tool node /usr/bin/python3 jq ffmpeg ffprobe
 D=$AM_SHARED/data
 Q=$D/gltf/quaternius
 
@@ -22,6 +22,26 @@ if out=$(jq -e '.foot_slide_mm.plants > 4 and .foot_slide_mm.target_max < 1 and 
   am_pass fox_husky_report; else am_fail fox_husky_report "$(jq -c '.foot_slide_mm, .map' "$TMP/fh/report.json")"; fi
 expect fox_husky_rules 0 '"Tail3": "chain: ' -- cat "$TMP/fh/map.json"
 expect fox_husky_model 0 'Husky.glb' -- jq -r .model "$TMP/fh/rig.json"
+# the showcase after a retarget: source | result | the source see-through over the result, one
+# frame per clip frame; the third panel is the second with the source drawn over it
+expect showcase_source 0 '' -- "$AM_BIN" showcase "$TMP/fh" --source "$Q/Fox.glb" --source-clip Walk --height 180 -o "$TMP/fh_sc.mp4" -q
+frames=$(jq '.trans | length' "$TMP/fh/motion.json")
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=width,nb_read_frames -of csv=p=0 "$TMP/fh_sc.mp4")
+if [ "$got" = "960,$frames" ]; then am_pass "showcase_source_frames ($got)"; else am_fail showcase_source_frames "ffprobe says '$got', want 960,$frames"; fi
+ffmpeg -v error -y -i "$TMP/fh_sc.mp4" -vf "select=eq(n\,5)" -vframes 1 -f rawvideo -pix_fmt rgb24 "$TMP/fh_sc5.rgb"
+if out=$(/usr/bin/python3 - "$TMP/fh_sc5.rgb" <<'PY' 2>&1
+import sys, numpy as np
+img = np.fromfile(sys.argv[1], np.uint8).reshape(180, 960, 3).astype(float)
+p1, p2, p3 = img[30:, 0:320], img[30:, 320:640], img[30:, 640:960]
+def figure(p):  # share of pixels away from the panel's backdrop (its median colour per row)
+    return (np.abs(p - np.median(p, axis=1, keepdims=True)).sum(2) > 40).mean()
+d = (np.abs(p3 - p2).sum(2) > 40).mean()
+print("figure share: source %.3f, result %.3f; panel 3 differs from 2 on %.3f" % (figure(p1), figure(p2), d))
+sys.exit(0 if figure(p1) > 0.005 and figure(p2) > 0.005 and d > 0.003 else 1)
+PY
+); then am_pass "showcase_source_panels ($out)"; else am_fail showcase_source_panels "$out"; fi
+expect showcase_source_no_motion 2 'rig.json.*no motion' -- "$AM_BIN" showcase "$TMP/fh" --source "$TMP/fh/rig.json" -o "$TMP/x.mp4"
+expect showcase_source_with_det 2 'takes no --det' -- "$AM_BIN" showcase "$TMP/fh" --source "$Q/Fox.glb" --det x.npz -o "$TMP/x.mp4"
 # the written motion reads back bound to the rig, and the BVH converts
 expect fox_husky_motion_binds 0 '49 bones' -- "$AM_BIN" convert "$TMP/fh/motion.json" --rig "$TMP/fh/rig.json" -o "$TMP/fh_again.glb"
 expect fox_husky_bvh_reads 0 'frames' -- "$AM_BIN" info "$TMP/fh/animation.bvh"
