@@ -41,6 +41,8 @@ static void ami_retarget_help(FILE *out)
             "                      each mapped chain as the source's rest does (T-pose onto\n"
             "                      A-pose comes out right); delta: rest-relative rotations as they\n"
             "                      are (rigs whose rests mean the same pose)\n"
+            "  --align-min DEG     align re-aims a limb bone of another design only when that\n"
+            "                      turns it DEG or more (default 10; 0: every bone)\n"
             "  --source-pose FILE|FRAME  a pose of the source (motion.json of the source rig, its\n"
             "                      frame 0, or a frame of SOURCE) that matches the target's rest\n"
             "  --target-pose FILE|FRAME  a pose of the target (motion.json of the target rig, or a\n"
@@ -306,6 +308,12 @@ static int ami_parse(int argc, char **argv, ami_cli_opts *o)
             if (strcmp(v, "align") == 0) o->ro.pose = AM_RETARGET_POSE_ALIGN;
             else if (strcmp(v, "delta") == 0) o->ro.pose = AM_RETARGET_POSE_DELTA;
             else return am_cli_usage("retarget", "--pose is align or delta, got '%s'", v);
+        } else if ((v = am_cli_value(argc, argv, &i, "--align-min"))) {
+            char *end = NULL;
+            double deg = strtod(v, &end);
+            if (end == v || *end || !(deg >= 0.0 && deg <= 90.0))
+                return am_cli_usage("retarget", "--align-min is degrees in 0..90, got '%s'", v);
+            o->ro.align_min_deg = deg > 0.0 ? deg : -1.0;
         } else if ((v = am_cli_value(argc, argv, &i, "--source-pose"))) {
             o->source_pose = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--target-pose"))) {

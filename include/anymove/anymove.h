@@ -19,5 +19,6 @@
 #include "mocap.h"
 #include "multiview.h"
 #include "retarget.h"
+#include "align.h"
 #include "render.h"
 #endif

@@ -161,6 +161,10 @@ typedef struct am_retarget_opts {
     uint32_t flags;                 /* AM_RETARGET_*; default 0: feet IK on */
     double scale_horizontal;        /* root motion factors; 0 = the leg ratio (SCALE) or 1 (KEEP) */
     double scale_vertical;
+    double align_min_deg;           /* ALIGN: a bone of a chain of another design is re-aimed
+                                       only when that turns it at least this far (degrees): less
+                                       is read as proportion, not pose (docs/retarget.md);
+                                       0 = the default, negative = re-aim every bone */
     const am_motion *source_pose;   /* a pose of the source rig (bound to it) that matches the
                                        target's reference pose (frame source_pose_frame); NULL =
                                        the source's rest */
@@ -183,6 +187,7 @@ typedef struct am_retarget_plant {
 
 typedef struct am_retarget_report {
     am_retarget_pose pose;          /* the options the run used */
+    double align_min_deg;           /* ALIGN's threshold used (degrees; 0: every bone, or DELTA) */
     am_retarget_root root;
     uint32_t flags;
     double leg_source, leg_target;  /* metres: summed leg lengths (0 without legs) */

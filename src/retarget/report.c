@@ -15,6 +15,7 @@ void am_retarget_report_json(const am_retarget_report *rep, const am_retarget_ma
     ami_jw_begin(&w, out, AMI_JSON_PRETTY);
     ami_jw_object(&w, NULL);
     ami_jw_string(&w, "pose", (unsigned)rep->pose < AM_RETARGET_POSE_COUNT ? ami_pose_words[rep->pose] : "?");
+    if (rep->pose == AM_RETARGET_POSE_ALIGN) ami_jw_number(&w, "align_min_deg", rep->align_min_deg);
     ami_jw_string(&w, "root", (unsigned)rep->root < AM_RETARGET_ROOT_COUNT ? ami_root_words[rep->root] : "?");
     ami_jw_string(&w, "ik", (rep->flags & AM_RETARGET_NO_IK) ? "none"
                             : (rep->flags & AM_RETARGET_IK_HANDS) ? "feet+hands" : "feet");

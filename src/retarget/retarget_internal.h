@@ -84,6 +84,9 @@ void ami_rest_quats(const am_rig *rig, double *r);
  * Every frame is held as world deltas G [T][B][4] (unit quaternions) and bone heads
  * [T][B][3] of both rigs; local rotations are made from them at the end. Heads follow the
  * position parents (ami_skel.ppar): an IK-driven foot hangs from its leg. */
+/* am_retarget_opts.align_min_deg's default (docs/retarget.md "Alignment threshold"). */
+#define AMI_ALIGN_MIN_DEG 10.0
+
 typedef struct ami_run {
     const am_rig *S, *T;          /* source, target */
     const am_retarget_map *map;

@@ -157,6 +157,8 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
         }
     }
     const double tiny = 1e-9 * (st->size > 0 ? st->size : 1.0);
+    double min_deg = r->opts.align_min_deg == 0.0 ? AMI_ALIGN_MIN_DEG : r->opts.align_min_deg;
+    const double min_turn = min_deg > 0.0 ? AM_RAD(min_deg) : 0.0;
     for (size_t i = 0; i < B; i++) {
         size_t g = (size_t)st->order[i];
         /* a bone's alignment starts from its position parent's: a foot hanging from the body
@@ -264,6 +266,14 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
             am_quat_from_mat3(R, A);
         }
         am_quat_normalize(A, A);
+        if (limb[g] == 1 && min_turn > 0.0) {
+            /* the turn this bone adds to its parent's alignment */
+            double ic[4], rel[4];
+            am_quat_conj(Ap, ic);
+            am_quat_mul(A, ic, rel);
+            double turn = 2.0 * atan2(sqrt(rel[1] * rel[1] + rel[2] * rel[2] + rel[3] * rel[3]), fabs(rel[0]));
+            if (turn < min_turn) memcpy(A, Ap, sizeof Ap);
+        }
     }
     am_free(pts);
     am_free(limb);
@@ -742,6 +752,8 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     if (job->report) {
         am_retarget_report_free(job->report);
         job->report->pose = o.pose;
+        job->report->align_min_deg =
+            o.pose != AM_RETARGET_POSE_ALIGN ? 0.0 : o.align_min_deg == 0.0 ? AMI_ALIGN_MIN_DEG : fmax(o.align_min_deg, 0.0);
         job->report->root = o.root;
         job->report->flags = o.flags;
         job->report->leg_source = r.leg_source;
