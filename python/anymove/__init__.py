@@ -6,6 +6,10 @@
     J = anymove.fk(rig, mot)                       # (T, J, 3) float64, metres, rig joint order
     res = anymove.ik(rig, J, names=rig.joint_names, fps=mot.fps)
     res.motion.save("solved.json")                 # the bytes `anymove ik` writes
+    rig, mot = anymove.load_bvh("clip.bvh", up="z", scale=0.01)
+    anymove.save_motion(rig, mot, "clip.glb")      # .glb, .bvh or .json, as `anymove export`
+    tri = anymove.triangulate("det.npz", "calibration.toml")   # tri.joints (T, J, 3)
+    res = anymove.solve("det.npz", rig, cameras="calibration.toml")  # res.motion, res.report
 
 Arrays: every array handed over is float64 in C order; such arrays are used in place (no
 copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
@@ -28,8 +32,8 @@ import numpy as np
 from . import _capi as C
 
 __all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
-           "Joints", "load_rig", "build_rig", "load_motion", "load_joints", "motion_from_arrays", "fk", "ik",
-           "LIBRARY_PATH"]
+           "Joints", "Triangulation", "SolveResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
+           "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "LIBRARY_PATH"]
 __version__ = "0.1.0"
 LIBRARY_PATH = C.LIBRARY_PATH
 
@@ -299,6 +303,20 @@ def _is_gltf(path):
     return p.endswith(".glb") or p.endswith(".gltf")
 
 
+def _is_bvh(path):
+    return str(path).lower().endswith(".bvh")
+
+
+def _doc_warnings(wl, stacklevel=4):
+    """Issue the warnings a document keeps in its own list (freed with the document)."""
+    for i in range(wl.count):
+        w = wl.data[i]
+        text = w.text.decode(errors="replace")
+        _warnings.warn(AnymoveWarning("anymove: " + text + (f" (x{w.count})" if w.count > 1 else ""),
+                                      C.am_warning_kind_name(w.kind).decode(), int(w.count)),
+                       stacklevel=stacklevel)
+
+
 def _gltf_load(path, err):
     doc = POINTER(C.am_gltf_head)()
     opts = C.am_gltf_opts()
@@ -312,12 +330,16 @@ def _gltf_load(path, err):
     return doc
 
 
-def load_rig(path, *, scale=1.0):
-    """Load a rig: rig.json, or the skeleton of the first skin of a .glb / .gltf.
+def load_rig(path, *, scale=1.0, up="y"):
+    """Load a rig: rig.json, the skeleton of the first skin of a .glb / .gltf, or the skeleton
+    of a .bvh (one bone per BVH joint, docs/bvh.md).
 
     scale: metres per unit of the file (0.01 for centimetres), as the CLI's --scale.
+    up: a .bvh's up axis, "y" (the default) or "z" (`anymove convert --up`).
     Raises anymove.Error naming the file and the problem.
     """
+    if _is_bvh(path):
+        return load_bvh(path, scale=scale, up=up)[0]
     err = C.am_error()
     out = POINTER(C.am_rig)()
     with _Call():
@@ -373,10 +395,16 @@ def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
     return rig
 
 
-def load_motion(path, rig=None, *, clip=None, fps=30.0):
+def load_motion(path, rig=None, *, clip=None, fps=30.0, up="y", scale=1.0):
     """Load a motion: motion.json (bound to rig when given: bones reordered to its order;
-    else file order), or clip `clip` (name or index) of a .glb / .gltf sampled at fps, which
-    needs the rig load_rig made of the same file."""
+    else file order), clip `clip` (name or index) of a .glb / .gltf sampled at fps, which
+    needs the rig load_rig made of the same file, or the clip of a .bvh (fps = 1 / its frame
+    time), bound to rig (load_rig of the same file with the same up and scale) or, without
+    one, to the rig of the file (motion.rig). up, scale: as load_rig's, for a .bvh."""
+    if _is_bvh(path):
+        if rig is None:
+            return load_bvh(path, scale=scale, up=up)[1]
+        return _bvh_read(path, scale, up, rig)[1]
     err = C.am_error()
     out = POINTER(C.am_motion)()
     with _Call():
@@ -634,3 +662,500 @@ def load_joints(path, *, format="auto", fps=0.0, scale=0.0, up=None):
     with call:
         _check(C.am_import_3d(p, fmt, byref(opts), byref(out), byref(err)), err)
     return Joints(out)
+
+
+# ---- BVH and glTF I/O (bvh.h, gltf.h) ----
+
+def _bvh_opts(scale, up):
+    if str(up).lower() not in C.AM_BVH_AXES:
+        raise ValueError(f"up is 'y' or 'z', got {up!r}")
+    if not scale > 0:
+        raise ValueError("scale must be positive")
+    return C.am_bvh_opts(axes=C.AM_BVH_AXES[str(up).lower()], scale=float(scale))
+
+
+def _bvh_read(path, scale, up, rig=None):
+    """(rig, motion) of a .bvh, as `anymove convert CLIP.bvh` reads it; the motion is bound to
+    rig when given, else to the rig of the file."""
+    bo = _bvh_opts(scale, up)
+    err = C.am_error()
+    doc = POINTER(C.am_bvh_head)()
+    r = POINTER(C.am_rig)()
+    m = POINTER(C.am_motion)()
+    with _Call():
+        try:
+            s = C.am_bvh_load(_path(path), byref(bo), byref(doc), byref(err))
+            if s >= 0:
+                _doc_warnings(doc.contents.warnings, stacklevel=5)
+                if rig is None:
+                    s = C.am_rig_from_bvh(doc, byref(bo), byref(r), byref(err))
+                    if s >= 0:
+                        rig = Rig(r)
+            if s >= 0:
+                s = C.am_motion_from_bvh(doc, rig._p, byref(bo), byref(m), byref(err))
+            if s < 0:
+                C.am_error_set_file(byref(err), _path(path))
+                _raise(s, err)
+        finally:
+            if doc:
+                C.am_bvh_free(doc)
+    return rig, Motion(m, rig)
+
+
+def load_bvh(path, *, scale=1.0, up="y"):
+    """Read a .bvh (what `anymove convert CLIP.bvh [--up z] [--scale S]` reads): returns
+    (rig, motion), the rig one bone per BVH joint in world axes (Z up) and metres, the motion
+    bound to it with trans (T, 3) metres, root_quat (T, 4), euler (T, B, 3) radians, quat,
+    joints (T, J, 3) metres, loc (T, B, 3) where joints slide (else None), and fps =
+    1 / Frame Time. scale: metres per file unit (0.01 for cm); up: "y" (default) or "z".
+    Oddities of the file are issued as AnymoveWarning."""
+    return _bvh_read(path, scale, up)
+
+
+def save_motion(rig, motion, path, *, names=None):
+    """Write motion(s) of rig to path, the format by its extension, as `anymove export` /
+    `anymove convert` write them (atomically; the same bytes):
+
+    .json: motion.json of one motion (Motion.save). .bvh: one motion, Y up, OFFSETs in metres
+    (the rig's rest offsets), ZYX rotation channels, position channels for the root and the
+    bones whose loc is not zero. .glb: an animated skeleton, one clip per motion (motion may be
+    a list; names: the clip names, default "clip0", ...), with a skinned bone-shape mesh so any
+    viewer shows it move. Every motion must be bound to rig (load_motion(path, rig))."""
+    import os
+    motions = list(motion) if isinstance(motion, (list, tuple)) else [motion]
+    if not motions:
+        raise ValueError("save_motion: no motion")
+    for m in motions:
+        _check_bound(rig, m, "save_motion")
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in (".json", ".bvh", ".glb"):
+        raise ValueError(f"save_motion: {path}: the extension picks the format: .json, .bvh or .glb")
+    if ext != ".glb" and len(motions) != 1:
+        raise ValueError(f"save_motion: a {ext} holds one motion; write {len(motions)} to a .glb")
+    if names is not None and (ext != ".glb" or len(names) != len(motions)):
+        raise ValueError("save_motion: names go with a .glb, one per motion")
+    if ext == ".json":
+        motions[0].save(path)
+        return
+    err = C.am_error()
+    with _Call():
+        if ext == ".bvh":
+            doc = POINTER(C.am_bvh_head)()
+            bo = C.am_bvh_opts(axes=C.AM_BVH_AXES["y"])
+            try:
+                s = C.am_bvh_from_motion(rig._p, motions[0]._p, byref(bo), byref(doc), byref(err))
+                if s >= 0:
+                    s = C.am_bvh_write(doc, _path(path), byref(err))
+                if doc:
+                    _doc_warnings(doc.contents.warnings)
+                _check(s, err)
+            finally:
+                if doc:
+                    C.am_bvh_free(doc)
+        else:
+            clips = (POINTER(C.am_motion) * len(motions))(*[m._p for m in motions])
+            enc, enc_c = _cstrings(names) if names is not None else (None, None)
+            ex = C.am_gltf_export(rig=rig._p, clip_count=len(motions), clips=clips,
+                                  clip_names=enc_c, source_skin=-1)
+            _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
+
+
+# ---- triangulation of N calibrated cameras (multiview.h) ----
+
+class Triangulation:
+    """What triangulate returns (`anymove triangulate`'s outputs, as arrays).
+
+    joints: (T, J, 3) float64, metres, world axes, NaN x 3 where no position; names (J);
+    fps; conf: (T, J) mean confidence of the cameras used; reproj_px: (T, J) float32 mean
+    reprojection error over the cameras used, px (NaN = missing); cameras_used: (T, J) uint8;
+    used: (C, T, J) uint8, 1 = camera c's detection was used; cameras: the C camera names;
+    per_camera: {name: {seen, used, mean_px, p95_px, mean_all_px}}; mean_px, median_px,
+    p95_px over the used detections; points (T * J), triangulated, undistort_failed,
+    ransac_dropped, seconds. Arrays are views of the library's memory, alive with them.
+    save(dir) writes joints.npz, joints.trc, triangulation.npz and summary.json."""
+
+    def __init__(self, pointer, det, det_owned, keep=()):
+        self._p = pointer
+        self._c = pointer.contents
+        self._det = det
+        self._det_owned = det_owned
+        self._keep = keep
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            C.am_triangulation_free(self._p)
+            self._p = None
+        if getattr(self, "_det_owned", False) and self._det:
+            C.am_mdet_free(self._det)
+            self._det = None
+
+    camera_count = property(lambda self: int(self._c.camera_count))
+    frame_count = property(lambda self: int(self._c.frame_count))
+    joint_count = property(lambda self: int(self._c.joint_count))
+    names = property(lambda self: _strings(self._c.joints.contents.names, self.joint_count))
+    cameras = property(lambda self: _strings(self._det.contents.cameras, self.camera_count))
+    fps = property(lambda self: float(self._c.joints.contents.fps))
+    joints = property(lambda self: _array(self, self._c.joints.contents.joints,
+                                          (self.frame_count, self.joint_count, 3)))
+    conf = property(lambda self: _array(self, self._c.joints.contents.conf,
+                                        (self.frame_count, self.joint_count)))
+    reproj_px = property(lambda self: _array(self, self._c.reproj_px,
+                                             (self.frame_count, self.joint_count), "<f4"))
+    cameras_used = property(lambda self: _array(self, self._c.cameras_used,
+                                                (self.frame_count, self.joint_count), "|u1"))
+    used = property(lambda self: _array(self, self._c.used, (self.camera_count, self.frame_count,
+                                                             self.joint_count), "|u1"))
+    mean_px = property(lambda self: float(self._c.mean_px))
+    median_px = property(lambda self: float(self._c.median_px))
+    p95_px = property(lambda self: float(self._c.p95_px))
+    points = property(lambda self: int(self._c.points))
+    triangulated = property(lambda self: int(self._c.triangulated))
+    undistort_failed = property(lambda self: int(self._c.undistort_failed))
+    ransac_dropped = property(lambda self: int(self._c.ransac_dropped))
+    seconds = property(lambda self: float(self._c.seconds))
+
+    @property
+    def per_camera(self):
+        c = self._c
+        return {name: {"seen": int(c.cam_seen[i]), "used": int(c.cam_used[i]),
+                       "mean_px": float(c.cam_mean_px[i]), "p95_px": float(c.cam_p95_px[i]),
+                       "mean_all_px": float(c.cam_mean_all_px[i])}
+                for i, name in enumerate(self.cameras)}
+
+    def save(self, directory):
+        """Write what `anymove triangulate -o DIR` writes into directory (made if absent):
+        joints.npz (SPEC 4.2.3), joints.trc (OpenSim, Y up, metres), triangulation.npz
+        (reproj_px, cameras_used, used, cameras, names) and summary.json; each atomically."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        err = C.am_error()
+        d = os.fsencode(directory)
+        with _Call():
+            _check(C.am_joints_write(os.path.join(d, b"joints.npz"), self._c.joints, byref(err)), err)
+            _check(C.am_trc_write(os.path.join(d, b"joints.trc"), self._c.joints, byref(err)), err)
+            _check(C.am_triangulation_write(os.path.join(d, b"triangulation.npz"), self._p,
+                                            self._det, byref(err)), err)
+            _check(C.am_triangulation_summary_write(os.path.join(d, b"summary.json"), self._p,
+                                                    self._det, byref(err)), err)
+
+    def __repr__(self):
+        return (f"<anymove.Triangulation {self.camera_count} cameras, {self.frame_count} frames, "
+                f"{self.joint_count} joints, mean {self.mean_px:.3g} px>")
+
+
+def _det_view(det):
+    """An am_mdet over the caller's arrays (used in place when C-contiguous float32, the
+    library's type; else converted once), checked as am_mdet_load checks a det.npz."""
+    uv = np.ascontiguousarray(det["uv"], dtype=np.float32)
+    conf = np.ascontiguousarray(det["conf"], dtype=np.float32)
+    if uv.ndim != 4 or uv.shape[3] != 2 or 0 in uv.shape:
+        raise ValueError(f"triangulate: uv must have shape (C, T, J, 2), got {uv.shape}")
+    Cn, T, J = uv.shape[:3]
+    if conf.shape != (Cn, T, J):
+        raise ValueError(f"triangulate: conf must have shape {(Cn, T, J)}, got {conf.shape}")
+    cams, names = list(det["cameras"]), list(det["names"])
+    if len(cams) != Cn or len(set(cams)) != Cn:
+        raise ValueError(f"triangulate: cameras must be {Cn} distinct names")
+    if len(names) != J or len(set(names)) != J or "" in names:
+        raise ValueError(f"triangulate: names must be {J} distinct non-empty joint names")
+    if not ((conf >= 0) & (conf <= 1)).all():  # NaN fails too
+        raise ValueError("triangulate: conf must be in [0, 1]")
+    unseen = np.isnan(uv).any(axis=3) & (conf > 0)
+    if unseen.any():  # the loader's rule: a NaN pixel is not seen
+        conf = conf.copy()
+        conf[unseen] = 0
+    if not np.isfinite(uv[conf > 0]).all():
+        raise ValueError("triangulate: uv has an infinite value where conf > 0")
+    fps = float(det.get("fps", 30.0))
+    if not (1e-3 <= fps <= 1e4):
+        raise ValueError("triangulate: fps must be in [1e-3, 1e4]")
+    off = det.get("time_offset")
+    if off is not None:
+        off = np.ascontiguousarray(off, dtype=np.float64)
+        if off.shape != (Cn,) or not np.isfinite(off).all():
+            raise ValueError(f"triangulate: time_offset must be {Cn} finite numbers")
+    ce, ce_c = _cstrings(cams)
+    ne, ne_c = _cstrings(names)
+    m = C.am_mdet(camera_count=Cn, frame_count=T, joint_count=J,
+                  uv=uv.ctypes.data_as(C._fp), conf=conf.ctypes.data_as(C._fp), cameras=ce_c,
+                  names=ne_c, fps=fps, time_offset=_dptr(off) if off is not None else None)
+    return ctypes.pointer(m), (m, uv, conf, off, ce, ce_c, ne, ne_c)
+
+
+def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, ransac=True,
+                refine=False, rig=None, edges=None, progress=None):
+    """Joints read in N calibrated cameras -> 3D joints (`anymove triangulate`).
+
+    det: a det.npz path (SPEC 4.2.1, or a two-view SPEC 4.2 file), or a mapping of arrays:
+    uv (C, T, J, 2) image pixels (NaN = not seen), conf (C, T, J) in [0, 1], cameras (C names
+    of the calibration), names (J joint names), fps, time_offset (C,) frames or absent;
+    float32 C-contiguous uv and conf are used in place (the library's type).
+    cameras: an anipose calibration.toml or Pose2Sim Calib*.toml path; None for a two-view
+    det (the orthographic cameras of SPEC 3). scale: calibration length unit in metres
+    (0.001 for mm). threshold: RANSAC / camera-drop reprojection threshold, px (default 15);
+    min_conf: detections below are ignored (default 0.1; 0 uses every one); ransac=False:
+    every camera that sees a point (--no-ransac); refine=True: the whole-clip refinement,
+    holding constant the lengths of rig's bones (a Rig) or of edges [(joint, joint), ...].
+    progress(stage, fraction, seconds) -> False to cancel.
+    Returns a Triangulation (joints (T, J, 3) float64 metres, reproj_px (T, J), ...)."""
+    import os
+    if rig is not None and edges is not None:
+        raise ValueError("triangulate: give rig or edges, not both")
+    opts = C.am_triangulate_opts()
+    if threshold is not None:
+        if not threshold > 0:
+            raise ValueError("triangulate: threshold must be positive")
+        opts.ransac_px = float(threshold)
+    if min_conf is not None:
+        opts.min_conf = -1.0 if min_conf == 0 else float(min_conf)
+    if not ransac:
+        opts.flags |= C.AM_TRI_NO_RANSAC
+    if refine:
+        opts.flags |= C.AM_TRI_REFINE
+    if not scale > 0:
+        raise ValueError("triangulate: scale must be positive")
+    if scale != 1.0 and cameras is None:
+        raise ValueError("triangulate: scale is the calibration's unit: it needs cameras")
+    err = C.am_error()
+    call = _Call(progress)
+    opts.ctx = call.ctx
+    d = POINTER(C.am_mdet)()
+    cal = C._CAL()
+    tri = POINTER(C.am_triangulation)()
+    keep, owned = (), True
+    det_is_path = isinstance(det, (str, bytes, os.PathLike))
+    where = _path(cameras) if cameras is not None else (_path(det) if det_is_path else None)
+    try:
+        with call:
+            if det_is_path:
+                _check(C.am_mdet_load(_path(det), byref(d), byref(err)), err)
+            else:
+                d, keep = _det_view(det)
+                owned = False
+            if cameras is not None:
+                ro = C.am_calib_read_opts(scale=float(scale))
+                _check(C.am_calib_load(_path(cameras), byref(ro), byref(cal), byref(err)), err)
+            elif d.contents.two_view:
+                _check(C.am_cameras_from_layout(None, byref(cal), byref(err)), err)
+            else:
+                raise ValueError(f"triangulate: the det holds {d.contents.camera_count} cameras: "
+                                 f"give their calibration (cameras=)")
+            names = _strings(d.contents.names, d.contents.joint_count)
+            pairs = []
+            if rig is not None:
+                for b in range(rig.bone_count):
+                    a = C.am_mdet_find_joint(d, rig._joint_names[rig._c.head_joint[b]].encode())
+                    c = C.am_mdet_find_joint(d, rig._joint_names[rig._c.tail_joint[b]].encode())
+                    if a >= 0 and c >= 0 and a != c:
+                        pairs.append((a, c))
+            elif edges is not None:
+                for a, b in edges:
+                    for n in (a, b):
+                        if n not in names:
+                            raise ValueError(f"triangulate: edges: '{n}' is not a joint of the det")
+                    pairs.append((names.index(a), names.index(b)))
+            e = np.ascontiguousarray(np.array(pairs, dtype=np.int32).reshape(-1, 2))
+            opts.edges = e.ctypes.data_as(POINTER(ctypes.c_int32))
+            opts.edge_count = len(pairs)
+            C.am_calib_check(cal)  # its warnings join the call's
+            s = C.am_triangulate(d, cal, byref(opts), byref(tri), byref(err))
+            if s < 0:
+                C.am_error_set_file(byref(err), where)
+                _raise(s, err)
+            _doc_warnings(tri.contents.warnings, stacklevel=3)
+        result = Triangulation(tri, d, owned, keep)
+        tri, d = None, None  # the result owns them now
+        return result
+    finally:
+        if tri:
+            C.am_triangulation_free(tri)
+        if owned and d:
+            C.am_mdet_free(d)
+        if cal:
+            C.am_calib_free(cal)
+
+
+# ---- solve: a rig fitted to 2D joints, two views (capture.h) or N cameras (multiview.h) ----
+
+class _Owned:
+    """A library result freed when the last view of it goes."""
+
+    def __init__(self, pointer, free):
+        self.p, self._free = pointer, free
+
+    def __del__(self):
+        if getattr(self, "p", None):
+            self._free(self.p)
+            self.p = None
+
+
+class SolveResult:
+    """What solve returns (`anymove solve`'s outputs).
+
+    motion: the fitted Motion bound to the rig (euler (T, B, 3) radians, trans (T, 3) metres,
+    ...; its save() writes the CLI's motion.json); joints: (T, J, 3) float64 metres, its FK
+    keypoints; report: the text of report.txt (quality-gate verdicts); reproj_px: {view or
+    camera: mean reprojection error, px}; offsets: {camera: frames added to its index} (N
+    cameras) or None; contact_names (C) and contact (T, C) uint8, 1 = planted; seconds."""
+
+    def __init__(self, owner, motion_ptr, rig, report, reproj_px, offsets, contact_names,
+                 contact, seconds):
+        self._owner = owner
+        self.motion = Motion(motion_ptr, rig, owned=False, keep=(owner,))
+        self.joints = self.motion.joints
+        self.report, self.reproj_px, self.offsets = report, reproj_px, offsets
+        self.contact_names, self.contact, self.seconds = contact_names, contact, seconds
+
+    def __repr__(self):
+        px = ", ".join(f"{k} {v:.3g}" for k, v in self.reproj_px.items())
+        return f"<anymove.SolveResult {self.motion.frame_count} frames, reprojection px: {px}>"
+
+
+def _report_text(fn, res):
+    buf = C.am_buf()
+    try:
+        fn(res, byref(buf))
+        if buf.failed:
+            raise MemoryError("report")
+        return ctypes.string_at(buf.data, buf.len).decode() if buf.data else ""
+    finally:
+        C.am_buf_free(byref(buf))
+
+
+def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, offsets=True,
+          search_offsets=False, warp=True, swap_repair=True, contacts=True, foot_lock=True,
+          iterations=None, window=None, progress=None):
+    """Fit a rig to 2D joints (`anymove solve`): two views (det.npz of SPEC 4.2, the
+    orthographic views of SPEC 3) or, with cameras, N calibrated cameras (SPEC 4.2.1).
+
+    det: the det.npz path; rig: a Rig (or a rig path); creature: a creature.json path (the
+    layout of the two views, the contact joints), None = the wolf layout and no contacts.
+    cameras: a calibration.toml path (N cameras); scale: its length unit in metres;
+    max_offset: per-camera time offsets searched, +- frames (default 12); offsets=False:
+    none searched (--no-offsets); search_offsets: even when the det carries time_offset.
+    warp=False (two views): never time-warp the front view; swap_repair, contacts,
+    foot_lock = False: the CLI's --no-swap-repair, --no-contacts, --no-foot-lock;
+    iterations: LM iterations per stage (1..1000); window: frames per window (8..100000).
+    progress(stage, fraction, seconds) -> False to cancel.
+    Returns a SolveResult (motion, joints (T, J, 3) metres, report text, reproj_px, ...)."""
+    import os
+    if not isinstance(rig, Rig):
+        rig = load_rig(rig)
+    if iterations is not None and not 1 <= iterations <= 1000:
+        raise ValueError("solve: iterations must be in 1..1000")
+    if window is not None and not 8 <= window <= 100000:
+        raise ValueError("solve: window must be in 8..100000 frames")
+    if cameras is None and (scale != 1.0 or max_offset is not None or not offsets or search_offsets):
+        raise ValueError("solve: scale and the offset options are for N cameras: they need cameras")
+    if cameras is not None and not warp:
+        raise ValueError("solve: warp is the two-view lag's; with cameras use offsets=False")
+    if max_offset is not None and not 1 <= max_offset <= 1000:
+        raise ValueError("solve: max_offset must be in 1..1000")
+    if not scale > 0:
+        raise ValueError("solve: scale must be positive")
+    err = C.am_error()
+    call = _Call(progress)
+    cr = C._CR()
+    det_path = _path(det)
+    try:
+        with call:
+            if creature is not None:
+                _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
+            if cameras is None:
+                return _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
+                                       foot_lock, iterations, window)
+            return _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
+                                  offsets, search_offsets, swap_repair, contacts, foot_lock,
+                                  iterations, window)
+    finally:
+        if cr:
+            C.am_creature_free(cr)
+
+
+def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_lock, iterations,
+                    window):
+    err = C.am_error()
+    o = C.am_capture_opts(ctx=call.ctx)
+    o.flags = ((0 if warp else C.AM_CAPTURE_NO_WARP) |
+               (0 if swap_repair else C.AM_CAPTURE_NO_SWAP_REPAIR) |
+               (0 if contacts else C.AM_CAPTURE_NO_CONTACTS) |
+               (0 if foot_lock else C.AM_CAPTURE_NO_FOOT_LOCK))
+    o.iterations = iterations or 0
+    o.window = window or 0
+    det = ctypes.c_void_p()
+    res = POINTER(C.am_capture_result)()
+    try:
+        _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        s = C.am_capture_solve(det, rig._p, cr, byref(o), byref(res), byref(err))
+        if s < 0:
+            C.am_error_set_file(byref(err), det_path)
+            _raise(s, err)
+        owner = _Owned(res, C.am_capture_result_free)
+        res = None  # the owner frees it now
+        r = owner.p.contents
+        _doc_warnings(r.warnings, stacklevel=4)
+        report = _report_text(C.am_capture_report, owner.p)
+        names = _strings(r.contact_names, r.contact_count) or []
+        T = r.motion.contents.frame_count
+        contact = _array(owner, r.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
+        return SolveResult(owner, r.motion, rig, report,
+                           {"front": r.reproj_front, "front_x": r.reproj_front_x,
+                            "side": r.reproj_side}, None, names, contact, r.seconds_total)
+    finally:
+        if res:
+            C.am_capture_result_free(res)
+        if det:
+            C.am_det_free(det)
+
+
+def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets, search_offsets,
+                   swap_repair, contacts, foot_lock, iterations, window):
+    err = C.am_error()
+    mo = C.am_mv_solve_opts(ctx=call.ctx)
+    mo.max_offset = -1 if not offsets else (max_offset or 0)
+    mo.flags = C.AM_MV_SEARCH_OFFSETS if search_offsets else 0
+    mo.fit.flags = ((0 if swap_repair else C.AM_FIT_NO_SWAP_REPAIR) |
+                    (0 if foot_lock else C.AM_FIT_NO_FOOT_LOCK) |
+                    (0 if contacts else C.AM_FIT_NO_CONTACTS))
+    mo.fit.iterations = iterations or 0
+    mo.fit.window = window or 0
+    cal = C._CAL()
+    det = POINTER(C.am_mdet)()
+    res = POINTER(C.am_mv_solve_result)()
+    try:
+        ro = C.am_calib_read_opts(scale=float(scale))
+        _check(C.am_calib_load(cal_path, byref(ro), byref(cal), byref(err)), err)
+        _check(C.am_mdet_load(det_path, byref(det), byref(err)), err)
+        s = C.am_mv_solve(det, cal, rig._p, cr, byref(mo), byref(res), byref(err))
+        if s < 0:
+            C.am_error_set_file(byref(err), det_path)
+            _raise(s, err)
+        owner = _Owned(res, C.am_mv_solve_result_free)
+        res = None  # the owner frees it now
+        r = owner.p.contents
+        f = r.fit.contents
+        _doc_warnings(r.warnings, stacklevel=4)
+        cams = _strings(f.camera_names, f.camera_count)
+        # report.txt as the CLI writes it: the fit's report and the offsets line
+        report = _report_text(C.am_fit_report, r.fit)
+        report += ("time offsets (frames added to each camera's index, %s):"
+                   % ("found" if r.offsets_found else "as given"))
+        for c in range(r.camera_count):
+            report += " %s %+g" % (cams[c], r.offsets[c])
+            if np.isfinite(r.gap_px[c]):
+                report += " (gap %.1f px, %.1f unshifted)" % (r.gap_px[c], r.gap0_px[c])
+        report += "\n"
+        names = _strings(f.contact_names, f.contact_count) or []
+        T = f.motion.contents.frame_count
+        contact = _array(owner, f.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
+        return SolveResult(owner, f.motion, rig, report,
+                           {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
+                           {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
+                           f.seconds)
+    finally:
+        if res:
+            C.am_mv_solve_result_free(res)
+        if det:
+            C.am_mdet_free(det)
+        if cal:
+            C.am_calib_free(cal)

@@ -211,3 +211,185 @@ am_import_3d = _fn("am_import_3d", c_int, c_char_p, c_int, POINTER(am_import_opt
                    POINTER(POINTER(am_joints)), _E)
 am_joints_load = _fn("am_joints_load", c_int, c_char_p, POINTER(POINTER(am_joints)), _E)
 am_joints_free = _fn("am_joints_free", None, POINTER(am_joints))
+
+# ---- BVH (bvh.h) and the glTF writer (gltf.h) ----
+AM_BVH_AXES = {"y": 0, "z": 1}
+
+
+class am_bvh_head(Structure):
+    """am_bvh: the joints are not read here (opaque), only the counts and the warnings."""
+    _fields_ = [("joint_count", c_size_t), ("joints", c_void_p), ("channel_count", c_size_t),
+                ("frame_count", c_size_t), ("frame_time", c_double), ("frames", _dp),
+                ("warnings", am_warning_list), ("source", c_char_p)]
+
+
+class am_bvh_opts(Structure):
+    _fields_ = [("axes", c_int), ("scale", c_double), ("max_bytes", c_uint64),
+                ("like", POINTER(am_bvh_head)), ("ctx", am_context)]
+
+
+class am_gltf_export(Structure):
+    _fields_ = [("rig", _R), ("clip_count", c_size_t), ("clips", POINTER(_M)),
+                ("clip_names", _sp), ("mesh", c_void_p), ("generator", c_char_p),
+                ("source", c_void_p), ("source_skin", c_int), ("drop_attribute", c_char_p),
+                ("warnings", POINTER(am_warning_list)), ("ctx", am_context)]
+
+
+_B = POINTER(am_bvh_head)
+am_bvh_load = _fn("am_bvh_load", c_int, c_char_p, POINTER(am_bvh_opts), POINTER(_B), _E)
+am_bvh_write = _fn("am_bvh_write", c_int, _B, c_char_p, _E)
+am_bvh_free = _fn("am_bvh_free", None, _B)
+am_rig_from_bvh = _fn("am_rig_from_bvh", c_int, _B, POINTER(am_bvh_opts), POINTER(_R), _E)
+am_motion_from_bvh = _fn("am_motion_from_bvh", c_int, _B, _R, POINTER(am_bvh_opts), POINTER(_M), _E)
+am_bvh_from_motion = _fn("am_bvh_from_motion", c_int, _R, _M, POINTER(am_bvh_opts), POINTER(_B), _E)
+am_gltf_write = _fn("am_gltf_write", c_int, POINTER(am_gltf_export), c_char_p, _E)
+am_motion_scale = _fn("am_motion_scale", None, _M, c_double)
+am_error_set_file = _fn("am_error_set_file", None, _E, c_char_p)
+
+# ---- N-camera detections, calibrations, triangulation (mocap.h, camera.h, multiview.h) ----
+_fp = POINTER(ctypes.c_float)
+
+
+class am_mdet(Structure):
+    _fields_ = [("camera_count", c_size_t), ("frame_count", c_size_t), ("joint_count", c_size_t),
+                ("uv", _fp), ("conf", _fp), ("cameras", _sp), ("names", _sp), ("fps", c_double),
+                ("time_offset", _dp), ("two_view", c_bool)]
+
+
+class am_calib_read_opts(Structure):
+    _fields_ = [("scale", c_double), ("ctx", am_context)]
+
+
+class am_triangulate_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("min_conf", c_double), ("ransac_px", c_double),
+                ("max_pairs", c_size_t), ("refine_loss_px", c_double), ("w_smooth", c_double),
+                ("w_bone", c_double), ("edge_count", c_size_t), ("edges", POINTER(c_int32)),
+                ("refine_iterations", c_uint32), ("refine_window", c_size_t), ("ctx", am_context)]
+
+
+class am_triangulation(Structure):
+    _sz = POINTER(c_size_t)
+    _fields_ = [("camera_count", c_size_t), ("frame_count", c_size_t), ("joint_count", c_size_t),
+                ("joints", POINTER(am_joints)), ("reproj_px", _fp),
+                ("cameras_used", POINTER(c_uint8)), ("used", POINTER(c_uint8)),
+                ("cam_seen", _sz), ("cam_used", _sz), ("cam_mean_px", _dp), ("cam_p95_px", _dp),
+                ("cam_mean_all_px", _dp), ("mean_px", c_double), ("median_px", c_double),
+                ("p95_px", c_double), ("points", c_size_t), ("triangulated", c_size_t),
+                ("undistort_failed", c_size_t), ("ransac_dropped", c_size_t),
+                ("seconds", c_double), ("warnings", am_warning_list)]
+
+
+AM_TRI_NO_RANSAC = 1
+AM_TRI_REFINE = 2
+_MD = POINTER(am_mdet)
+_CAL = c_void_p  # am_calib: opaque here
+_TRI = POINTER(am_triangulation)
+am_mdet_load = _fn("am_mdet_load", c_int, c_char_p, POINTER(_MD), _E)
+am_mdet_free = _fn("am_mdet_free", None, _MD)
+am_mdet_find_joint = _fn("am_mdet_find_joint", c_int, _MD, c_char_p)
+am_calib_load = _fn("am_calib_load", c_int, c_char_p, POINTER(am_calib_read_opts),
+                    POINTER(_CAL), _E)
+am_calib_free = _fn("am_calib_free", None, _CAL)
+am_calib_check = _fn("am_calib_check", c_size_t, _CAL)
+am_cameras_from_layout = _fn("am_cameras_from_layout", c_int, c_void_p, POINTER(_CAL), _E)
+am_triangulate = _fn("am_triangulate", c_int, _MD, _CAL, POINTER(am_triangulate_opts),
+                     POINTER(_TRI), _E)
+am_triangulation_free = _fn("am_triangulation_free", None, _TRI)
+am_triangulation_write = _fn("am_triangulation_write", c_int, c_char_p, _TRI, _MD, _E)
+am_triangulation_summary_write = _fn("am_triangulation_summary_write", c_int, c_char_p, _TRI,
+                                     _MD, _E)
+am_joints_write = _fn("am_joints_write", c_int, c_char_p, POINTER(am_joints), _E)
+am_trc_write = _fn("am_trc_write", c_int, c_char_p, POINTER(am_joints), _E)
+
+# ---- the solves: two views (capture.h) and N cameras (fit.h, multiview.h) ----
+
+
+class am_buf(Structure):
+    _fields_ = [("data", c_void_p), ("len", c_size_t), ("cap", c_size_t), ("failed", c_bool)]
+
+
+class am_capture_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("scale_start_px", c_double), ("scale_end_px", c_double),
+                ("w_accel", c_double), ("w_accel_trans", c_double), ("w_vel", c_double),
+                ("w_rest", c_double), ("w_ground", c_double), ("w_contact", c_double),
+                ("front_v_weight", c_double), ("accel_huber_px", c_double), ("max_lag", c_int),
+                ("window", c_size_t), ("iterations", c_uint32), ("ctx", am_context)]
+
+
+class am_capture_sync(Structure):
+    _fields_ = [("foot_count", c_size_t), ("feet", _sp), ("paw_agreement", _dp),
+                ("paw_score", c_double), ("gap_mean_px", c_double), ("gap_worst_px", c_double),
+                ("best_lag", c_int), ("gap_best_px", c_double), ("time_warped", c_bool),
+                ("front_height_scale", c_double), ("height_rescaled", c_bool),
+                ("swaps_repaired", c_size_t)]
+
+
+class am_capture_result(Structure):
+    _fields_ = [("motion", _M), ("sync", am_capture_sync), ("reproj_front", c_double),
+                ("reproj_front_x", c_double), ("reproj_side", c_double),
+                ("contact_count", c_size_t), ("contact_names", _sp),
+                ("contact_joint", POINTER(c_int32)), ("contact", POINTER(c_uint8)),
+                ("ground_vel", c_double * 3), ("plant_count", c_size_t),
+                ("fit_slide_mean_mm", c_double), ("fit_slide_max_mm", c_double),
+                ("slide_mean_mm", c_double), ("slide_max_mm", c_double),
+                ("foot_locked", c_bool), ("lock_moved_mean_mm", _dp),
+                ("lock_moved_max_mm", _dp), ("lm_iterations", c_uint32),
+                ("seconds_fit", c_double), ("seconds_total", c_double),
+                ("warnings", am_warning_list)]
+
+
+class am_fit_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("scale_start_px", c_double), ("scale_end_px", c_double),
+                ("w_accel", c_double), ("w_accel_trans", c_double), ("w_vel", c_double),
+                ("w_rest", c_double), ("w_prior_points", c_double), ("w_ground", c_double),
+                ("w_contact", c_double), ("accel_huber_px", c_double), ("conf_power", c_double),
+                ("point_noise", c_double), ("point_px", c_double), ("smooth_points", c_double),
+                ("iterations", c_uint32), ("window", c_size_t), ("window_stride", c_size_t),
+                ("ctx", am_context)]
+
+
+class am_fit_result(Structure):
+    _fields_ = [("motion", _M), ("camera_count", c_size_t), ("camera_names", _sp),
+                ("reproj_px", _dp), ("reproj_p95_px", _dp), ("points_mean_m", c_double),
+                ("points_p95_m", c_double), ("point_noise", c_double),
+                ("point_noise_estimated", c_bool), ("swaps_repaired", c_size_t),
+                ("contact_count", c_size_t), ("contact_names", _sp),
+                ("contact_joint", POINTER(c_int32)), ("contact", POINTER(c_uint8)),
+                ("ground_vel", c_double * 3), ("plant_count", c_size_t),
+                ("fit_slide_mean_mm", c_double), ("fit_slide_max_mm", c_double),
+                ("slide_mean_mm", c_double), ("slide_max_mm", c_double),
+                ("foot_locked", c_bool), ("lock_moved_mean_mm", _dp),
+                ("lock_moved_max_mm", _dp), ("windows", c_size_t), ("lm_iterations", c_uint32),
+                ("seconds", c_double), ("warnings", am_warning_list)]
+
+
+class am_mv_solve_opts(Structure):
+    _fields_ = [("flags", c_uint32), ("max_offset", c_int), ("tri", am_triangulate_opts),
+                ("fit", am_fit_opts), ("ctx", am_context)]
+
+
+class am_mv_solve_result(Structure):
+    _fields_ = [("fit", POINTER(am_fit_result)), ("camera_count", c_size_t), ("offsets", _dp),
+                ("offsets_found", c_bool), ("gap_px", _dp), ("gap0_px", _dp),
+                ("warnings", am_warning_list)]
+
+
+AM_CAPTURE_NO_WARP, AM_CAPTURE_NO_SWAP_REPAIR, AM_CAPTURE_NO_FOOT_LOCK, AM_CAPTURE_NO_CONTACTS = 1, 2, 4, 8
+AM_FIT_NO_CONTACTS, AM_FIT_NO_FOOT_LOCK, AM_FIT_NO_SWAP_REPAIR = 1, 2, 4
+AM_MV_SEARCH_OFFSETS = 1
+_CR = c_void_p  # am_creature: opaque here
+_CRES = POINTER(am_capture_result)
+_MRES = POINTER(am_mv_solve_result)
+am_buf_free = _fn("am_buf_free", None, POINTER(am_buf))
+am_det_load = _fn("am_det_load", c_int, c_char_p, POINTER(c_void_p), _E)
+am_det_free = _fn("am_det_free", None, c_void_p)
+am_creature_load = _fn("am_creature_load", c_int, c_char_p, POINTER(_CR), _E)
+am_creature_free = _fn("am_creature_free", None, _CR)
+am_capture_solve = _fn("am_capture_solve", c_int, c_void_p, _R, _CR, POINTER(am_capture_opts),
+                       POINTER(_CRES), _E)
+am_capture_report = _fn("am_capture_report", None, _CRES, POINTER(am_buf))
+am_capture_result_free = _fn("am_capture_result_free", None, _CRES)
+am_mv_solve = _fn("am_mv_solve", c_int, _MD, _CAL, _R, _CR, POINTER(am_mv_solve_opts),
+                  POINTER(_MRES), _E)
+am_mv_solve_result_free = _fn("am_mv_solve_result_free", None, _MRES)
+am_fit_report = _fn("am_fit_report", None, POINTER(am_fit_result), POINTER(am_buf))

@@ -251,7 +251,16 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_scope": C.am_scope, "am_rig_desc": C.am_rig_desc, "am_rig": C.am_rig,
                "am_motion": C.am_motion, "am_joints": C.am_joints, "am_ik_opts": C.am_ik_opts,
                "am_ik_job": C.am_ik_job, "am_stats": C.am_stats, "am_gltf_opts": C.am_gltf_opts,
-               "am_import_opts": C.am_import_opts, "am_progress": C.am_progress}
+               "am_import_opts": C.am_import_opts, "am_progress": C.am_progress,
+               "am_bvh": C.am_bvh_head, "am_bvh_opts": C.am_bvh_opts,
+               "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet,
+               "am_calib_read_opts": C.am_calib_read_opts,
+               "am_triangulate_opts": C.am_triangulate_opts,
+               "am_triangulation": C.am_triangulation, "am_buf": C.am_buf,
+               "am_capture_opts": C.am_capture_opts, "am_capture_sync": C.am_capture_sync,
+               "am_capture_result": C.am_capture_result, "am_fit_opts": C.am_fit_opts,
+               "am_fit_result": C.am_fit_result, "am_mv_solve_opts": C.am_mv_solve_opts,
+               "am_mv_solve_result": C.am_mv_solve_result}
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "anymove/anymove.h"',
              'int main(void) {']
     for name, cls in structs.items():

@@ -459,7 +459,18 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         }
         if (nbw > 0.0)
             for (size_t a = 0; a < m; a++) wb[a] /= nbw;
-        ami_weights_qp(E, m, nbw > 0.0 ? lam : 0.0, wb, AMI_K, wsol);
+        /* ours: E counts the hidden frames at the model's own prediction (EM), which only
+         * says "stay"; the evidence is the visible frames, so the smoothness weighs T / visible
+         * times more for a point seen in few frames, whose weights then lean on its
+         * neighbours' (hidden entries of the baked degraded Spider 1.08 -> 0.98 %, Khronos Fox
+         * 0.39 -> 0.36 %, synthetic biped 1.11 -> 1.05 %) */
+        double lam_n = lam;
+        if (d->em) {
+            size_t nv = 0;
+            for (size_t t = 0; t < T; t++) nv += vi[t];
+            lam_n = lam * (double)T / (double)(nv ? nv : 1);
+        }
+        ami_weights_qp(E, m, nbw > 0.0 ? lam_n : 0.0, wb, AMI_K, wsol);
         size_t slot = 0;
         for (int k = 0; k < AMI_K; k++) ix[k] = cand[0], wn[k] = 0.0;
         for (size_t a = 0; a < m && slot < AMI_K; a++) {
@@ -919,36 +930,77 @@ void ami_dec_loc_gain(ami_dec *d, double *gain)
     }
 }
 
-/* Frames where a bone has almost no visible points (an occluder covers the limb) carry no
- * information about its transform: EM alone would freeze it there. Interpolate it instead
- * between the nearest supported frames (slerp + lerp), or hold it at the ends. */
+/* Frames where a bone has almost no visible points (an occluder covers the limb, or the
+ * bone's tracks exist only in a few frames) carry no information about its transform: EM
+ * alone would freeze it there. Fill them from the nearest supported frames, relative to a
+ * reference bone that is supported there: the bone it shares most points with (H_jk), else
+ * the best-supported one. The relative transform G_ref^-1 G_k is interpolated across a gap
+ * (slerp + lerp) or held at the ends and carried by the reference's motion. Holding the
+ * bone in world space instead left it where it was while the body walked on: a bone made of
+ * points seen only in frames 67-78 of a 90-frame walk sat 1.06 body sizes off at frame 0
+ * (hidden entries of the synthetic quadruped 7% of body size, its visible ones 0.3%). */
+static void ami_rel(const double *Gr, const double *Gk, double q[4], double tr[3])
+{
+    double R[9], v[3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) /* Rr^T Rk */
+            R[i * 3 + j] = Gr[i] * Gk[j] + Gr[4 + i] * Gk[4 + j] + Gr[8 + i] * Gk[8 + j];
+    for (int i = 0; i < 3; i++) v[i] = Gk[i * 4 + 3] - Gr[i * 4 + 3];
+    for (int i = 0; i < 3; i++) tr[i] = Gr[i] * v[0] + Gr[4 + i] * v[1] + Gr[8 + i] * v[2];
+    am_quat_from_mat3(R, q);
+}
+
 static void ami_fill_unsupported(ami_dec *d)
 {
-    size_t T = d->T;
-    for (size_t k = 0; k < d->B; k++) {
+    size_t T = d->T, B = d->B;
+    double total[AMI_MAXB];
+    for (size_t k = 0; k < B; k++) {
+        total[k] = 0.0;
+        for (size_t t = 0; t < T; t++) total[k] += d->sup[k * T + t];
+    }
+    for (size_t k = 0; k < B; k++) {
         const double *sup = d->sup + k * T;
+        /* the reference: most shared weight, else most support; -1 = world (the old hold) */
+        int32_t ref = -1;
+        double best = 0.0;
+        for (size_t j = 0; j < B; j++) {
+            double h = j == k ? 0.0 : d->H[(j * d->bcap + k) * 16 + 15];
+            if (h > best) best = h, ref = (int32_t)j;
+        }
+        if (ref < 0)
+            for (size_t j = 0; j < B; j++)
+                if (j != k && total[j] > best) best = total[j], ref = (int32_t)j;
+        /* supported: AMI_MINSUP visible points and a quarter of the bone's most visible frame
+         * (two points of a bone of 18 pin neither its rotation nor the other 16) */
+        double most = 0.0;
+        for (size_t t = 0; t < T; t++) most = fmax(most, sup[t]);
+        double need = fmax(AMI_MINSUP, 0.25 * most);
         size_t prev = SIZE_MAX;
         for (size_t t = 0; t <= T; t++) {
-            if (t < T && !(sup[t] >= AMI_MINSUP)) continue;
+            if (t < T && !(sup[t] >= need)) continue;
             if (t > (prev == SIZE_MAX ? 0 : prev + 1)) { /* a gap (prev, t) */
                 size_t lo = prev, hi = t < T ? t : SIZE_MAX;
                 if (lo == SIZE_MAX && hi == SIZE_MAX) break; /* never supported: leave it */
-                double qa[4], qb[4], Ra[9], Rb[9];
-                const double *Ga = d->G + ((lo != SIZE_MAX ? lo : hi) * d->gs + k) * 12;
-                const double *Gb = d->G + ((hi != SIZE_MAX ? hi : lo) * d->gs + k) * 12;
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) Ra[i * 3 + j] = Ga[i * 4 + j], Rb[i * 3 + j] = Gb[i * 4 + j];
-                am_quat_from_mat3(Ra, qa);
-                am_quat_from_mat3(Rb, qb);
+                size_t fa = lo != SIZE_MAX ? lo : hi, fb = hi != SIZE_MAX ? hi : lo;
+                const double *Ga = d->G + (fa * d->gs + k) * 12, *Gb = d->G + (fb * d->gs + k) * 12;
+                static const double I34[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+                const double *Ra = ref >= 0 ? d->G + (fa * d->gs + (size_t)ref) * 12 : I34;
+                const double *Rb = ref >= 0 ? d->G + (fb * d->gs + (size_t)ref) * 12 : I34;
+                double qa[4], qb[4], ta[3], tb[3];
+                ami_rel(Ra, Ga, qa, ta);
+                ami_rel(Rb, Gb, qb, tb);
                 for (size_t u = (lo == SIZE_MAX ? 0 : lo + 1); u < (hi == SIZE_MAX ? T : hi); u++) {
                     double f = (lo != SIZE_MAX && hi != SIZE_MAX) ? (double)(u - lo) / (double)(hi - lo) : 0.0;
-                    double q[4], R[9];
+                    double q[4], R[9], tl[3];
                     am_quat_slerp(qa, qb, f, q);
                     am_quat_to_mat3(q, R);
+                    for (int i = 0; i < 3; i++) tl[i] = (1.0 - f) * ta[i] + f * tb[i];
+                    const double *Gr = ref >= 0 ? d->G + (u * d->gs + (size_t)ref) * 12 : I34;
                     double *G = d->G + (u * d->gs + k) * 12;
-                    for (int i = 0; i < 3; i++) {
-                        for (int j = 0; j < 3; j++) G[i * 4 + j] = R[i * 3 + j];
-                        G[i * 4 + 3] = (1.0 - f) * Ga[i * 4 + 3] + f * Gb[i * 4 + 3];
+                    for (int i = 0; i < 3; i++) { /* G = G_ref(u) [R | tl] */
+                        for (int j = 0; j < 3; j++)
+                            G[i * 4 + j] = Gr[i * 4] * R[j] + Gr[i * 4 + 1] * R[3 + j] + Gr[i * 4 + 2] * R[6 + j];
+                        G[i * 4 + 3] = Gr[i * 4] * tl[0] + Gr[i * 4 + 1] * tl[1] + Gr[i * 4 + 2] * tl[2] + Gr[i * 4 + 3];
                     }
                 }
             }

@@ -353,6 +353,39 @@ done:
     am_tracks_free(tr);
 }
 
+/* Hidden entries of lost tracks (issue 10 item 4): on a walking quadruped with tracks lost for
+ * good and occluders (15% hidden), a bone whose points are seen in a few frames only must move
+ * with the body in the others. Held in world space (before ami_fill_unsupported carried it by
+ * a supported bone, and before a quarter of the bone's points counted as support) its points
+ * stayed behind while the body walked on: hidden entries 6.9% of body size against 0.3% for
+ * the visible ones (points seen in frames 67-78 only: 1.06 body sizes off at frame 0); now 3.3%.
+ * Far from the issue's 1.5x of visible, but points seen in a handful of frames (2% of the
+ * points here) dominate what is left, and 5 points are never seen at all. */
+static void decompose_hidden_lost_tracks(void)
+{
+    am_error err = {0};
+    am_synth_opts so = {.plan = AM_SYNTH_QUADRUPED, .motion = AM_SYNTH_WALK, .seed = 21, .points = 1500, .frames = 90};
+    am_synth_clip *c = NULL;
+    AM_CHECK_OK(am_synth_tracks(&so, &c, &err), &err);
+    if (!c) return;
+    am_decomposition *d = NULL;
+    am_decompose_opts o = {.bones = 12, .rig_mode = AM_RIG_ARTICULATED};
+    AM_CHECK_OK(am_decompose_run(c->tracks, &o, &d, &err), &err);
+    if (d) {
+        size_t T = c->tracks->frame_count, N = c->tracks->point_count;
+        float *rec = am_alloc_array(T * N * 3, sizeof(float));
+        AM_CHECK_OK(am_skin_reconstruct(d->rig, d->motion, N, d->rest, d->bone_index, d->weight, rec, &err), &err);
+        double e_vis = 100.0 * ami_mean_err(rec, c->truth, T * N, c->tracks, 1) / c->body_size;
+        double e_hid = 100.0 * ami_mean_err(rec, c->truth, T * N, c->tracks, 2) / c->body_size;
+        printf("  lost tracks: visible %.3f%%, hidden %.3f%% of body size vs truth\n", e_vis, e_hid);
+        AM_CHECK_MSG(e_hid < 4.5, "hidden entries %.3f%% of body size (6.9%% when held in world space)", e_hid);
+        AM_CHECK(e_vis < 0.5);
+        am_free(rec);
+    }
+    am_decomposition_free(d);
+    am_synth_clip_free(c);
+}
+
 static void synth_deterministic_and_degraded(void)
 {
     am_error err = {0};
@@ -408,6 +441,6 @@ static void metrics_recon_and_chamfer(void)
 }
 
 #define AM_TESTS(X) X(decompose_validity) X(decompose_recovers_chain) X(decompose_articulated_refit_walk) X(decompose_auto_bones) X(decompose_auto_pick_curves) \
-    X(decompose_rig_modes_sliding_leaf) \
+    X(decompose_rig_modes_sliding_leaf) X(decompose_hidden_lost_tracks) \
     X(synth_deterministic_and_degraded) X(metrics_recon_and_chamfer)
 AM_TEST_MAIN(AM_TESTS)

@@ -1,0 +1,275 @@
+"""BVH / glTF I/O and triangulation through the binding against the CLI on the same inputs:
+the files the binding writes are the CLI's bytes, the arrays its outputs' numbers."""
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import anymove
+from conftest import SHARED, SOURCE
+from test_binding import cli
+
+DAB = os.path.join(SHARED, "data", "bvh", "animated_drawings", "dab.bvh")
+CMU = os.path.join(SHARED, "data", "bvh", "cmu", "01_01.bvh")
+
+
+def test_bvh_read_equals_convert(tmp_path):
+    # `anymove convert CLIP.bvh --up z --scale 0.01 -o DIR` writes rig.json + motion.json
+    cli("convert", DAB, "--up", "z", "--scale", "0.01", "-o", tmp_path / "cli", "-q")
+    rig, mot = anymove.load_bvh(DAB, up="z", scale=0.01)
+    rig.save(tmp_path / "rig.json")
+    mot.save(tmp_path / "motion.json")
+    assert (tmp_path / "rig.json").read_bytes() == (tmp_path / "cli" / "rig.json").read_bytes()
+    assert (tmp_path / "motion.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    doc = json.loads((tmp_path / "cli" / "motion.json").read_text())
+    assert mot.fps == doc["fps"] and mot.frame_count == len(doc["trans"])
+    assert np.array_equal(mot.euler, np.array(doc["euler"]))  # numbers that read back exactly
+    assert np.array_equal(mot.joints, np.array(doc["joints"]))
+    # the joints of the motion are FK of the rig: the arrays agree with anymove.fk
+    assert np.abs(anymove.fk(rig, mot) - mot.joints).max() < 1e-12
+    # load_rig / load_motion take a .bvh too; with the rig, the motion binds to it
+    r2 = anymove.load_rig(DAB, up="z", scale=0.01)
+    assert r2.bone_names == rig.bone_names and np.array_equal(r2.joint_rest, rig.joint_rest)
+    m2 = anymove.load_motion(DAB, r2, up="z", scale=0.01)
+    assert m2.rig is r2 and np.array_equal(m2.euler, mot.euler)
+    m3 = anymove.load_motion(DAB, up="z", scale=0.01)  # without: bound to the file's own rig
+    assert m3.rig.bone_names == rig.bone_names and np.array_equal(m3.joints, mot.joints)
+    # Y up is the default, as the CLI's
+    cli("convert", CMU, "--scale", "0.01", "-o", tmp_path / "cmu", "-q")
+    rig, mot = anymove.load_bvh(CMU, scale=0.01)
+    mot.save(tmp_path / "cmu.json")
+    assert (tmp_path / "cmu.json").read_bytes() == (tmp_path / "cmu" / "motion.json").read_bytes()
+
+
+def test_save_motion_equals_export(walker, tmp_path):
+    rig = anymove.load_rig(f"{walker}/rig.json")
+    mot = anymove.load_motion(f"{walker}/walk.json", rig)
+    for ext in ("bvh", "glb"):
+        cli("export", f"{walker}/walk.json", "--rig", f"{walker}/rig.json", "-o", tmp_path / f"cli.{ext}", "-q")
+        anymove.save_motion(rig, mot, tmp_path / f"py.{ext}", **({"names": ["walk"]} if ext == "glb" else {}))
+        assert (tmp_path / f"py.{ext}").read_bytes() == (tmp_path / f"cli.{ext}").read_bytes(), ext
+    # the .bvh reads back as the same motion: each BVH joint sits at its bone's head
+    rig2, mot2 = anymove.load_bvh(tmp_path / "py.bvh")
+    J, J2 = anymove.fk(rig, mot), anymove.fk(rig2, mot2)
+    heads = [int(rig._c.head_joint[b]) for b in range(rig.bone_count)]
+    back_idx = [rig2.joint_names.index(b) for b in rig.bone_names]
+    assert np.abs(J2[:, back_idx] - J[:, heads]).max() < 1e-6  # the writer's "%.9g"
+    # a .glb with two clips is `export A B --names`
+    back = anymove.motion_from_arrays(rig, np.ascontiguousarray(mot.euler[::-1]),
+                                      trans=np.ascontiguousarray(mot.trans[::-1]),
+                                      root_quat=np.ascontiguousarray(mot.root_quat[::-1]))
+    back.save(tmp_path / "back.json")
+    cli("export", f"{walker}/walk.json", tmp_path / "back.json", "--rig", f"{walker}/rig.json",
+        "--names", "fwd,back", "-o", tmp_path / "two.glb", "-q")
+    anymove.save_motion(rig, [mot, back], tmp_path / "two_py.glb", names=["fwd", "back"])
+    assert (tmp_path / "two_py.glb").read_bytes() == (tmp_path / "two.glb").read_bytes()
+    with pytest.raises(ValueError, match="holds one motion"):
+        anymove.save_motion(rig, [mot, back], tmp_path / "two.bvh")
+    with pytest.raises(ValueError, match="extension"):
+        anymove.save_motion(rig, mot, tmp_path / "x.fbx")
+    with pytest.raises(anymove.InputError) as e:
+        anymove.save_motion(rig, mot, tmp_path / "nodir" / "x.bvh")
+    assert e.value.name == "E_WRITE"
+
+
+def test_bvh_errors_and_warnings(tmp_path):
+    text = open(DAB).read().split("\n")
+    bad = tmp_path / "bad.bvh"
+    bad.write_text("\n".join(text[:3] + ["  OFFSET 0 zero 0"] + text[4:]))
+    with pytest.raises(anymove.InputError) as e:
+        anymove.load_bvh(bad)
+    assert e.value.file == str(bad) and e.value.line == 4 and e.value.name == "E_SYNTAX"
+    r = cli("convert", bad, "-o", tmp_path / "out", check=False)
+    assert r.returncode == 2 and str(e.value) in r.stderr
+    with pytest.raises(ValueError, match="'y' or 'z'"):
+        anymove.load_bvh(DAB, up="x")
+    # fewer frame lines than Frames: says is an error; a clip that reads with warnings warns
+    frames = next(i for i, l in enumerate(text) if l.lower().startswith("frames:"))
+    cut = tmp_path / "cut.bvh"
+    cut.write_text("\n".join(text[:frames + 3]) + "\n")
+    with pytest.raises(anymove.InputError) as e:
+        anymove.load_bvh(cut)
+    assert e.value.name == "E_TRUNCATED" and e.value.file == str(cut)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a clean file warns nothing
+        anymove.load_bvh(DAB, up="z", scale=0.01)
+
+
+@pytest.fixture(scope="module")
+def exam4(tmp_path_factory):
+    d = tmp_path_factory.mktemp("exam4")
+    cli("exam", "--rig", os.path.join(SOURCE, "examples", "creatures", "wolf", "rig.json"), "--cameras", "4",
+        "--frames", "40", "--noise", "1", "--outliers", "0.02", "-o", d / "exam", "-q")
+    return d
+
+
+def _same_outputs(a, b):
+    for f in ("joints.npz", "joints.trc", "triangulation.npz"):
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    # summary.json: the same but for the time the call took
+    sa, sb = (json.loads((d / "summary.json").read_text()) for d in (a, b))
+    assert sa.pop("seconds") >= 0 and sb.pop("seconds") >= 0
+    assert sa == sb
+
+
+def test_triangulate_equals_cli(exam4, tmp_path):
+    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+    cli("triangulate", det, "--cameras", cal, "-o", tmp_path / "cli", "-q")
+    tri = anymove.triangulate(det, cal)
+    tri.save(tmp_path / "py")
+    _same_outputs(tmp_path / "cli", tmp_path / "py")
+    with np.load(tmp_path / "cli" / "joints.npz") as z:
+        assert np.array_equal(tri.joints, z["joints"], equal_nan=True)
+        assert tri.names == list(z["names"]) and tri.fps == float(z["fps"])
+    with np.load(tmp_path / "cli" / "triangulation.npz") as z:
+        assert np.array_equal(tri.reproj_px, z["reproj_px"], equal_nan=True)
+        assert np.array_equal(tri.used, z["used"]) and tri.cameras == list(z["cameras"])
+    summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert tri.joints.shape == (40, tri.joint_count, 3) and tri.joints.dtype == np.float64
+    assert tri.camera_count == 4 and tri.triangulated <= tri.points == 40 * tri.joint_count
+    assert isinstance(summary, dict) and 0 < tri.mean_px < 50
+    assert tri.ransac_dropped > 0  # the outliers were seen
+    # options go through as the CLI's flags
+    rig = anymove.load_rig(os.path.join(SOURCE, "examples", "creatures", "wolf", "rig.json"))
+    cli("triangulate", det, "--cameras", cal, "--no-ransac", "--min-conf", "0", "--refine",
+        "--rig", os.path.join(SOURCE, "examples", "creatures", "wolf", "rig.json"), "-o", tmp_path / "cli2", "-q")
+    tri2 = anymove.triangulate(det, cal, ransac=False, min_conf=0, refine=True, rig=rig)
+    tri2.save(tmp_path / "py2")
+    _same_outputs(tmp_path / "cli2", tmp_path / "py2")
+    assert not np.array_equal(tri2.joints, tri.joints, equal_nan=True)
+    names = tri.names
+    cli("triangulate", det, "--cameras", cal, "--threshold", "4", "--edges", f"{names[0]}-{names[1]}",
+        "--refine", "-o", tmp_path / "cli3", "-q")
+    tri3 = anymove.triangulate(det, cal, threshold=4, refine=True, edges=[(names[0], names[1])])
+    tri3.save(tmp_path / "py3")
+    _same_outputs(tmp_path / "cli3", tmp_path / "py3")
+
+
+def test_triangulate_from_arrays_in_place(exam4, tmp_path):
+    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+    with np.load(det) as z:
+        arrays = {"uv": np.ascontiguousarray(z["uv"], dtype=np.float32),
+                  "conf": np.ascontiguousarray(z["conf"], dtype=np.float32),
+                  "cameras": [str(c) for c in z["cameras"]], "names": [str(n) for n in z["names"]],
+                  "fps": float(z["fps"])}
+        if "time_offset" in z:
+            arrays["time_offset"] = z["time_offset"]
+    ref = anymove.triangulate(det, cal)
+    tri = anymove.triangulate(arrays, cal)
+    assert np.array_equal(tri.joints, ref.joints, equal_nan=True)
+    assert np.array_equal(tri.reproj_px, ref.reproj_px, equal_nan=True)
+    # the library read the caller's float32 buffers, not copies
+    addr = lambda p: __import__("ctypes").cast(p, __import__("ctypes").c_void_p).value
+    assert addr(tri._det.contents.uv) == arrays["uv"].ctypes.data
+    assert addr(tri._det.contents.conf) == arrays["conf"].ctypes.data
+    tri.save(tmp_path / "py")
+    cli("triangulate", det, "--cameras", cal, "-o", tmp_path / "cli", "-q")
+    _same_outputs(tmp_path / "cli", tmp_path / "py")
+    # float64 input is converted once, same result
+    t64 = anymove.triangulate(dict(arrays, uv=arrays["uv"].astype(np.float64)), cal)
+    assert np.array_equal(t64.joints, ref.joints, equal_nan=True)
+    with pytest.raises(ValueError, match="conf must be in"):
+        anymove.triangulate(dict(arrays, conf=arrays["conf"] * 2 + 0.5), cal)
+    with pytest.raises(ValueError, match="shape"):
+        anymove.triangulate(dict(arrays, uv=arrays["uv"][..., :1]), cal)
+
+
+def test_triangulate_two_view_and_errors(tmp_path, exam4):
+    # a two-view det.npz (SPEC 4.2) needs no calibration: SPEC 3's orthographic cameras
+    cli("exam", "--rig", os.path.join(SOURCE, "examples", "creatures", "wolf", "rig.json"), "--frames", "30",
+        "-o", tmp_path / "ex2", "-q")
+    cli("triangulate", tmp_path / "ex2" / "det.npz", "-o", tmp_path / "cli", "-q")
+    tri = anymove.triangulate(tmp_path / "ex2" / "det.npz")
+    assert tri.cameras == ["front", "side"]
+    tri.save(tmp_path / "py")
+    _same_outputs(tmp_path / "cli", tmp_path / "py")
+    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+    with pytest.raises(ValueError, match="give their calibration"):
+        anymove.triangulate(det)
+    text = cal.read_text()
+    other = tmp_path / "other.toml"
+    assert 'name = "cam_0"' in text
+    other.write_text(text.replace('name = "cam_0"', 'name = "elsewhere"', 1))
+    with pytest.raises(anymove.InputError) as e:  # a camera of the det not in the calibration
+        anymove.triangulate(det, other)
+    assert e.value.name == "E_NAME" and "cam_0" in str(e.value)
+    r = cli("triangulate", det, "--cameras", other, "-o", tmp_path / "bad", check=False)
+    assert r.returncode == 2 and str(e.value) in r.stderr and e.value.file
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text.replace("matrix", "matrix = [[", 1))
+    with pytest.raises(anymove.InputError) as e:
+        anymove.triangulate(det, broken)
+    assert e.value.file == str(broken) and e.value.line > 0
+    with pytest.raises(anymove.InputError) as e:
+        anymove.triangulate(tmp_path / "absent.npz", cal)
+    assert e.value.name == "E_READ"
+    seen = []
+    anymove.triangulate(det, cal, refine=True, progress=lambda st, f, s: seen.append(st))
+    assert seen
+    with pytest.raises(anymove.InputError) as e:
+        anymove.triangulate(det, cal, refine=True, progress=lambda *a: False)
+    assert e.value.name == "E_CANCELLED"
+
+
+WOLF = os.path.join(SOURCE, "examples", "creatures", "wolf")
+
+
+def _untimed(report):
+    """report.txt but for the seconds the call took ("0.248 s")."""
+    import re
+    text, n = re.subn(r"\b\d+(\.\d+)? s\b", "_ s", report)
+    assert n >= 1 and len(text) > 200
+    return text
+
+
+def test_solve_two_view_equals_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--seed", "3", "--frames", "40", "-o", tmp_path / "ex", "-q")
+    det = tmp_path / "ex" / "det.npz"
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json", "-o", tmp_path / "cli", "-q")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    res = anymove.solve(det, rig, f"{WOLF}/creature.json")
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((tmp_path / "cli" / "report.txt").read_text())
+    doc = json.loads((tmp_path / "cli" / "motion.json").read_text())
+    assert res.joints.shape == (40, rig.joint_count, 3)
+    assert np.array_equal(res.joints, np.array(doc["joints"]))
+    assert res.reproj_px["front"] == pytest.approx(doc["reproj_px"]["front"], rel=1e-12)
+    assert res.contact.shape == (40, len(res.contact_names)) and res.contact_names
+    # options as the CLI's flags
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--no-contacts", "--no-swap-repair", "--iterations", "1",
+        "-o", tmp_path / "cli2", "-q")
+    res2 = anymove.solve(det, f"{WOLF}/rig.json", contacts=False, swap_repair=False, iterations=1)
+    res2.motion.save(tmp_path / "py2.json")
+    assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
+    assert not np.array_equal(res2.joints, res.joints)
+
+
+def test_solve_cameras_equals_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "48", "--offsets", "2",
+        "--hide-offsets", "-o", tmp_path / "ex", "-q")
+    det, cal = tmp_path / "ex" / "det.npz", tmp_path / "ex" / "calibration.toml"
+    cli("solve", det, "--cameras", cal, "--rig", f"{WOLF}/rig.json", "--max-offset", "4", "-o", tmp_path / "cli", "-q")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    stages = []
+    res = anymove.solve(det, rig, cameras=cal, max_offset=4, progress=lambda st, f, s: stages.append(st))
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((tmp_path / "cli" / "report.txt").read_text())
+    assert sorted(res.reproj_px) == sorted(res.offsets) and len(res.offsets) == 3
+    assert all(v < 20 for v in res.reproj_px.values())
+    assert "solve: triangulate" in stages
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(det, rig, cameras=cal, progress=lambda *a: False)
+    assert e.value.name == "E_CANCELLED"
+    with pytest.raises(ValueError, match="need cameras"):
+        anymove.solve(det, rig, max_offset=3)
+    # a det whose joints the rig lacks: the library's E_NAME naming the det
+    other = anymove.load_rig(os.path.join(SOURCE, "examples", "walker", "rig.json"))
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(det, other, cameras=cal)
+    r = cli("solve", det, "--cameras", cal, "--rig", os.path.join(SOURCE, "examples", "walker", "rig.json"),
+            "-o", tmp_path / "bad", check=False)
+    assert e.value.name == "E_NAME" and r.returncode == 2 and str(e.value) in r.stderr
