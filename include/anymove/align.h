@@ -13,9 +13,9 @@
  *
  * The cues (docs/align.md has the measured accuracy, which is far from perfect for the found up):
  * - up given (opts.up_axis): the tracker's up axis; only the ground's height is read (the
- *   median over frames of each frame's second-lowest point).
+ *   25th percentile over frames of each frame's second-lowest point: runs leave the ground).
  * - up "ground": the lowest points that rest and lift: over a Fibonacci grid of directions, the
- *   floor (median over frames of each frame's second-lowest point) on which points stay for a
+ *   floor (the same quantile of each frame's second-lowest point) on which points stay for a
  *   while and which they leave again (feet that plant and lift), refined by least-squares planes
  *   through those contacts; a body that never steps: the plane of the points that move least
  *   over the clip (its planted feet). The contacts must spread over an area. Up points to the body.

@@ -24,6 +24,8 @@
 #define AMI_AL_SAMPLE 4000     /* entries kept for the plane search and its checks */
 #define AMI_AL_SLOW 0.05       /* share of the entries that are slow: planted feet */
 #define AMI_AL_TRACKS 300      /* tracks of the contact search */
+#define AMI_AL_FLOOR_Q 0.25    /* the floor: this quantile over frames of their lowest points (a run is in
+                                  the air for part of its frames) */
 #define AMI_AL_DIRS 2000       /* directions of the floor search */
 #define AMI_AL_MIRROR_PTS 400  /* points per frame in the mirror test */
 #define AMI_AL_MIRROR_FRAMES 6 /* frames in the mirror test */
@@ -412,7 +414,7 @@ static double ami_support(const ami_al *a, const double n[3])
     return low[have - 1];
 }
 
-/* The floor along n: the median over frames of each frame's second-lowest tracked point. */
+/* The floor along n: a low quantile over frames of each frame's second-lowest tracked point. */
 static double ami_floor(const ami_al *a, const double n[3], double *tmp)
 {
     size_t k = 0;
@@ -431,10 +433,10 @@ static double ami_floor(const ami_al *a, const double n[3], double *tmp)
         }
         if (lo2 < INFINITY) tmp[k++] = lo2;
     }
-    return k ? ami_quantile(tmp, k, 0.5) : NAN;
+    return k ? ami_quantile(tmp, k, AMI_AL_FLOOR_Q) : NAN;
 }
 
-/* The floor along n from every point: the median over frames of each frame's second-lowest. */
+/* The floor along n from every point: a low quantile over frames of each frame's second-lowest. */
 static double ami_floor_all(const ami_al *a, const double n[3], double *tmp)
 {
     size_t k = 0;
@@ -453,7 +455,7 @@ static double ami_floor_all(const ami_al *a, const double n[3], double *tmp)
         }
         if (lo2 < INFINITY) tmp[k++] = lo2;
     }
-    return k ? ami_quantile(tmp, k, 0.5) : NAN;
+    return k ? ami_quantile(tmp, k, AMI_AL_FLOOR_Q) : NAN;
 }
 
 /* Ground contact along n: the entries on the floor (within eps) of points that also leave it
