@@ -387,6 +387,9 @@ def cmd_summary(a):
     """One headline table over sets: each method's means, ours vs the SSDR anchor, the 20 % target."""
     import csv
     rows = [r for r in csv.reader(open(a.csv)) if r and r[5] not in ("", "FAIL")]
+    if a.drop:
+        drop = set(open(a.drop).read().split())
+        rows = [r for r in rows if r[1] not in drop]
     num = lambda x: float(x) if x not in ("",) else None    # noqa: E731
     mean = lambda xs: sum(xs) / len(xs) if xs else None     # noqa: E731
     fmt = lambda x, d=3: "-" if x is None else ("%." + str(d) + "f") % x   # noqa: E731
@@ -487,6 +490,7 @@ def main():
     p.add_argument("csv")
     p = sp.add_parser("summary")
     p.add_argument("csv")
+    p.add_argument("--drop", help="a file of clip names to leave out")
     p = sp.add_parser("pair")
     p.add_argument("csv")
     p.add_argument("clean")
