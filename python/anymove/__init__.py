@@ -10,6 +10,8 @@
     anymove.save_motion(rig, mot, "clip.glb")      # .glb, .bvh or .json, as `anymove export`
     tri = anymove.triangulate("det.npz", "calibration.toml")   # tri.joints (T, J, 3)
     res = anymove.solve("det.npz", rig, cameras="calibration.toml")  # res.motion, res.report
+    d = anymove.rig_from_tracks("tracks.npz", bones=15)      # d.rig, d.motion, d.weight
+    out = anymove.retarget(rig, mot, anymove.load_rig("Husky.glb"))  # out.motion, out.map
 
 Arrays: every array handed over is float64 in C order; such arrays are used in place (no
 copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
@@ -32,8 +34,9 @@ import numpy as np
 from . import _capi as C
 
 __all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
-           "Joints", "Triangulation", "SolveResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
-           "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "LIBRARY_PATH"]
+           "Joints", "Triangulation", "SolveResult", "Decomposition", "RetargetResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
+           "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "rig_from_tracks",
+           "retarget", "LIBRARY_PATH"]
 __version__ = "0.1.0"
 LIBRARY_PATH = C.LIBRARY_PATH
 
@@ -1159,3 +1162,275 @@ def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets
             C.am_mdet_free(det)
         if cal:
             C.am_calib_free(cal)
+
+
+# ---- Track2Rig: 3D point tracks -> bones, skin weights, a rig and its motion (decompose.h) ----
+
+def _detach(field, cls):
+    """A pointer of its own to what a struct's pointer field points at (the field read as is
+    is a view of the struct, which changes when the field is cleared)."""
+    return ctypes.cast(ctypes.c_void_p(ctypes.cast(field, ctypes.c_void_p).value), POINTER(cls))
+
+
+class Decomposition:
+    """What rig_from_tracks returns (`anymove rig`'s outputs, as arrays).
+
+    rig: the articulated Rig (one bone per cluster; its save() writes the CLI's rig.json);
+    motion: its Motion (with joints; save() writes motion.json); rest: (N, 3) float32 rest
+    positions of the points, metres; bone_index: (N, 4) int32 and weight: (N, 4) float32 (>= 0,
+    rows sum to 1), the skin (skin.npz); xform: (T, B, 3, 4) float64 skinning transforms rest ->
+    frame t, [R | t]; translating: (B,) uint8, bones with translation channels; body_size
+    (metres), err_visible, err_visible_free (% of body size), noise_floor, iterations,
+    auto_err (error curve of --bones auto, or None). Arrays are views, alive with them."""
+
+    def __init__(self, pointer):
+        self._p = pointer
+        self._c = pointer.contents
+        # the rig and the motion become Python objects of their own (freed with them)
+        self.rig = Rig(_detach(self._c.rig, C.am_rig))
+        self.motion = Motion(_detach(self._c.motion, C.am_motion), self.rig)
+        self._c.rig = None
+        self._c.motion = None
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            C.am_decomposition_free(self._p)
+            self._p = None
+
+    frame_count = property(lambda self: int(self._c.frame_count))
+    point_count = property(lambda self: int(self._c.point_count))
+    bone_count = property(lambda self: int(self._c.bone_count))
+    fps = property(lambda self: float(self._c.fps))
+    rest = property(lambda self: _array(self, self._c.rest, (self.point_count, 3), "<f4"))
+    bone_index = property(lambda self: _array(self, self._c.bone_index, (self.point_count, 4), "<i4"))
+    weight = property(lambda self: _array(self, self._c.weight, (self.point_count, 4), "<f4"))
+    xform = property(lambda self: _array(self, self._c.xform,
+                                         (self.frame_count, self.bone_count, 3, 4)))
+    translating = property(lambda self: _array(self, self._c.translating, (self.bone_count,), "|u1"))
+    body_size = property(lambda self: float(self._c.body_size))
+    err_visible = property(lambda self: float(self._c.err_visible))
+    err_visible_free = property(lambda self: float(self._c.err_visible_free))
+    noise_floor = property(lambda self: float(self._c.noise_floor))
+    iterations = property(lambda self: int(self._c.iterations))
+    auto_err = property(lambda self: _array(self, self._c.auto_err, (int(self._c.auto_count),))
+                        if self._c.auto_count else None)
+
+    def __repr__(self):
+        return (f"<anymove.Decomposition {self.bone_count} bones, {self.point_count} points, "
+                f"error {self.err_visible:.3g}% of body size>")
+
+
+def _tracks_view(tracks):
+    """An am_tracks over the caller's arrays (float32 C-contiguous points used in place unless
+    hidden entries must be set to NaN, as the loader does), checked as am_tracks_load checks."""
+    pts = np.ascontiguousarray(tracks["points"], dtype=np.float32)
+    if pts.ndim != 3 or pts.shape[2] != 3 or 0 in pts.shape:
+        raise ValueError(f"rig_from_tracks: points must have shape (T, N, 3), got {pts.shape}")
+    T, N = pts.shape[:2]
+    vis = tracks.get("visible")
+    vis = (np.isfinite(pts).all(axis=2) if vis is None else np.asarray(vis)).astype(np.uint8)
+    vis = np.ascontiguousarray(vis)
+    if vis.shape != (T, N):
+        raise ValueError(f"rig_from_tracks: visible must have shape {(T, N)}, got {vis.shape}")
+    if not np.isfinite(pts[vis.astype(bool)]).all():
+        raise ValueError("rig_from_tracks: a visible point is NaN or infinite")
+    hidden = ~vis.astype(bool)
+    if hidden.any() and not np.isnan(pts[hidden]).all():
+        pts = pts.copy()
+        pts[hidden] = np.nan
+    faces = tracks.get("faces")
+    if faces is not None:
+        faces = np.ascontiguousarray(faces, dtype=np.int32)
+        if faces.ndim != 2 or faces.shape[1] != 3 or (faces.size and not (0 <= faces.min() and faces.max() < N)):
+            raise ValueError("rig_from_tracks: faces must be (F, 3) point indices")
+    fps = float(tracks.get("fps", 30.0))
+    if not (1e-3 <= fps <= 1e4):
+        raise ValueError("rig_from_tracks: fps must be in [1e-3, 1e4]")
+    t = C.am_tracks(frame_count=T, point_count=N, face_count=0 if faces is None else len(faces),
+                    points=pts.ctypes.data_as(C._fp),
+                    visible=vis.ctypes.data_as(POINTER(ctypes.c_uint8)),
+                    faces=faces.ctypes.data_as(POINTER(ctypes.c_int32)) if faces is not None else None,
+                    fps=fps)
+    return ctypes.pointer(t), (t, pts, vis, faces)
+
+
+def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations=None,
+                    max_bones=None, smooth=None, knn=None, threads=None, scale=1.0,
+                    progress=None):
+    """Track2Rig (`anymove rig`): 3D point tracks -> bones, sparse skin weights, per-frame bone
+    transforms and an articulated rig with its motion.
+
+    tracks: a tracks.npz path (SPEC 4.1) or a mapping of arrays: points (T, N, 3) metres (world
+    axes; float32 C-contiguous is used in place), visible (T, N) bool (default: the finite
+    points), faces (F, 3) or absent, fps. bones: the bone count (1..64), None = auto;
+    method: "ours" or "ssdr" (the baseline); rig: "auto", "articulated", "hierarchical" or
+    "free" (which bones translate); iterations (1..10000), max_bones (1..64), smooth (>= 0),
+    knn (1..64), threads (1..8; results are deterministic for a given count): the CLI's
+    options; scale: metres per unit of the tracks. progress(stage, fraction, seconds).
+    Returns a Decomposition (rig, motion, rest, bone_index, weight, xform, ...)."""
+    import os
+    o = C.am_decompose_opts()
+    if method not in C.DECOMPOSE_METHODS:
+        raise ValueError(f"rig_from_tracks: method is ours or ssdr, got {method!r}")
+    if rig not in C.RIG_MODES:
+        raise ValueError(f"rig_from_tracks: rig is one of {', '.join(C.RIG_MODES)}, got {rig!r}")
+    o.method, o.rig_mode = C.DECOMPOSE_METHODS[method], C.RIG_MODES[rig]
+    for name, v, lo, hi in (("bones", bones, 1, 64), ("iterations", iterations, 1, 10000),
+                            ("max_bones", max_bones, 1, 64), ("knn", knn, 1, 64),
+                            ("threads", threads, 1, 8)):
+        if v is not None:
+            if not (isinstance(v, (int, np.integer)) and lo <= v <= hi):
+                raise ValueError(f"rig_from_tracks: {name} must be an integer in {lo}..{hi}")
+            setattr(o, name, int(v))
+    if smooth is not None:
+        if not smooth >= 0:
+            raise ValueError("rig_from_tracks: smooth must be >= 0")
+        o.smooth = float(smooth) if smooth > 0 else -1.0  # 0 = off (the default is 1)
+    if not scale > 0:
+        raise ValueError("rig_from_tracks: scale must be positive")
+    err = C.am_error()
+    call = _Call(progress)
+    o.ctx = call.ctx
+    tr = POINTER(C.am_tracks)()
+    out = POINTER(C.am_decomposition)()
+    owned, keep = True, ()
+    is_path = isinstance(tracks, (str, bytes, os.PathLike))
+    try:
+        with call:
+            if is_path:
+                _check(C.am_tracks_load(_path(tracks), byref(tr), byref(err)), err)
+            else:
+                tr, keep = _tracks_view(tracks)
+                owned = False
+                if scale != 1.0:  # never the caller's array
+                    pts = keep[1] * np.float32(scale) if keep[1] is not None else None
+                    keep = (keep[0], pts) + keep[2:]
+                    tr.contents.points = pts.ctypes.data_as(C._fp)
+            if is_path and scale != 1.0:
+                C.am_tracks_scale(tr, float(scale))
+            s = C.am_decompose_run(tr, byref(o), byref(out), byref(err))
+            if s < 0:
+                if is_path:
+                    C.am_error_set_file(byref(err), _path(tracks))
+                _raise(s, err)
+            _doc_warnings(out.contents.warnings, stacklevel=3)
+        result = Decomposition(out)
+        out = None
+        return result
+    finally:
+        if out:
+            C.am_decomposition_free(out)
+        if owned and tr:
+            C.am_tracks_free(tr)
+
+
+# ---- retargeting: a motion of one rig onto another (retarget.h) ----
+
+class RetargetResult:
+    """What retarget returns (`anymove retarget`'s outputs). motion: the target's Motion
+    (bound to the target rig, joints filled; save() writes the CLI's motion.json); joints:
+    (T, J, 3) metres; map: {source bone: target bone or None} and rules: {target bone: how it
+    got its driver} (map.json); report: report.json as a dict (factors, contacts, plants,
+    chains, the seconds taken)."""
+
+    def __init__(self, motion, bone_map, rules, report, names):
+        self.motion, self.map, self.rules, self.report = motion, bone_map, rules, report
+        self.joints = motion.joints
+        self._names = names
+
+    def save_map(self, path):
+        """Write map.json as the CLI does; retarget(map=path) reads it back as overrides."""
+        err = C.am_error()
+        with _Call():
+            _check(C.am_bone_map_write(self._names.p, _path(path), byref(err)), err)
+
+
+def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_min=None,
+             root="scale", root_scale=None, ik="feet", progress=None):
+    """Retarget (`anymove retarget`): the motion `source` of source_rig onto target_rig.
+
+    source_rig, target_rig: Rigs (load_rig of rig.json, a skinned .glb or a .bvh, scaled to
+    metres); source: a Motion bound to source_rig (load_motion(path, source_rig), load_bvh).
+    map: a map.json path whose entries override the automatic bone map (--map); pose: "align"
+    (limbs posed like the source's before deltas transfer) or "delta"; align_min: degrees in
+    0..90, align re-aims a limb bone of another design only when that turns it this far or more
+    (default 10; 0: every bone); root: "scale" (root
+    motion scaled by the leg ratio) or "keep"; root_scale: h or (h, v) factors; ik: "feet",
+    "feet+hands" or "none". progress(stage, fraction, seconds) -> False to cancel.
+    Returns a RetargetResult (motion, joints (T, J, 3) metres, map, rules, report)."""
+    import json as _json
+    _check_bound(source_rig, source, "retarget")
+    if pose not in C.RETARGET_POSES:
+        raise ValueError(f"retarget: pose is align or delta, got {pose!r}")
+    if root not in C.RETARGET_ROOTS:
+        raise ValueError(f"retarget: root is scale or keep, got {root!r}")
+    flags = {"feet": 0, "feet+hands": C.AM_RETARGET_IK_HANDS, "none": C.AM_RETARGET_NO_IK}
+    if ik not in flags:
+        raise ValueError(f"retarget: ik is feet, feet+hands or none, got {ik!r}")
+    ro = C.am_retarget_opts(pose=C.RETARGET_POSES[pose], root=C.RETARGET_ROOTS[root], flags=flags[ik])
+    if align_min is not None:
+        if not 0 <= align_min <= 90:
+            raise ValueError("retarget: align_min is degrees in 0..90")
+        ro.align_min_deg = float(align_min) if align_min > 0 else -1.0
+    if root_scale is not None:
+        h, v = (root_scale, root_scale) if np.isscalar(root_scale) else tuple(root_scale)
+        if not (h > 0 and v > 0 and np.isfinite(h) and np.isfinite(v)):
+            raise ValueError("retarget: root_scale wants positive factors h or (h, v)")
+        ro.scale_horizontal, ro.scale_vertical = float(h), float(v)
+    err = C.am_error()
+    call = _Call(progress)
+    ro.ctx = call.ctx
+    user = POINTER(C.am_bone_map)()
+    rmap = POINTER(C.am_retarget_map)()
+    names = POINTER(C.am_bone_map)()
+    rep = C.am_retarget_report()
+    have_rep = False
+    out = POINTER(C.am_motion)()
+    wl = C.am_warning_list()
+    try:
+        with call:
+            if map is not None:
+                _check(C.am_bone_map_load(_path(map), byref(user), byref(err)), err)
+            mo = C.am_retarget_map_opts(overrides=user)
+            s = C.am_retarget_map_build(source_rig._p, target_rig._p, byref(mo), byref(rmap), byref(err))
+            if s < 0:
+                if map is not None:
+                    C.am_error_set_file(byref(err), _path(map))
+                _raise(s, err)
+            _doc_warnings(rmap.contents.warnings, stacklevel=3)
+            T, B = source.frame_count, target_rig.bone_count
+            _check(C.am_motion_create(target_rig._p, T, source.fps, byref(out), byref(err)), err)
+            motion = Motion(out, target_rig)
+            q = C.am_alloc_array(T * B * 4, ctypes.sizeof(c_double))
+            if not q:
+                raise MemoryError("retarget: motion")
+            out.contents.quat = ctypes.cast(q, POINTER(c_double))
+            job = C.am_retarget_job(source_rig=source_rig._p, source=source._p,
+                                    target_rig=target_rig._p, map=rmap, opts=ctypes.pointer(ro),
+                                    out=out, report=ctypes.pointer(rep), warnings=ctypes.pointer(wl))
+            s = C.am_retarget_run(byref(job), byref(err))
+            have_rep = True
+            _emit_warnings(wl)
+            _check(s, err)
+            _check(C.am_motion_compute_joints(out, target_rig._p, byref(err)), err)
+            _check(C.am_retarget_map_names(rmap, source_rig._p, target_rig._p, byref(names),
+                                           byref(err)), err)
+            n = names.contents
+            bone_map = {n.source[i].decode(): (n.target[i].decode() if n.target[i] else None)
+                        for i in range(n.count)}
+            rules = {n.rule_bone[i].decode(): n.rule_text[i].decode() for i in range(n.rule_count)}
+            report = _json.loads(_report_text(
+                lambda r, b: C.am_retarget_report_json(r, rmap, source_rig._p, target_rig._p, b),
+                ctypes.pointer(rep)))
+        owner = _Owned(names, C.am_bone_map_free)
+        names = None
+        return RetargetResult(motion, bone_map, rules, report, owner)
+    finally:
+        if have_rep:
+            C.am_retarget_report_free(byref(rep))
+        if names:
+            C.am_bone_map_free(names)
+        if rmap:
+            C.am_retarget_map_free(rmap)
+        if user:
+            C.am_bone_map_free(user)

@@ -393,3 +393,110 @@ am_mv_solve = _fn("am_mv_solve", c_int, _MD, _CAL, _R, _CR, POINTER(am_mv_solve_
                   POINTER(_MRES), _E)
 am_mv_solve_result_free = _fn("am_mv_solve_result_free", None, _MRES)
 am_fit_report = _fn("am_fit_report", None, POINTER(am_fit_result), POINTER(am_buf))
+
+# ---- Track2Rig (decompose.h) ----
+
+
+class am_tracks(Structure):
+    _fields_ = [("frame_count", c_size_t), ("point_count", c_size_t), ("face_count", c_size_t),
+                ("points", _fp), ("visible", POINTER(c_uint8)), ("faces", POINTER(c_int32)),
+                ("fps", c_double)]
+
+
+class am_decompose_opts(Structure):
+    _fields_ = [("method", c_int), ("bones", c_size_t), ("max_bones", c_size_t),
+                ("iterations", c_size_t), ("knn", c_size_t), ("smooth", c_double),
+                ("huber", c_double), ("seed", c_uint32), ("flags", c_uint32),
+                ("rig_mode", c_int), ("threads", c_size_t), ("ctx", am_context)]
+
+
+class am_decomposition(Structure):
+    _fields_ = [("frame_count", c_size_t), ("point_count", c_size_t), ("bone_count", c_size_t),
+                ("fps", c_double), ("rest", _fp), ("bone_index", POINTER(c_int32)),
+                ("weight", _fp), ("xform", _dp), ("rig", _R), ("motion", _M),
+                ("body_size", c_double), ("err_visible", c_double),
+                ("err_visible_free", c_double), ("err_visible_articulated", c_double),
+                ("rig_mode", c_int), ("translating_count", c_size_t),
+                ("translating", POINTER(c_uint8)), ("noise_floor", c_double),
+                ("iterations", c_size_t), ("auto_count", c_size_t), ("auto_err", _dp),
+                ("time_init", c_double), ("time_solve", c_double), ("time_skeleton", c_double),
+                ("warnings", am_warning_list)]
+
+
+DECOMPOSE_METHODS = {"ours": 0, "ssdr": 1}
+RIG_MODES = {"auto": 0, "articulated": 1, "hierarchical": 2, "free": 3}
+_TR = POINTER(am_tracks)
+_DEC = POINTER(am_decomposition)
+am_tracks_load = _fn("am_tracks_load", c_int, c_char_p, POINTER(_TR), _E)
+am_tracks_free = _fn("am_tracks_free", None, _TR)
+am_tracks_scale = _fn("am_tracks_scale", None, _TR, c_double)
+am_decompose_run = _fn("am_decompose_run", c_int, _TR, POINTER(am_decompose_opts), POINTER(_DEC), _E)
+am_decomposition_free = _fn("am_decomposition_free", None, _DEC)
+
+# ---- retargeting (retarget.h) ----
+
+
+class am_bone_map(Structure):
+    _fields_ = [("count", c_size_t), ("source", _sp), ("target", _sp), ("rule_count", c_size_t),
+                ("rule_bone", _sp), ("rule_text", _sp)]
+
+
+class am_retarget_map(Structure):
+    _fields_ = [("source_count", c_size_t), ("target_count", c_size_t),
+                ("source", POINTER(c_int32)), ("source_b", POINTER(c_int32)), ("weight", _dp),
+                ("head_bone", POINTER(c_int32)), ("head_point", _dp), ("rule", POINTER(c_int)),
+                ("why", _sp), ("source_excluded", POINTER(c_uint8)),
+                ("target_excluded", POINTER(c_uint8)), ("source_vparent", POINTER(c_int32)),
+                ("target_vparent", POINTER(c_int32)), ("chain_count", c_size_t),
+                ("chains", c_void_p), ("warnings", am_warning_list)]
+
+
+class am_retarget_map_opts(Structure):
+    _fields_ = [("overrides", POINTER(am_bone_map)), ("ctx", am_context)]
+
+
+class am_retarget_opts(Structure):
+    _fields_ = [("pose", c_int), ("root", c_int), ("flags", c_uint32),
+                ("scale_horizontal", c_double), ("scale_vertical", c_double),
+                ("align_min_deg", c_double), ("source_pose", _M), ("source_pose_frame", c_size_t), ("target_pose", _M),
+                ("target_pose_frame", c_size_t), ("ctx", am_context)]
+
+
+class am_retarget_report(Structure):
+    _fields_ = [("pose", c_int), ("align_min_deg", c_double), ("root", c_int), ("flags", c_uint32),
+                ("leg_source", c_double),
+                ("leg_target", c_double), ("scale_horizontal", c_double),
+                ("scale_vertical", c_double), ("contact_count", c_size_t),
+                ("contact_source", POINTER(c_int32)), ("contact_target", POINTER(c_int32)),
+                ("floor", _dp), ("below_max", _dp), ("plant_count", c_size_t),
+                ("plants", c_void_p), ("ground_vel_source", c_double * 3),
+                ("ground_vel_target", c_double * 3), ("chain_angle_mean_deg", c_double),
+                ("chain_angle_max_deg", c_double), ("ik_frames", c_size_t),
+                ("ik_residual_max", c_double), ("transfer_seconds", c_double),
+                ("ik_seconds", c_double)]
+
+
+class am_retarget_job(Structure):
+    _fields_ = [("source_rig", _R), ("source", _M), ("target_rig", _R),
+                ("map", POINTER(am_retarget_map)), ("opts", POINTER(am_retarget_opts)),
+                ("out", _M), ("report", POINTER(am_retarget_report)),
+                ("warnings", POINTER(am_warning_list))]
+
+
+AM_RETARGET_NO_IK, AM_RETARGET_IK_HANDS = 1, 2
+RETARGET_POSES = {"align": 0, "delta": 1}
+RETARGET_ROOTS = {"scale": 0, "keep": 1}
+_BM = POINTER(am_bone_map)
+_RMAP = POINTER(am_retarget_map)
+am_alloc_array = _fn("am_alloc_array", c_void_p, c_size_t, c_size_t)
+am_bone_map_load = _fn("am_bone_map_load", c_int, c_char_p, POINTER(_BM), _E)
+am_bone_map_write = _fn("am_bone_map_write", c_int, _BM, c_char_p, _E)
+am_bone_map_free = _fn("am_bone_map_free", None, _BM)
+am_retarget_map_build = _fn("am_retarget_map_build", c_int, _R, _R, POINTER(am_retarget_map_opts),
+                            POINTER(_RMAP), _E)
+am_retarget_map_free = _fn("am_retarget_map_free", None, _RMAP)
+am_retarget_map_names = _fn("am_retarget_map_names", c_int, _RMAP, _R, _R, POINTER(_BM), _E)
+am_retarget_run = _fn("am_retarget_run", c_int, POINTER(am_retarget_job), _E)
+am_retarget_report_free = _fn("am_retarget_report_free", None, POINTER(am_retarget_report))
+am_retarget_report_json = _fn("am_retarget_report_json", None, POINTER(am_retarget_report), _RMAP,
+                              _R, _R, POINTER(am_buf))

@@ -260,7 +260,14 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_capture_opts": C.am_capture_opts, "am_capture_sync": C.am_capture_sync,
                "am_capture_result": C.am_capture_result, "am_fit_opts": C.am_fit_opts,
                "am_fit_result": C.am_fit_result, "am_mv_solve_opts": C.am_mv_solve_opts,
-               "am_mv_solve_result": C.am_mv_solve_result}
+               "am_mv_solve_result": C.am_mv_solve_result, "am_tracks": C.am_tracks,
+               "am_decompose_opts": C.am_decompose_opts,
+               "am_decomposition": C.am_decomposition, "am_bone_map": C.am_bone_map,
+               "am_retarget_map": C.am_retarget_map,
+               "am_retarget_map_opts": C.am_retarget_map_opts,
+               "am_retarget_opts": C.am_retarget_opts,
+               "am_retarget_report": C.am_retarget_report,
+               "am_retarget_job": C.am_retarget_job}
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "anymove/anymove.h"',
              'int main(void) {']
     for name, cls in structs.items():

@@ -273,3 +273,117 @@ def test_solve_cameras_equals_cli(tmp_path):
     r = cli("solve", det, "--cameras", cal, "--rig", os.path.join(SOURCE, "examples", "walker", "rig.json"),
             "-o", tmp_path / "bad", check=False)
     assert e.value.name == "E_NAME" and r.returncode == 2 and str(e.value) in r.stderr
+
+
+TRACKS = os.path.join(SOURCE, "examples", "tracks", "grison_walk.tracks.npz")
+
+
+def test_rig_from_tracks_equals_cli(tmp_path):
+    args = ("--bones", "6", "--iterations", "4", "--threads", "2")
+    cli("rig", TRACKS, *args, "-o", tmp_path / "cli", "-q")
+    stages = []
+    d = anymove.rig_from_tracks(TRACKS, bones=6, iterations=4, threads=2,
+                                progress=lambda st, f, s: stages.append(st))
+    d.rig.save(tmp_path / "rig.json")
+    d.motion.save(tmp_path / "motion.json")
+    for f in ("rig.json", "motion.json"):
+        assert (tmp_path / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    with np.load(tmp_path / "cli" / "skin.npz") as z:
+        assert np.array_equal(d.rest, z["rest"]) and d.rest.dtype == np.float32
+        assert np.array_equal(d.bone_index, z["bone_index"]) and np.array_equal(d.weight, z["weight"])
+    report = json.loads((tmp_path / "cli" / "report.json").read_text())
+    assert d.bone_count == 6 and d.rig.bone_count == 6 and d.point_count == 800
+    assert d.xform.shape == (90, 6, 3, 4)
+    assert np.allclose(d.weight.sum(axis=1), 1, atol=1e-5) and (d.weight >= 0).all()
+    assert "rig: fit bones" in stages
+    assert json.dumps(report)  # the CLI's report was written
+    # the rig and motion live on without the decomposition
+    rig, mot = d.rig, d.motion
+    J = anymove.fk(rig, mot)
+    del d
+    assert np.abs(J - mot.joints).max() < 1e-9
+    # arrays in, same result; float32 points used in place
+    with np.load(TRACKS) as z:
+        arrays = {"points": np.ascontiguousarray(z["points"], dtype=np.float32),
+                  "visible": z["visible"], "fps": float(z["fps"])}
+    d2 = anymove.rig_from_tracks(arrays, bones=6, iterations=4, threads=2)
+    d2.rig.save(tmp_path / "rig2.json")
+    assert (tmp_path / "rig2.json").read_bytes() == (tmp_path / "cli" / "rig.json").read_bytes()
+    # --scale: of a file, and of arrays (never written into the caller's)
+    cli("rig", TRACKS, *args, "--scale", "0.5", "-o", tmp_path / "cli_s", "-q")
+    ds = anymove.rig_from_tracks(TRACKS, bones=6, iterations=4, threads=2, scale=0.5)
+    ds.rig.save(tmp_path / "rig_s.json")
+    assert (tmp_path / "rig_s.json").read_bytes() == (tmp_path / "cli_s" / "rig.json").read_bytes()
+    before = arrays["points"].copy()
+    da = anymove.rig_from_tracks(arrays, bones=6, iterations=4, threads=2, scale=0.5)
+    assert np.array_equal(arrays["points"], before, equal_nan=True)
+    da.rig.save(tmp_path / "rig_sa.json")
+    assert (tmp_path / "rig_sa.json").read_bytes() == (tmp_path / "cli_s" / "rig.json").read_bytes()
+    # options as the CLI's flags
+    cli("rig", TRACKS, "--bones", "4", "--iterations", "3", "--threads", "1", "--method", "ssdr", "--rig",
+        "articulated", "-o", tmp_path / "cli3", "-q")
+    d3 = anymove.rig_from_tracks(TRACKS, bones=4, iterations=3, threads=1, method="ssdr", rig="articulated")
+    d3.motion.save(tmp_path / "motion3.json")
+    assert (tmp_path / "motion3.json").read_bytes() == (tmp_path / "cli3" / "motion.json").read_bytes()
+
+
+def test_rig_from_tracks_errors(tmp_path):
+    with pytest.raises(ValueError, match="bones must be"):
+        anymove.rig_from_tracks(TRACKS, bones=0)
+    with pytest.raises(ValueError, match=r"\(T, N, 3\)"):
+        anymove.rig_from_tracks({"points": np.zeros((5, 4, 2), np.float32)})
+    still = {"points": np.zeros((5, 20, 3), np.float32), "fps": 30.0}
+    with pytest.raises(anymove.InputError) as e:  # nothing moves: the library's refusal
+        anymove.rig_from_tracks(still, bones=2)
+    np.savez(tmp_path / "still.npz", points=still["points"], fps=np.array(30.0))
+    r = cli("rig", tmp_path / "still.npz", "--bones", "2", "-o", tmp_path / "out", check=False)
+    assert r.returncode == 2 and e.value.message in r.stderr
+    with pytest.raises(anymove.InputError) as e:
+        anymove.rig_from_tracks(tmp_path / "still.npz", bones=2)
+    assert e.value.file == str(tmp_path / "still.npz")
+    with pytest.raises(anymove.InputError) as e:
+        anymove.rig_from_tracks(TRACKS, bones=6, iterations=4, progress=lambda *a: False)
+    assert e.value.name == "E_CANCELLED"
+
+
+def test_retarget_equals_cli(walker, tmp_path):
+    cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "-o", tmp_path / "cli", "-q")
+    src_rig, src = anymove.load_bvh(DAB, up="z", scale=0.01)
+    target = anymove.load_rig(f"{walker}/rig.json")
+    res = anymove.retarget(src_rig, src, target)
+    res.motion.save(tmp_path / "motion.json")
+    assert (tmp_path / "motion.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    res.save_map(tmp_path / "map.json")
+    assert (tmp_path / "map.json").read_bytes() == (tmp_path / "cli" / "map.json").read_bytes()
+    doc = json.loads((tmp_path / "cli" / "map.json").read_text())
+    assert res.map == doc["bones"] and res.rules == doc.get("rules", {})
+    cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
+
+    def untimed(d):
+        return {k: (untimed(v) if isinstance(v, dict) else v) for k, v in d.items() if "seconds" not in k}
+    assert untimed(res.report) == untimed(cli_report)
+    assert res.joints.shape == (src.frame_count, target.joint_count, 3)
+    assert res.motion.rig is target
+    # options and a map file, as the CLI's flags
+    cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "--pose", "delta",
+        "--root", "keep", "--ik", "none", "--map", tmp_path / "map.json", "-o", tmp_path / "cli2", "-q")
+    res2 = anymove.retarget(src_rig, src, target, pose="delta", root="keep", ik="none", map=tmp_path / "map.json")
+    cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "--align-min", "0",
+        "--root-scale", "0.5,2", "--ik", "feet+hands", "-o", tmp_path / "cli4", "-q")
+    res4 = anymove.retarget(src_rig, src, target, align_min=0, root_scale=(0.5, 2), ik="feet+hands")
+    res4.motion.save(tmp_path / "motion4.json")
+    assert (tmp_path / "motion4.json").read_bytes() == (tmp_path / "cli4" / "motion.json").read_bytes()
+    res2.motion.save(tmp_path / "motion2.json")
+    assert (tmp_path / "motion2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
+    assert not np.array_equal(res2.joints, res.joints)
+    # errors: a map naming a bone the source lacks (the library's E_NAME, naming the map file)
+    bad = tmp_path / "bad_map.json"
+    bad.write_text('{"bones": {"nosuchbone": "hips"}}')
+    with pytest.raises(anymove.InputError) as e:
+        anymove.retarget(src_rig, src, target, map=bad)
+    r = cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "--map", bad,
+            "-o", tmp_path / "cli3", check=False)
+    assert e.value.name == "E_NAME" and "nosuchbone" in str(e.value) and r.returncode == 2
+    assert e.value.message in r.stderr
+    with pytest.raises(ValueError, match="not bound"):
+        anymove.retarget(target, src, target)
