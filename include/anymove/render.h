@@ -221,7 +221,8 @@ void am_render_views_frame_camera(const am_render_views *views, size_t frame, am
 
 /* ---- limb paint (creature.json "paint") ------------------------------------------------ */
 /* "paint": [{"colour": [r, g, b], "bones": ["thigh_L", ...]}, ...] (also an object of such
- * groups keyed by name; "color" is accepted; 0..255 integers or 0..1 reals). */
+ * groups keyed by name; "color" is accepted; "#rrggbb", 0..255 integers or 0..1 reals), read by
+ * am_creature_load (io.h) as bind reads it. */
 typedef struct am_paint {
     uint8_t *colour;          /* [B][3] for the rig it was resolved against */
     uint8_t *painted;         /* [B] */

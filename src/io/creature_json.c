@@ -88,7 +88,8 @@ static am_status ami_prep_parse(const json_t *doc, am_creature *c, am_error *err
     return AM_OK;
 }
 
-/* "#rrggbb" or [r, g, b(, a)] in [0, 1]. */
+/* "#rrggbb", or [r, g, b(, a)] in [0, 1], or [r, g, b(, a)] as 0..255 integers (a triple with
+ * any component above 1 is read as 0..255: the two spellings artists write). */
 static am_status ami_paint_color(const json_t *v, const char *path, float rgba[4], am_error *err)
 {
     rgba[3] = 1.0f;
@@ -103,12 +104,18 @@ static am_status ami_paint_color(const json_t *v, const char *path, float rgba[4
     }
     size_t n = json_array_size(v);
     AMI_CHECK(err, json_is_array(v) && (n == 3 || n == 4), AM_E_SCHEMA,
-              "%s: expected \"#rrggbb\" or [r, g, b] in [0, 1], got %s", path, ami_json_type_name(v));
+              "%s: expected \"#rrggbb\" or [r, g, b] (0..1 or 0..255), got %s", path, ami_json_type_name(v));
+    double x[4];
+    bool bytes = false;
     for (size_t k = 0; k < n; k++) {
-        double x;
-        AMI_TRY(ami_json_number(json_array_get(v, k), ami_json_path_index(path, k).s, &x, err));
-        AMI_CHECK(err, x >= 0 && x <= 1, AM_E_VALUE, "%s[%zu]: colour components are in [0, 1], got %g", path, k, x);
-        rgba[k] = (float)x;
+        AMI_TRY(ami_json_number(json_array_get(v, k), ami_json_path_index(path, k).s, &x[k], err));
+        if (x[k] > 1.0) bytes = true;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double c = bytes ? x[k] / 255.0 : x[k];
+        AMI_CHECK(err, c >= 0 && c <= 1, AM_E_VALUE, "%s[%zu]: colour components are in [0, 1] (or 0..255), got %g", path,
+                  k, x[k]);
+        rgba[k] = (float)c;
     }
     return AM_OK;
 }
@@ -122,8 +129,9 @@ static am_status ami_paint_group(const json_t *g, const char *key, size_t i, am_
     pg->name = am_strdup(name ? name : path.s);
     AMI_CHECK(err, pg->name, AM_E_NOMEM, "paint");
     json_t *v = NULL;
-    AMI_TRY(ami_json_member(g, path.s, "color", true, &v, err));
-    AMI_TRY(ami_paint_color(v, ami_json_path_key(path.s, "color").s, pg->color, err));
+    const char *ckey = json_object_get(g, "colour") ? "colour" : "color"; /* either spelling */
+    AMI_TRY(ami_json_member(g, path.s, ckey, true, &v, err));
+    AMI_TRY(ami_paint_color(v, ami_json_path_key(path.s, ckey).s, pg->color, err));
     AMI_TRY(ami_json_member(g, path.s, "bones", true, &v, err));
     return ami_json_strings(v, ami_json_path_key(path.s, "bones").s, &pg->bones, &pg->bone_count, err);
 }

@@ -4,7 +4,7 @@
 # each clip by name and loop it without a pop), takes (verdicts, best first), and the bad inputs
 # that must exit 2 with the reason.
 . "$(dirname "$0")/lib.sh"
-am_need_tool node blender /usr/bin/python3
+am_need_tool node blender /usr/bin/python3 ffmpeg jq
 C=$AM_SOURCE/examples/creatures/capsule_wolf
 R=$C/rig.json
 PY=/usr/bin/python3
@@ -25,6 +25,34 @@ PY
 expect bind_rigged 0 '"paint": true' -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$C/creature.json" -o "$TMP/rigged.glb" -q
 expect bind_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/rigged.glb"
 expect bind_has_paint 0 '^[1-9]' -- grep -a -c COLOR_0 "$TMP/rigged.glb"
+# limb paint in the pictures: render --ref with the creature's paint ("#rrggbb" groups, the same
+# reader bind uses) shows each visible limb in its colour (chromaticity, whatever the shading);
+# without --creature none of them. The left hind leg hides behind the others in both views.
+expect render_ref_paint 0 '' -- "$AM_BIN" render "$TMP/rigged.glb" --creature "$C/creature.json" --ref -o "$TMP/ref.png" -q
+expect render_ref_plain 0 '' -- "$AM_BIN" render "$TMP/rigged.glb" --ref -o "$TMP/plain.png" -q
+ffmpeg -v error -y -i "$TMP/ref.png" -f rawvideo -pix_fmt rgb24 "$TMP/ref.rgb"
+ffmpeg -v error -y -i "$TMP/plain.png" -f rawvideo -pix_fmt rgb24 "$TMP/plain.rgb"
+if out=$(/usr/bin/python3 - "$TMP/ref.rgb" "$TMP/plain.rgb" <<'PY' 2>&1
+import sys, numpy as np
+def shares(path):
+    a = np.fromfile(path, np.uint8).reshape(720, 1280, 3).astype(float)
+    ch = a / (a.sum(2, keepdims=True) + 1e-9)
+    out = {}
+    for name, hexc in (("fore_L", "e03c3c"), ("fore_R", "3c78e0"), ("hind_R", "3cc864")):
+        c = np.array([int(hexc[i:i + 2], 16) for i in (0, 2, 4)], float)
+        out[name] = ((np.abs(ch - c / c.sum()).sum(2) < 0.06) & (a.sum(2) > 60)).mean()
+    return out
+p, q = shares(sys.argv[1]), shares(sys.argv[2])
+print(" ".join("%s %.4f/%.4f" % (k, p[k], q[k]) for k in p))
+sys.exit(0 if all(p[k] > 0.002 and q[k] < 0.0005 for k in p) else 1)
+PY
+); then am_pass "render_paint_colours ($out)"; else am_fail render_paint_colours "$out"; fi
+# the other spellings of a colour ("colour", 0..255 integers) read the same; out of range is refused
+jq '.paint.fore_L = {"colour": [224, 60, 60], "bones": .paint.fore_L.bones}' "$C/creature.json" > "$TMP/paint255.json"
+expect render_paint_255 0 '' -- "$AM_BIN" render "$TMP/rigged.glb" --creature "$TMP/paint255.json" --ref -o "$TMP/ref255.png" -q
+jq '.paint.fore_L.color = [300, 0, 0]' "$C/creature.json" > "$TMP/paint300.json"
+expect render_paint_out_of_range 2 'paint300\.json.*paint\.fore_L\.color\[0\].*300' -- \
+  "$AM_BIN" render "$TMP/rigged.glb" --creature "$TMP/paint300.json" --ref -o "$TMP/ref300.png"
 expect bind_rigid 0 '"method": "rigid"' -- "$AM_BIN" bind "$C/model.obj" --rig "$R" --creature "$C/creature.json" --rigid -o "$TMP/rigid.glb" -q
 # bad inputs: no faces, a NaN vertex, the rig on the raw (unprepared) mesh, a paint bone that is no bone
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n' > "$TMP/nofaces.obj"
