@@ -414,6 +414,17 @@ static double ami_support(const ami_al *a, const double n[3])
     return low[have - 1];
 }
 
+/* The two lowest heights seen so far (a single stray point under the floor is not the floor). */
+static inline void ami_two_lowest(double h, double *lo1, double *lo2)
+{
+    if (h < *lo1) {
+        *lo2 = *lo1;
+        *lo1 = h;
+    } else if (h < *lo2) {
+        *lo2 = h;
+    }
+}
+
 /* The floor along n: a low quantile over frames of each frame's second-lowest tracked point. */
 static double ami_floor(const ami_al *a, const double n[3], double *tmp)
 {
@@ -422,14 +433,7 @@ static double ami_floor(const ami_al *a, const double n[3], double *tmp)
         double lo1 = INFINITY, lo2 = INFINITY;
         for (size_t i = 0; i < a->np; i++) {
             const double *p = a->tp + 3 * (t * a->np + i);
-            if (!isfinite(p[0])) continue;
-            double h = am_vec3_dot(n, p);
-            if (h < lo1) {
-                lo2 = lo1;
-                lo1 = h;
-            } else if (h < lo2) {
-                lo2 = h;
-            }
+            if (isfinite(p[0])) ami_two_lowest(am_vec3_dot(n, p), &lo1, &lo2);
         }
         if (lo2 < INFINITY) tmp[k++] = lo2;
     }
@@ -445,13 +449,7 @@ static double ami_floor_all(const ami_al *a, const double n[3], double *tmp)
         for (size_t i = 0; i < a->N; i++) {
             if (!ami_vis(a->tr, t, i)) continue;
             ami_load(a->tr, t, i, p);
-            double h = am_vec3_dot(n, p);
-            if (h < lo1) {
-                lo2 = lo1;
-                lo1 = h;
-            } else if (h < lo2) {
-                lo2 = h;
-            }
+            ami_two_lowest(am_vec3_dot(n, p), &lo1, &lo2);
         }
         if (lo2 < INFINITY) tmp[k++] = lo2;
     }

@@ -7,6 +7,28 @@
 #include "core/internal.h"
 #include "render_internal.h"
 
+/* One output frame: the three panel labels, the dividers between the panels, then the sink. */
+static am_status ami_showcase_emit(am_raster *out, int PW, int PH, const am_studio *st, const char *const label[3],
+                                   ami_sink *sink, am_error *err)
+{
+    am_raster_clip_all(out);
+    for (int k = 0; k < 3; k++) ami_label(out, k * PW + 10, 10, label[k]);
+    am_draw_rect(out, PW - 1, 0, PW + 1, PH, st->divider, 1.0);
+    am_draw_rect(out, 2 * PW - 1, 0, 2 * PW + 1, PH, st->divider, 1.0);
+    return ami_sink_frame(sink, &out->img, err);
+}
+
+/* The video closed (or dropped on failure) and the stage ended once every frame went out. */
+static am_status ami_showcase_finish(ami_sink *sink, bool open, am_status s, ami_stage *stage, am_error *err)
+{
+    if (open) {
+        if (s == AM_OK) s = ami_sink_close(sink, err);
+        else ami_sink_abort(sink);
+    }
+    if (s == AM_OK) ami_stage_end(stage);
+    return s;
+}
+
 /* After a retarget: source in 3/4 | result in 3/4 | the source see-through over the result,
  * both through the result's camera (one world: the root scaling and the feet show as they are). */
 static am_status ami_showcase_retarget(const am_showcase_job *job, int PW, int PH, am_error *err)
@@ -55,21 +77,12 @@ static am_status ami_showcase_retarget(const am_showcase_job *job, int PW, int P
             for (int y = 0; y < PH; y++)
                 memcpy(out.img.rgb + ((size_t)y * 3 * PW + (size_t)k * PW) * 3, panel[k]->img.rgb + (size_t)y * PW * 3,
                        (size_t)PW * 3);
-        am_raster_clip_all(&out);
         char text[64];
         snprintf(text, sizeof text, "source 3/4  %zu", t);
-        ami_label(&out, 10, 10, text);
-        ami_label(&out, PW + 10, 10, "result 3/4");
-        ami_label(&out, 2 * PW + 10, 10, "source (see-through) vs result");
-        am_draw_rect(&out, PW - 1, 0, PW + 1, PH, st.divider, 1.0);
-        am_draw_rect(&out, 2 * PW - 1, 0, 2 * PW + 1, PH, st.divider, 1.0);
-        s = ami_sink_frame(&sink, &out.img, err);
+        s = ami_showcase_emit(&out, PW, PH, &st, (const char *const[3]){text, "result 3/4", "source (see-through) vs result"},
+                              &sink, err);
     }
-    if (open) {
-        if (s == AM_OK) s = ami_sink_close(&sink, err);
-        else ami_sink_abort(&sink);
-    }
-    if (s == AM_OK) ami_stage_end(&stage);
+    s = ami_showcase_finish(&sink, open, s, &stage, err);
     am_raster_release(&p1);
     am_raster_release(&p2);
     am_raster_release(&p3);
@@ -83,12 +96,12 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
 {
     am_scope sc;
     am_scope_enter(&sc, &job->ctx);
+    int PH = job->panel_height > 0 ? job->panel_height : 360;
+    PH += PH & 1;
+    int PW = (int)lround(PH * 16.0 / 9.0);
+    PW += PW & 1;
     if (job->source_model) {
-        int ph = job->panel_height > 0 ? job->panel_height : 360;
-        ph += ph & 1;
-        int pw = (int)lround(ph * 16.0 / 9.0);
-        pw += pw & 1;
-        am_status rs = ami_showcase_retarget(job, pw, ph, err);
+        am_status rs = ami_showcase_retarget(job, PW, PH, err);
         am_scope_leave(&sc, NULL);
         return rs;
     }
@@ -97,10 +110,6 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
     else am_layout_default(&L);
     const am_rig *rig = am_render_model_rig(job->model);
     const am_det *det = job->det;
-    int PH = job->panel_height > 0 ? job->panel_height : 360;
-    PH += PH & 1;
-    int PW = (int)lround(PH * 16.0 / 9.0);
-    PW += PW & 1;
     int CW = (int)lround(L.w_front + L.w_side), CH = 720, SW = (int)lround(L.w_side);
     size_t T = job->motion ? job->motion->frame_count : 1;
     if (det && det->frame_count < T) T = det->frame_count;
@@ -197,21 +206,14 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
         for (int y = 0; y < PH; y++) memcpy(out.img.rgb + ((size_t)y * 3 * PW + PW) * 3, p3.img.rgb + (size_t)y * PW * 3, (size_t)PW * 3);
         int w3 = (int)lround(PH * (double)SW / CH);
         ami_image_blit_scaled(&sidev.img, &out.img, 2 * PW + (PW - w3) / 2, 0, w3, PH);
-        am_raster_clip_all(&out);
         char text[64];
-        ami_label(&out, 10, 10, det ? "input + detections" : "input");
         snprintf(text, sizeof text, "rig 3/4  %zu", t);
-        ami_label(&out, PW + 10, 10, text);
-        ami_label(&out, 2 * PW + 10, 10, have_clip ? "input vs rig (side)" : "rig (side)");
-        am_draw_rect(&out, PW - 1, 0, PW + 1, PH, st.divider, 1.0);
-        am_draw_rect(&out, 2 * PW - 1, 0, 2 * PW + 1, PH, st.divider, 1.0);
-        s = ami_sink_frame(&sink, &out.img, err);
+        s = ami_showcase_emit(&out, PW, PH, &st,
+                              (const char *const[3]){det ? "input + detections" : "input", text,
+                                                     have_clip ? "input vs rig (side)" : "rig (side)"},
+                              &sink, err);
     }
-    if (open) {
-        if (s == AM_OK) s = ami_sink_close(&sink, err);
-        else ami_sink_abort(&sink);
-    }
-    if (s == AM_OK) ami_stage_end(&stage);
+    s = ami_showcase_finish(&sink, open, s, &stage, err);
     am_video_reader_close(vr);
     am_image_release(&clip);
     am_raster_release(&canvas);
