@@ -279,10 +279,11 @@ static bool ami_expected(ami_fit *f, size_t c, size_t t, size_t j, bool use_fit,
     return true;
 }
 
-size_t ami_fit_swap_repair(ami_fit *f, bool use_fit)
+size_t ami_fit_swap_repair(ami_fit *f, bool use_fit, uint8_t *frames)
 {
     const size_t J = f->J, Tc = f->Tc;
     size_t swapped = 0;
+    if (frames) memset(frames, 0, f->T);
     if (use_fit) ami_fit_fk_all(f, f->x, false);
     for (size_t c = 0; c < f->C; c++)
         for (size_t p = 0; p < f->np; p++) {
@@ -308,8 +309,48 @@ size_t ami_fit_swap_repair(ami_fit *f, bool use_fit)
                 double tc = f->conf[ia];
                 f->conf[ia] = f->conf[ib];
                 f->conf[ib] = tc;
+                if (frames) frames[t] = 1;
                 swapped++;
             }
         }
     return swapped;
+}
+
+void ami_fit_restart_frames(ami_fit *f, const uint8_t *frames)
+{
+    const size_t T = f->T, P = f->P;
+    for (size_t t = f->fixed; t < T;) {
+        if (!frames[t]) {
+            t++;
+            continue;
+        }
+        size_t e = t;
+        while (e + 1 < T && frames[e + 1]) e++;
+        /* Neighbours that were read right: the frame before the run (fixed frames included: they
+         * are the previous window's result) and the one after it. */
+        bool has_a = t > 0, has_b = e + 1 < T;
+        size_t ta = has_a ? t - 1 : 0, tb = has_b ? e + 1 : 0;
+        if (has_a || has_b) {
+            for (size_t u = t; u <= e; u++) {
+                double s = !has_a ? 1.0 : !has_b ? 0.0 : (double)(u - ta) / (double)(tb - ta);
+                const double *xa = f->x + (has_a ? ta : tb) * P, *xb = f->x + (has_b ? tb : ta) * P;
+                double *xu = f->x + u * P;
+                double qa[4], qb[4];
+                ami_fit_root_quat(f, f->x, has_a ? ta : tb, qa);
+                ami_fit_root_quat(f, f->x, has_b ? tb : ta, qb);
+                for (size_t p = 0; p < P; p++) {
+                    double v = (1.0 - s) * xa[p] + s * xb[p];
+                    /* Both ends lie inside the box, so does the blend; the clamp only absorbs
+                     * rounding. */
+                    if (v < f->lower[u * P + p]) v = f->lower[u * P + p];
+                    if (v > f->upper[u * P + p]) v = f->upper[u * P + p];
+                    xu[p] = v;
+                }
+                am_quat_slerp(qa, qb, s, f->q0 + 4 * u);
+                xu[3] = xu[4] = xu[5] = 0.0;
+            }
+        }
+        t = e + 1;
+    }
+    ami_fit_update_d(f);
 }

@@ -127,8 +127,12 @@ void ami_fit_fk_all(ami_fit *f, const double *x, bool with_axes);
 void ami_fit_root_quat(const ami_fit *f, const double *x, size_t t, double q[4]);
 /* Swap 2D left/right labels of every camera where the swapped pair fits much better: against
  * a 9-frame temporal median of the tracks (pred false), or the window's own projection.
- * Returns the pairs x frames swapped. */
-size_t ami_fit_swap_repair(ami_fit *f, bool pred);
+ * Returns the pairs x frames swapped; frames [T] (may be NULL) marks the frames where any was. */
+size_t ami_fit_swap_repair(ami_fit *f, bool pred, uint8_t *frames);
+/* The frames marked in frames [T] (from fixed on) start again from their neighbours: parameters
+ * blended linearly between the frame before each run and the one after (root rotation by slerp),
+ * or copied from the one that exists. */
+void ami_fit_restart_frames(ami_fit *f, const uint8_t *frames);
 
 /* contacts.c */
 /* Plants from the current fit; `grow` is how far (m) from a plant's spot its neighbouring

@@ -330,7 +330,7 @@ static am_status ami_clip_contacts(ami_clip *k, am_fit_result *res, am_error *er
 /* The window's buffers, sized for its longest window. */
 typedef struct ami_win_bufs {
     double *x, *q0, *d, *lower, *upper, *pose, *axes, *joints, *plant_z;
-    uint8_t *plant;
+    uint8_t *plant, *swapped;
 } ami_win_bufs;
 
 static void ami_win_bufs_free(ami_win_bufs *w)
@@ -345,6 +345,7 @@ static void ami_win_bufs_free(ami_win_bufs *w)
     am_free(w->joints);
     am_free(w->plant_z);
     am_free(w->plant);
+    am_free(w->swapped);
 }
 
 /* Frame t of a motion as the fit's parameters x [P] and root reference q0 [4]. */
@@ -391,7 +392,15 @@ static am_status ami_window(ami_clip *k, ami_win_bufs *wb, size_t a, size_t b, s
     am_status st = AM_OK;
     ami_fit_recenter(&f);
     const bool swaps = !(k->o.flags & AM_FIT_NO_SWAP_REPAIR) && k->np && k->C;
-    if (swaps) res->swaps_repaired += ami_fit_swap_repair(&f, false);
+    if (swaps) {
+        size_t n = ami_fit_swap_repair(&f, false, wb->swapped);
+        res->swaps_repaired += n;
+        /* The start was read off the detections as they came: a frame whose labels were swapped
+         * starts with its limbs crossed to the other side, hundreds of pixels from the repaired
+         * points, where the annealed Cauchy loss no longer pulls (the fit stays there). Those
+         * frames start from their neighbours instead. */
+        if (n) ami_fit_restart_frames(&f, wb->swapped);
+    }
     /* The fit, annealing the Cauchy scale geometrically from start to end. Coarse stages smooth
      * by velocity alone (4x cheaper factorizations); the last adds acceleration. */
     const int stages = 4;
@@ -410,7 +419,7 @@ static am_status ami_window(ami_clip *k, ami_win_bufs *wb, size_t a, size_t b, s
         }
         if ((st = ami_fit_solve(&f, scale, temporal, it, err)) < 0) goto done;
         /* A swapped pair is worse in every fit: test each against the fit's own projection. */
-        if (s == 1 && swaps) res->swaps_repaired += ami_fit_swap_repair(&f, true);
+        if (s == 1 && swaps) res->swaps_repaired += ami_fit_swap_repair(&f, true, NULL);
     }
     /* Contacts, a second fit holding plants, plants again from it, the foot lock. */
     if (k->Cc) {
@@ -625,8 +634,9 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
     wb.joints = am_alloc_array(Wmax * J * 3, sizeof(double));
     wb.plant = am_alloc_array(Wmax * (Cc ? Cc : 1), 1);
     wb.plant_z = am_alloc_array(Wmax * (Cc ? Cc : 1), sizeof(double));
+    wb.swapped = am_alloc_array(Wmax, 1);
     if (!wb.x || !wb.q0 || !wb.d || !wb.lower || !wb.upper || !wb.pose || !wb.axes || !wb.joints || !wb.plant ||
-        !wb.plant_z) {
+        !wb.plant_z || !wb.swapped) {
         st = AM_FAIL(err, AM_E_NOMEM, "fit window of %zu frames x %zu parameters", Wmax, P);
         goto done;
     }
