@@ -1325,6 +1325,49 @@ class Decomposition:
     auto_err = property(lambda self: _array(self, self._c.auto_err, (int(self._c.auto_count),))
                         if self._c.auto_count else None)
 
+    def save(self, directory):
+        """Write what `anymove rig -o DIR` writes into directory (made if absent), each file
+        atomically: rig.json, skin.npz (rest, bone_index, weight), motion.json, rig.glb (the
+        points, or the surface when the tracks have faces, skinned and animated: clip
+        "track2rig") and report.json (the CLI's but for the seconds it took)."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        d = os.fsencode(directory)
+        err = C.am_error()
+        c = self._c
+        N, K = self.point_count, 4
+        t2 = time.perf_counter()
+        with _Call():
+            self.rig.save(os.path.join(directory, "rig.json"))
+            s_rest, s_k = (ctypes.c_size_t * 2)(N, 3), (ctypes.c_size_t * 2)(N, K)
+            skin = (C.am_array * 3)(C.am_array_view(b"rest", C.AM_DTYPE_F32, 2, s_rest, c.rest),
+                                    C.am_array_view(b"bone_index", C.AM_DTYPE_I32, 2, s_k, c.bone_index),
+                                    C.am_array_view(b"weight", C.AM_DTYPE_F32, 2, s_k, c.weight))
+            _check(C.am_npz_write(os.path.join(d, b"skin.npz"), skin, 3, True, byref(err)), err)
+            self.motion.save(os.path.join(directory, "motion.json"))
+            faces = self._faces
+            mesh = C.am_gltf_mesh_in(vertex_count=N, positions=c.rest,
+                                     triangle_count=0 if faces is None else len(faces),
+                                     triangles=(faces.ctypes.data_as(POINTER(ctypes.c_int32))
+                                                if faces is not None and len(faces) else None),
+                                     influences=K, bone_index=c.bone_index, weights=c.weight)
+            clips = (POINTER(C.am_motion) * 1)(self.motion._p)
+            names, names_c = _cstrings(["track2rig"])
+            ex = C.am_gltf_export(rig=self.rig._p, clip_count=1, clips=clips, clip_names=names_c,
+                                  mesh=ctypes.cast(ctypes.pointer(mesh), ctypes.c_void_p), source_skin=0)
+            _check(C.am_gltf_write(byref(ex), os.path.join(d, b"rig.glb"), byref(err)), err)
+            t3 = time.perf_counter()
+            rep = C.am_decompose_report(result=self._p, opts=ctypes.pointer(self._opts),
+                                        face_count=0 if faces is None else len(faces),
+                                        hidden_share=self._hidden_share, seconds_load=self._seconds_load,
+                                        seconds_write=t3 - t2, seconds_total=self._seconds_load + self._seconds_run + (t3 - t2))
+            c.rig = self.rig._p  # the report names the rig's bones (lent back for the call)
+            try:
+                _check(C.am_decompose_report_write(byref(rep), os.path.join(d, b"report.json"),
+                                                   byref(err)), err)
+            finally:
+                c.rig = None
+
     def __repr__(self):
         return (f"<anymove.Decomposition {self.bone_count} bones, {self.point_count} points, "
                 f"error {self.err_visible:.3g}% of body size>")
@@ -1405,6 +1448,7 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
     out = POINTER(C.am_decomposition)()
     owned, keep = True, ()
     is_path = isinstance(tracks, (str, bytes, os.PathLike))
+    t0 = time.perf_counter()
     try:
         with call:
             if is_path:
@@ -1418,6 +1462,12 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
                     tr.contents.points = pts.ctypes.data_as(C._fp)
             if is_path and scale != 1.0:
                 C.am_tracks_scale(tr, float(scale))
+            t1 = time.perf_counter()
+            tc = tr.contents
+            n = tc.frame_count * tc.point_count
+            hidden = n - int(np.count_nonzero(np.ctypeslib.as_array(tc.visible, (n,)))) if n else 0
+            faces = (np.ctypeslib.as_array(tc.faces, (tc.face_count, 3)).copy()
+                     if tc.face_count and tc.faces else None)
             s = C.am_decompose_run(tr, byref(o), byref(out), byref(err))
             if s < 0:
                 if is_path:
@@ -1426,6 +1476,9 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
             _doc_warnings(out.contents.warnings, stacklevel=3)
         result = Decomposition(out)
         out = None
+        result._opts, result._faces = o, faces
+        result._hidden_share = hidden / n if n else 0.0
+        result._seconds_load, result._seconds_run = t1 - t0, time.perf_counter() - t1
         return result
     finally:
         if out:

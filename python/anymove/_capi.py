@@ -455,6 +455,32 @@ class am_decomposition(Structure):
                 ("warnings", am_warning_list)]
 
 
+class am_decompose_report(Structure):
+    _fields_ = [("result", POINTER(am_decomposition)), ("opts", POINTER(am_decompose_opts)),
+                ("face_count", c_size_t), ("hidden_share", c_double), ("seconds_load", c_double),
+                ("seconds_write", c_double), ("seconds_total", c_double)]
+
+
+class am_gltf_mesh_in(Structure):
+    _fields_ = [("vertex_count", c_size_t), ("positions", _fp), ("triangle_count", c_size_t),
+                ("triangles", POINTER(c_int32)), ("influences", c_size_t),
+                ("bone_index", POINTER(c_int32)), ("weights", _fp), ("colors", _fp),
+                ("normals", _fp), ("texcoords", _fp), ("look", c_void_p), ("part_count", c_size_t),
+                ("parts", c_void_p)]
+
+
+class am_array(Structure):
+    _fields_ = [("name", c_char_p), ("dtype", c_int), ("ndim", c_int), ("shape", c_size_t * 8),
+                ("count", c_size_t), ("data", c_void_p), ("strings", _sp), ("str_chars", c_size_t),
+                ("was_fortran", c_bool), ("was_big_endian", c_bool)]
+
+
+AM_DTYPE_I32 = 2
+am_array_view = _fn("am_array_view", am_array, c_char_p, c_int, c_int, POINTER(c_size_t), c_void_p)
+am_npz_write = _fn("am_npz_write", c_int, c_char_p, POINTER(am_array), c_size_t, c_bool, _E)
+am_decompose_report_write = _fn("am_decompose_report_write", c_int, POINTER(am_decompose_report),
+                                c_char_p, _E)
+
 DECOMPOSE_METHODS = {"ours": 0, "ssdr": 1}
 RIG_MODES = {"auto": 0, "articulated": 1, "hierarchical": 2, "free": 3}
 _TR = POINTER(am_tracks)

@@ -324,7 +324,9 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_retarget_opts": C.am_retarget_opts,
                "am_retarget_report": C.am_retarget_report,
                "am_retarget_job": C.am_retarget_job, "am_reals": C.am_reals,
-               "am_fit_input": C.am_fit_input}
+               "am_fit_input": C.am_fit_input,
+               "am_decompose_report": C.am_decompose_report, "am_gltf_mesh_in": C.am_gltf_mesh_in,
+               "am_array": C.am_array}
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "anymove/anymove.h"',
              'int main(void) {']
     for name, cls in structs.items():

@@ -340,6 +340,11 @@ def test_rig_from_tracks_equals_cli(tmp_path):
     d.motion.save(tmp_path / "motion.json")
     for f in ("rig.json", "motion.json"):
         assert (tmp_path / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    # save(): every file `anymove rig` writes, rig.glb and report.json included
+    d.save(tmp_path / "py")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    _same_report(tmp_path / "py" / "report.json", tmp_path / "cli" / "report.json")
     with np.load(tmp_path / "cli" / "skin.npz") as z:
         assert np.array_equal(d.rest, z["rest"]) and d.rest.dtype == np.float32
         assert np.array_equal(d.bone_index, z["bone_index"]) and np.array_equal(d.weight, z["weight"])
@@ -377,6 +382,42 @@ def test_rig_from_tracks_equals_cli(tmp_path):
     d3 = anymove.rig_from_tracks(TRACKS, bones=4, iterations=3, threads=1, method="ssdr", rig="articulated")
     d3.motion.save(tmp_path / "motion3.json")
     assert (tmp_path / "motion3.json").read_bytes() == (tmp_path / "cli3" / "motion.json").read_bytes()
+
+
+def _same_report(a, b):
+    """Two report.json equal but for the seconds they took."""
+    def untimed(d):
+        if isinstance(d, dict):
+            return {k: untimed(v) for k, v in d.items() if "second" not in k and k != "timings_s"}
+        return d
+    ra, rb = (json.loads(p.read_text()) for p in (a, b))
+    assert untimed(ra) == untimed(rb)
+    return ra
+
+
+def test_rig_from_tracks_save_with_faces_equals_cli(tmp_path):
+    # a surface: the tracks' faces go into rig.glb's triangles and report.json's face count
+    with np.load(TRACKS) as z:
+        pts = np.ascontiguousarray(z["points"][:, :60], dtype=np.float32)
+        vis = np.asarray(z["visible"])[:, :60].copy()
+        fps = float(z["fps"])
+    vis[3:6, 5] = False
+    pts[~vis] = np.nan
+    faces = np.array([[i, i + 1, i + 2] for i in range(0, 57, 3)], dtype=np.int32)
+    np.savez(tmp_path / "t.npz", points=pts, visible=vis, faces=faces, fps=np.array(fps))
+    cli("rig", tmp_path / "t.npz", "--bones", "3", "--iterations", "3", "--threads", "1", "-o", tmp_path / "cli", "-q")
+    d = anymove.rig_from_tracks(tmp_path / "t.npz", bones=3, iterations=3, threads=1)
+    d.save(tmp_path / "py")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    rep = _same_report(tmp_path / "py" / "report.json", tmp_path / "cli" / "report.json")
+    assert rep  # the report was read back
+    da = anymove.rig_from_tracks({"points": pts, "visible": vis, "faces": faces, "fps": fps}, bones=3,
+                                 iterations=3, threads=1)
+    da.save(tmp_path / "pa")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "pa" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    _same_report(tmp_path / "pa" / "report.json", tmp_path / "cli" / "report.json")
 
 
 def test_rig_from_tracks_errors(tmp_path):
