@@ -13,9 +13,11 @@
     d = anymove.rig_from_tracks("tracks.npz", bones=15)      # d.rig, d.motion, d.weight
     out = anymove.retarget(rig, mot, anymove.load_rig("Husky.glb"))  # out.motion, out.map
 
-Arrays: every array handed over is float64 in C order; such arrays are used in place (no
-copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
-Motion or Rig are views of the library's memory, valid while that object lives.
+Arrays: C-contiguous float32 and float64 joints (ik) and detections (triangulate, solve) are
+read in place by the library through its typed views (am_reals); the motion arrays of
+motion_from_arrays / fk are used in place when C-contiguous float64; anything else (Fortran
+order, slices, lists, other dtypes) is converted once. Arrays read from a Motion or Rig are
+views of the library's memory, valid while that object lives.
 Errors: the library's error record raises anymove.Error (code, name, file, line, col, offset,
 message); InputError when the input is at fault (the CLI's exit 2), SystemFault otherwise.
 Warnings: the library's non-fatal warnings are issued as anymove.AnymoveWarning.
