@@ -37,16 +37,22 @@ expect batch_force 0 '8 takes: 8 ok, 0 skipped' -- "$AM_BIN" batch takes.csv -o 
 sed 's/--creature/--no-warp --creature/' takes.csv > changed.csv
 expect batch_changed_row_reruns 0 '8 takes: 8 ok, 0 skipped' -- "$AM_BIN" batch changed.csv -o runs1 -j 2 -q
 
+# batch_kill_halfway SIGNAL RUNS ERR: takes.csv into RUNS, SIGNAL sent to the batch once 3 takes
+# are done; rc: its exit status
+batch_kill_halfway() {
+  "$AM_BIN" batch takes.csv -o "$2" -j 2 -q 2>"$3" &
+  local pid=$!
+  for _ in $(seq 1 600); do
+    [ "$(cat "$2"/logs/*.status 2>/dev/null | grep -c ',ok,')" -ge 3 ] && break
+    sleep 0.05
+  done
+  kill -"$1" $pid
+  wait $pid 2>/dev/null
+  rc=$?
+}
+
 # killed halfway (SIGTERM), then restarted: only the missing takes run
-"$AM_BIN" batch takes.csv -o runsk -j 2 -q 2>kill.err &
-pid=$!
-for _ in $(seq 1 600); do
-  [ "$(cat runsk/logs/*.status 2>/dev/null | grep -c ',ok,')" -ge 3 ] && break
-  sleep 0.05
-done
-kill -TERM $pid
-wait $pid
-rc=$?
+batch_kill_halfway TERM runsk kill.err
 before=$(cat runsk/logs/*.status 2>/dev/null | grep -c ',ok,')
 partial=0
 for i in 1 2 3 4 5 6 7 8; do
@@ -70,14 +76,7 @@ if grep -aq 'batch \[#*  *\] *50% 4/8 takes' tty.out && grep -aq '100% 8/8 takes
 # SIGKILL of the batch alone (kill -9, the OOM killer) halfway: its take runners and their
 # steps die with it (none goes on to swap a take in later); then a restart: no partial take in
 # RUNS, the dead runs' staging swept, only the missing takes run, the same bytes
-"$AM_BIN" batch takes.csv -o runs9 -j 2 -q 2>kill9.err &
-pid=$!
-for _ in $(seq 1 600); do
-  [ "$(cat runs9/logs/*.status 2>/dev/null | grep -c ',ok,')" -ge 3 ] && break
-  sleep 0.05
-done
-kill -KILL $pid
-wait $pid 2>/dev/null
+batch_kill_halfway KILL runs9 kill9.err
 sleep 0.2
 at_kill=$(ls runs9/take*/.take 2>/dev/null | wc -l)
 sleep 1.5
