@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -568,7 +569,19 @@ static char *ami_self_path(void)
     return am_strdup(buf);
 }
 
+/* A child dies with its parent: a batch killed with SIGKILL (kill -9, the OOM killer, a lost
+ * node's runner) takes its take runners and their steps with it, so no orphan goes on writing
+ * into a staging folder the next run sweeps, or swaps a take in behind a restart's back. The
+ * next run sweeps what they left (ami_sweep_take). parent: the forking process's pid, read
+ * before fork (a parent already gone reparents the child at once). */
+static void ami_die_with(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(137);
+}
+
 /* Run one step as `anymove CMD [PREV] ARGS... -o DIR`, output into the log. The exit status. */
+
 static int ami_run_step(const char *self, const ami_step *s, const char *prev_out, const char *prev_dir,
                         const char *dir, int log_fd)
 {
@@ -606,8 +619,10 @@ static int ami_run_step(const char *self, const ami_step *s, const char *prev_ou
     if (!line.failed && write(log_fd, line.data, line.len) < 0) { /* the log is best effort */ }
     am_buf_free(&line);
     int code = 1;
+    const pid_t runner = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        ami_die_with(runner);
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
         dup2(log_fd, STDOUT_FILENO);
@@ -819,9 +834,9 @@ static void ami_progress_line(size_t done, size_t total, size_t failed, size_t r
     double el = am_now() - t0;
     double eta = done ? el / (double)done * (double)(total - done) : 0;
     if (tty)
-        fprintf(stderr, "\r\033[Kbatch [%.*s%*s] %zu/%zu takes, %zu failed, %zu running, ETA %.0f s",
-                (int)(30 * done / total), "##############################", (int)(30 - 30 * done / total), "", done,
-                total, failed, running, eta);
+        fprintf(stderr, "\r\033[Kbatch [%.*s%*s] %3d%% %zu/%zu takes, %zu failed, %zu running, ETA %.0f s",
+                (int)(30 * done / total), "##############################", (int)(30 - 30 * done / total), "",
+                (int)(100 * done / total), done, total, failed, running, eta);
 }
 
 static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, bool force, bool quiet)
@@ -845,9 +860,11 @@ static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, boo
     fflush(NULL);
     while ((next < n || running) && !ami_batch_signal) {
         while (next < n && running < (size_t)jobs && !ami_batch_signal) {
+            const pid_t batch = getpid();
             pid_t pid = fork();
             if (pid == 0) {
                 setpgid(0, 0);
+                ami_die_with(batch);
                 signal(SIGTERM, SIG_DFL);
                 signal(SIGINT, SIG_DFL);
                 bool skipped;

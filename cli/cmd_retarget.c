@@ -73,29 +73,6 @@ static bool ami_is_bvh(const char *path)
     return ext && strcasecmp(ext, ".bvh") == 0;
 }
 
-/* A clip's own rate: the spacing of its keys when they are evenly spaced (glTF exporters bake
- * at 24, 30 or 60 fps), so sampling adds nothing between keys; else 30. */
-static double ami_clip_rate(const am_gltf *doc, int anim)
-{
-    if (anim < 0) return 30;
-    const am_gltf_animation *an = &doc->animations[anim];
-    double dt = INFINITY;
-    for (size_t s = 0; s < an->sampler_count; s++) {
-        int32_t in = an->samplers[s].input;
-        if (in < 0 || (size_t)in >= doc->accessor_count) continue;
-        const am_gltf_accessor *a = &doc->accessors[in];
-        for (size_t k = 1; k < a->count; k++) {
-            double d = (double)a->data[k] - (double)a->data[k - 1];
-            if (d > 1e-6 && d < dt) dt = d;
-        }
-    }
-    if (!isfinite(dt)) return 30;
-    double fps = 1.0 / dt, r = round(fps);
-    /* float keys: 1/24 s read back as 0.041666668 */
-    if (fabs(fps - r) < 1e-3 * r) fps = r;
-    return fps >= 1 && fps <= 1000 ? fps : 30;
-}
-
 /* The clips of SOURCE, loaded: the rig and one motion per clip. */
 typedef struct ami_source {
     am_rig *rig;
@@ -158,7 +135,7 @@ static am_status ami_load_source(const char *in, const char *rig_path, const cha
         if (s == AM_OK) s = ami_source_alloc(src, n, err);
         for (size_t i = 0; s == AM_OK && i < n; i++) {
             int anim = all ? (doc->animation_count ? (int)i : -1) : first;
-            double f = fps > 0 ? fps : ami_clip_rate(doc, anim);
+            double f = fps > 0 ? fps : am_gltf_clip_rate(doc, anim);
             s = am_motion_from_gltf(doc, -1, src->rig, anim, f, &src->clips[i], err);
             if (s == AM_OK) {
                 src->count++;
@@ -454,7 +431,7 @@ int am_cmd_retarget(int argc, char **argv)
     blame = o.target_pose;
     if (o.target_pose) {
         if (doc && doc->animation_count &&
-            am_motion_from_gltf(doc, -1, dst, 0, ami_clip_rate(doc, 0), &tclip, &err) != AM_OK)
+            am_motion_from_gltf(doc, -1, dst, 0, am_gltf_clip_rate(doc, 0), &tclip, &err) != AM_OK)
             goto fail;
         if (tclip && o.target_scale != 1.0) am_motion_scale(tclip, o.target_scale);
         if (ami_load_pose(o.target_pose, dst, tclip, o.target_scale, &tpose_file, &o.ro.target_pose,

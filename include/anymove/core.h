@@ -51,6 +51,39 @@ extern "C" {
 #define AM_PRINTF(f, a)
 #endif
 
+/* Element types of arrays (npy/npz, io.h) and of typed views (am_reals). */
+typedef enum am_dtype {
+    AM_DTYPE_F32,
+    AM_DTYPE_F64,
+    AM_DTYPE_I32,
+    AM_DTYPE_I64,
+    AM_DTYPE_U8,
+    AM_DTYPE_BOOL,
+    AM_DTYPE_STR, /* numpy unicode '<U<n>': decoded into `strings` */
+    AM_DTYPE_COUNT
+} am_dtype;
+
+/* A read-only view of a caller's contiguous reals, float32 or float64, so a job reads either
+ * in place (no copy, no conversion of the array; a numpy array's memory as it is). The
+ * element count and layout are those the field holding the view documents. A view is a
+ * programmer's construction: data NULL or a dtype other than F32/F64 fails an assert where
+ * a job takes it (am_reals_valid); the values are data, checked by the job's validate. */
+typedef struct am_reals {
+    const void *data; /* NULL = absent (where the field says it may be) */
+    am_dtype dtype;   /* AM_DTYPE_F32 or AM_DTYPE_F64 */
+} am_reals;
+
+static inline bool am_reals_valid(am_reals v)
+{
+    return v.data && (v.dtype == AM_DTYPE_F32 || v.dtype == AM_DTYPE_F64);
+}
+
+/* Element i of the view, as a double (exact for both types). */
+static inline double am_reals_at(am_reals v, size_t i)
+{
+    return v.dtype == AM_DTYPE_F32 ? (double)((const float *)v.data)[i] : ((const double *)v.data)[i];
+}
+
 /* Generated from the one table, errors.def, with its messages and faults. The tables expand
  * through a macro X, saved and restored around them so that a caller's own X survives. */
 #pragma push_macro("X")

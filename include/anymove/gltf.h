@@ -280,6 +280,10 @@ AM_NODISCARD am_status am_rig_from_gltf(const am_gltf *doc, int skin, am_rig **o
 AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const am_rig *rig,
                                            int anim, double fps, am_motion **out,
                                            am_error *err);
+/* A clip's own rate in fps: the spacing of its keys when they are evenly spaced (exporters bake
+ * at 24, 30 or 60 fps; float keys of 1/24 s rounded to 24), so sampling at it adds nothing
+ * between keys; 30 for anim -1, uneven keys or a rate outside [1, 1000]. */
+double am_gltf_clip_rate(const am_gltf *doc, int anim);
 
 /* ---- the triangle meshes of a document as one mesh (bind) ---- */
 typedef struct am_gltf_part {

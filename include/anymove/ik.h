@@ -54,7 +54,7 @@ typedef struct am_ik_opts {
 typedef struct am_ik_job {
     const am_rig *rig;
     size_t frame_count;             /* T >= 1 */
-    const double *positions;        /* [T][J][3] */
+    const double *positions;        /* [T][J][3]; NULL when points is given */
     const uint8_t *joint_mask;      /* [J] 1 = observed, 0 = ignore; NULL = all joints except
                                        those only carried by helper bones */
     const am_motion *reference;     /* optional, bound to rig: its frame 0 gives the true
@@ -66,11 +66,14 @@ typedef struct am_ik_job {
     am_warning_list *warnings;      /* optional output: the call's warnings are appended
                                        (free with am_warning_list_free); NULL = handed to the
                                        caller's scope */
+    am_reals points;                /* the positions as a typed view, float32 or float64
+                                       [T][J][3], read in place: set either this or
+                                       positions, not both (assert) */
 } am_ik_job;
 
 /* Checks shapes and values: rig, positions and out present, out bound to rig with
  * frame_count frames, reference bound to rig, finite positions (AM_E_NONFINITE names frame
- * and joint), T >= 1 (AM_E_EMPTY). */
+ * and joint), T >= 1 (AM_E_EMPTY). Exactly one of positions and points.data set (assert). */
 AM_NODISCARD am_status am_ik_validate(const am_ik_job *job, am_error *err);
 /* Validate, then solve every frame, in the scope of job->opts->ctx (a progress callback that
  * returns false stops it with AM_E_CANCELLED; frames solved so far stay in out). Allocates a

@@ -34,16 +34,7 @@
 extern "C" {
 #endif
 
-typedef enum am_dtype {
-    AM_DTYPE_F32,
-    AM_DTYPE_F64,
-    AM_DTYPE_I32,
-    AM_DTYPE_I64,
-    AM_DTYPE_U8,
-    AM_DTYPE_BOOL,
-    AM_DTYPE_STR, /* numpy unicode '<U<n>': decoded into `strings` */
-    AM_DTYPE_COUNT
-} am_dtype;
+/* am_dtype: core.h (am_reals, a typed view of a caller's reals, uses it too). */
 
 #define AM_MAX_DIMS 8
 

@@ -44,7 +44,21 @@ typedef struct am_mdet {
     double fps;
     double *time_offset;  /* [C] frames added to camera c's index to reach the common clock, or NULL */
     bool two_view;        /* loaded from a SPEC 4.2 two-view file (cameras "front", "side") */
+    am_reals uv_view;     /* a caller's det: uv as a typed view (float32 or float64, read in
+                             place), used when uv is NULL; check it with am_mdet_validate */
+    am_reals conf_view;   /* likewise conf, used when conf is NULL */
 } am_mdet;
+
+/* uv [C][T][J][2] and conf [C][T][J] of a det as typed views, whichever fields hold them (the
+ * loaders' float32 arrays or a caller's views). Every reader of a det goes through these. */
+static inline am_reals am_mdet_uv(const am_mdet *d)
+{
+    return d->uv ? (am_reals){d->uv, AM_DTYPE_F32} : d->uv_view;
+}
+static inline am_reals am_mdet_conf(const am_mdet *d)
+{
+    return d->conf ? (am_reals){d->conf, AM_DTYPE_F32} : d->conf_view;
+}
 
 /* An all-NaN / zero-confidence det of the given size (names and cameras unset). More than 2 GiB
  * (C x T x J x 12 bytes and the names), or the scope's max_bytes, is AM_E_LIMIT. */
@@ -54,6 +68,13 @@ AM_NODISCARD am_status am_mdet_create(size_t C, size_t T, size_t J, am_mdet **ou
  * (NaN conf refused), a NaN uv means not seen (its conf becomes 0), fps in [1e-3, 1e4],
  * unique camera and joint names, finite time_offset. */
 AM_NODISCARD am_status am_mdet_load(const char *path, am_mdet **out, am_error *err);
+/* A det a caller built over its own arrays (uv_view / conf_view, or uv / conf), checked as
+ * am_mdet_load checks a file: C, T, J > 0 (AM_E_EMPTY), camera and joint names present and
+ * distinct (AM_E_NAME), fps in [1e-3, 1e4], finite time_offset, conf in [0, 1] (NaN refused,
+ * AM_E_VALUE), no infinite uv (AM_E_NONFINITE). The arrays are not changed: a NaN pixel or a
+ * zero confidence is "not seen" for every reader, as the loader's normalization makes it.
+ * A missing array (both the pointer and the view's data NULL) fails an assert. */
+AM_NODISCARD am_status am_mdet_validate(const am_mdet *d, am_error *err);
 /* Write the 4.2.1 layout (also for a two-view det). */
 AM_NODISCARD am_status am_mdet_write(const char *path, const am_mdet *d, am_error *err);
 /* The two-view det as two cameras. */

@@ -13,9 +13,11 @@
     d = anymove.rig_from_tracks("tracks.npz", bones=15)      # d.rig, d.motion, d.weight
     out = anymove.retarget(rig, mot, anymove.load_rig("Husky.glb"))  # out.motion, out.map
 
-Arrays: every array handed over is float64 in C order; such arrays are used in place (no
-copy); anything else (float32, strided views, lists) is converted once. Arrays read from a
-Motion or Rig are views of the library's memory, valid while that object lives.
+Arrays: C-contiguous float32 and float64 joints (ik) and detections (triangulate, solve) are
+read in place by the library through its typed views (am_reals); the motion arrays of
+motion_from_arrays / fk are used in place when C-contiguous float64; anything else (Fortran
+order, slices, lists, other dtypes) is converted once. Arrays read from a Motion or Rig are
+views of the library's memory, valid while that object lives.
 Errors: the library's error record raises anymove.Error (code, name, file, line, col, offset,
 message); InputError when the input is at fault (the CLI's exit 2), SystemFault otherwise.
 Warnings: the library's non-fatal warnings are issued as anymove.AnymoveWarning.
@@ -195,6 +197,7 @@ class Rig:
         self._c = pointer.contents
         self._joint_names = _strings(self._c.joint_names, self._c.joint_count)
         self._bone_names = _strings(self._c.bone_names, self._c.bone_count)
+        self._loaded = (None, 1.0)  # (path, scale) of load_rig / load_bvh
 
     def __del__(self):
         if getattr(self, "_p", None):
@@ -357,6 +360,7 @@ def load_rig(path, *, scale=1.0, up="y"):
     rig = Rig(out)
     if scale != 1.0:
         rig.scale(scale)
+    rig._loaded = (path, float(scale))  # a glTF character is read again to write its mesh
     return rig
 
 
@@ -400,7 +404,8 @@ def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
 
 def load_motion(path, rig=None, *, clip=None, fps=30.0, up="y", scale=1.0):
     """Load a motion: motion.json (bound to rig when given: bones reordered to its order;
-    else file order), clip `clip` (name or index) of a .glb / .gltf sampled at fps, which
+    else file order), clip `clip` (name or index) of a .glb / .gltf sampled at fps (None: the
+    clip's own key rate, what `anymove retarget` samples a glTF source at), which
     needs the rig load_rig made of the same file, or the clip of a .bvh (fps = 1 / its frame
     time), bound to rig (load_rig of the same file with the same up and scale) or, without
     one, to the rig of the file (motion.rig). up, scale: as load_rig's, for a .bvh."""
@@ -424,7 +429,8 @@ def load_motion(path, rig=None, *, clip=None, fps=30.0, up="y", scale=1.0):
                         _raise(s, err)
                 elif doc.contents.animation_count:
                     index.value = 0
-                _check(C.am_motion_from_gltf(doc, -1, rig._p, index.value, float(fps),
+                rate = C.am_gltf_clip_rate(doc, index.value) if fps is None else float(fps)
+                _check(C.am_motion_from_gltf(doc, -1, rig._p, index.value, rate,
                                              byref(out), byref(err)), err)
             finally:
                 C.am_gltf_free(doc)
@@ -505,8 +511,10 @@ def _check_bound(rig, motion, what):
 class IKResult:
     """What ik returns. motion: the solved Motion bound to the rig (with joints);
     joints: (T, J, 3) its FK keypoints, metres; report: dict with frames, joints_used,
-    solve_s, and fk_error {mean_cm, median_cm, p95_cm, max_cm, body_size_m} against the
-    input positions (the figures of `anymove ik`'s report.json)."""
+    reference, method ("analytic" or "fit"), fit {noise_m, noise_estimated, windows,
+    lm_iterations, plants} (method "fit"), solve_s, and fk_error {mean_cm, median_cm, p95_cm,
+    max_cm, body_size_m} against the input positions and per_joint_cm (the figures of
+    `anymove ik`'s report.json)."""
 
     def __init__(self, motion, report):
         self.motion, self.report = motion, report
@@ -516,35 +524,66 @@ class IKResult:
         return f"<anymove.IKResult {self.motion!r} fk mean {self.report['fk_error']['mean_cm']:.3g} cm>"
 
 
-def ik(rig, joints, names=None, *, fps=30.0, mask=None, reference=None, temporal=None,
-       twist_weight=None, twist=True, limits=True, temporal_prior=True, progress=None):
+def _real_array(a, shape_tail, what):
+    """a as a C-contiguous float32 or float64 array (the same array when it already is one:
+    the library reads both in place through am_reals), else converted once to float64."""
+    arr = a if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64) else np.asarray(a)
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    arr = np.ascontiguousarray(arr)
+    if arr.ndim != 1 + len(shape_tail) or tuple(arr.shape[1:]) != tuple(shape_tail):
+        raise ValueError(f"{what}: expected shape (T, {', '.join(map(str, shape_tail))}), "
+                         f"got {arr.shape}")
+    return arr
+
+
+def _ik_positions(rig, joints, names, fps, err):
+    """(pos, given): the positions in the rig's joint order and the rig joints they give.
+    Without names pos is the caller's array itself (float32 or float64, no copy); with names
+    am_joints_bind gathers them into a new float64 array, as the CLI reads a file."""
+    J = rig.joint_count
+    if names is None:
+        return _real_array(joints, (J, 3), "joints"), np.ones(J, dtype=np.uint8)
+    src = _f64(joints, (len(names), 3), "joints")
+    enc, enc_c = _cstrings(names)
+    view = C.am_joints(frame_count=src.shape[0], joint_count=len(names), joints=_dptr(src),
+                       names=enc_c, fps=float(fps))
+    pos = np.empty((src.shape[0], J, 3))
+    given = np.zeros(J, dtype=np.uint8)
+    with _Call():
+        _check(C.am_joints_bind(byref(view), rig._p, _dptr(pos),
+                                given.ctypes.data_as(POINTER(c_uint8)), byref(err)), err)
+    return pos, given
+
+
+def ik(rig, joints, names=None, *, fps=30.0, method="analytic", mask=None, reference=None,
+       temporal=None, twist_weight=None, twist=True, limits=True, temporal_prior=True,
+       noise=None, creature=None, conf=None, progress=None):
     """Inverse kinematics: joint positions -> every bone's local rotation, for any rig.
 
-    joints: (T, N, 3) float64, metres, world axes. names: the N joint names (rig joints); None
-    means the rig's joint order (N = J), and then a C-contiguous float64 array is used in place.
-    NaN x 3 marks a joint missing at a frame; a joint ik uses must be present in every frame.
+    joints: (T, N, 3) float64 or float32, metres, world axes. names: the N joint names (rig
+    joints); None means the rig's joint order (N = J), and then a C-contiguous float32 or
+    float64 array is read in place by the library (no copy, no conversion).
+    method: "analytic" (am_ik_run, per frame: `anymove ik --analytic`; a joint it uses must
+    be present in every frame) or "fit" (the rig fitted by least squares over the whole clip
+    from the analytic start, am_fit: what `anymove ik` does by default; NaN x 3 = missing).
     fps: the frame rate of the motion. mask: (J,) bool, the rig joints to fit (default: those
     given, except joints only helper bones carry). reference: a Motion bound to rig whose frame 0
-    holds the true rotations of frame 0 (default: rest pose priors). temporal (0, 1],
+    holds the true rotations of frame 0 (default: rest pose priors). temporal [0, 1],
     twist_weight > 0: as `anymove ik --temporal/--twist-weight`; twist=False: --no-twist;
     limits=False: --no-limits; temporal_prior=False: --no-temporal.
+    Fit only: noise: the positions' per-axis noise in metres (--noise; default estimated);
+    creature: a creature.json path whose contact joints are planted and foot-locked
+    (--creature); conf: (T, N) confidences in [0, 1] of the joints (a joints.npz's conf).
     progress(stage, fraction, seconds) -> False to cancel.
     Returns IKResult (motion, joints (T, J, 3), report)."""
+    if method not in ("analytic", "fit"):
+        raise ValueError(f"ik: method is analytic or fit, got {method!r}")
+    if method == "analytic" and (noise is not None or creature is not None or conf is not None):
+        raise ValueError("ik: noise, creature and conf are the fit's: not with method='analytic'")
     J = rig.joint_count
     err = C.am_error()
-    if names is None:
-        pos = _f64(joints, (J, 3), "joints")
-        given = np.ones(J, dtype=np.uint8)
-    else:
-        src = _f64(joints, (len(names), 3), "joints")
-        enc, enc_c = _cstrings(names)
-        view = C.am_joints(frame_count=src.shape[0], joint_count=len(names), joints=_dptr(src),
-                           names=enc_c, fps=float(fps))
-        pos = np.empty((src.shape[0], J, 3))
-        given = np.zeros(J, dtype=np.uint8)
-        with _Call():
-            _check(C.am_joints_bind(byref(view), rig._p, _dptr(pos),
-                                    given.ctypes.data_as(POINTER(c_uint8)), byref(err)), err)
+    pos, given = _ik_positions(rig, joints, names, fps, err)
     T = pos.shape[0]
     if mask is None:
         usable = np.zeros(J, dtype=np.uint8)
@@ -555,14 +594,15 @@ def ik(rig, joints, names=None, *, fps=30.0, mask=None, reference=None, temporal
         if m.shape != (J,):
             raise ValueError(f"ik: mask must have shape ({J},)")
     used = m.astype(bool)
-    bad = ~np.isfinite(pos).all(axis=2) & used
-    if bad.any():
-        t, j = np.argwhere(bad)[0]
-        raise InputError(-14, "E_NONFINITE", "", 0, 0, None,
-                         f"joint '{rig._joint_names[j]}' is missing at frame {t} (ik needs every "
-                         f"joint it uses in every frame)", "NaN or infinite value",
-                         f"error: NaN or infinite value (joint '{rig._joint_names[j]}' is missing "
-                         f"at frame {t})")
+    if method == "analytic":
+        bad = ~np.isfinite(pos).all(axis=2) & used
+        if bad.any():
+            t, j = np.argwhere(bad)[0]
+            raise InputError(-14, "E_NONFINITE", "", 0, 0, None,
+                             f"joint '{rig._joint_names[j]}' is missing at frame {t} (ik needs every "
+                             f"joint it uses in every frame)", "NaN or infinite value",
+                             f"error: NaN or infinite value (joint '{rig._joint_names[j]}' is missing "
+                             f"at frame {t})")
     if reference is not None:
         _check_bound(rig, reference, "ik")
     opts = C.am_ik_opts()
@@ -582,35 +622,105 @@ def ik(rig, joints, names=None, *, fps=30.0, mask=None, reference=None, temporal
         opts.flags |= C.AM_IK_NO_LIMITS
     if not temporal_prior:
         opts.flags |= C.AM_IK_NO_TEMPORAL
-    out = POINTER(C.am_motion)()
+    if noise is not None and not noise > 0:
+        raise ValueError("ik: noise must be positive (metres)")
     call = _Call(progress)
     opts.ctx = call.ctx
-    wl = C.am_warning_list()
+    fit = None
     with call:
-        _check(C.am_motion_create(rig._p, T, float(fps), byref(out), byref(err)), err)
-        motion = Motion(out, rig)
-        job = C.am_ik_job(rig=rig._p, frame_count=T, positions=_dptr(pos),
-                          joint_mask=m.ctypes.data_as(POINTER(c_uint8)),
-                          reference=reference._p if reference is not None else None,
-                          opts=ctypes.pointer(opts), out=out, warnings=ctypes.pointer(wl))
         t0 = time.perf_counter()
-        status = C.am_ik_run(byref(job), byref(err))
+        if method == "analytic":
+            motion = _ik_analytic(rig, pos, m, reference, opts, fps, err)
+        else:
+            motion, fit = _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature,
+                                  limits, call, err)
         solve_s = time.perf_counter() - t0
-        _emit_warnings(wl)
-        _check(status, err)
-        _check(C.am_motion_compute_joints(out, rig._p, byref(err)), err)
+        if method == "analytic":
+            _check(C.am_motion_compute_joints(motion._p, rig._p, byref(err)), err)
+        # the report's error figures take float64 positions (a float32 input is widened here,
+        # after the solve, which read it in place)
+        p64 = fit[1] if fit is not None else np.ascontiguousarray(pos, dtype=np.float64)
         per = np.empty(J)
         st = C.am_stats()
         mp = m.ctypes.data_as(POINTER(c_uint8))
-        _check(C.am_joint_position_error(out.contents.joints, _dptr(pos), T, J, mp, _dptr(per),
+        _check(C.am_joint_position_error(motion._c.joints, _dptr(p64), T, J, mp, _dptr(per),
                                          byref(st), byref(err)), err)
-        size = C.am_body_size(_dptr(pos), J, mp)
-    report = {"frames": T, "joints_used": int(st.count // max(T, 1)), "solve_s": solve_s,
-              "reference": reference is not None,
-              "fk_error": {"mean_cm": 100 * st.mean, "median_cm": 100 * st.median,
-                           "p95_cm": 100 * st.p95, "max_cm": 100 * st.max, "body_size_m": size},
-              "per_joint_cm": {rig._joint_names[j]: 100 * per[j] for j in np.flatnonzero(used)}}
+        size = C.am_body_size(_dptr(p64), J, mp)
+    report = {"frames": T, "joints_used": int(st.count // max(T, 1)),
+              "reference": reference is not None, "method": method}
+    if fit is not None:
+        report["fit"] = fit[0]
+    report.update({"solve_s": solve_s,
+                   "fk_error": {"mean_cm": 100 * st.mean, "median_cm": 100 * st.median,
+                                "p95_cm": 100 * st.p95, "max_cm": 100 * st.max,
+                                "body_size_m": size},
+                   "per_joint_cm": {rig._joint_names[j]: 100 * per[j] for j in np.flatnonzero(used)}})
     return IKResult(motion, report)
+
+
+def _ik_analytic(rig, pos, m, reference, opts, fps, err):
+    out = POINTER(C.am_motion)()
+    _check(C.am_motion_create(rig._p, pos.shape[0], float(fps), byref(out), byref(err)), err)
+    motion = Motion(out, rig)
+    wl = C.am_warning_list()
+    job = C.am_ik_job(rig=rig._p, frame_count=pos.shape[0], points=C.reals(pos),
+                      joint_mask=m.ctypes.data_as(POINTER(c_uint8)),
+                      reference=reference._p if reference is not None else None,
+                      opts=ctypes.pointer(opts), out=out, warnings=ctypes.pointer(wl))
+    status = C.am_ik_run(byref(job), byref(err))
+    _emit_warnings(wl)
+    _check(status, err)
+    return motion
+
+
+def _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature, limits, call, err):
+    """am_fit as `anymove ik` runs it: the positions in the rig's order, the joints ik does not
+    use missing (NaN), with the confidences where given. Returns (motion, (fit record, pos))."""
+    T, J = pos.shape[:2]
+    p = np.array(pos, dtype=np.float64)  # the fit's own input (unused joints become NaN)
+    p[:, ~m.astype(bool)] = np.nan
+    cf = None
+    if conf is not None:
+        src = np.asarray(conf, dtype=np.float64)
+        n = len(names) if names is not None else J
+        if src.shape != (T, n):
+            raise ValueError(f"ik: conf must have shape {(T, n)}, got {src.shape}")
+        cf = np.zeros((T, J))
+        cols = (range(J) if names is None else [rig._joint_names.index(x) for x in names])
+        for q, j in enumerate(cols):
+            cf[:, j] = src[:, q]
+    fo = C.am_fit_opts(ctx=call.ctx)
+    if not limits:
+        fo.flags |= C.AM_FIT_NO_LIMITS
+    if noise is not None:
+        fo.point_noise = float(noise)
+    cr = C._CR()
+    res = POINTER(C.am_fit_result)()
+    try:
+        if creature is not None:
+            _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
+        fps_ok = 1e-3 <= fps <= 1e4
+        view = C.am_joints(frame_count=T, joint_count=J, joints=_dptr(p), names=rig._c.joint_names,
+                           fps=float(fps) if fps_ok else 30.0,
+                           conf=_dptr(cf) if cf is not None else None)
+        fin = C.am_fit_input(rig=rig._p, creature=cr, points=ctypes.pointer(view),
+                             reference=reference._p if reference is not None else None,
+                             start=ctypes.pointer(opts))
+        s = C.am_fit(byref(fin), byref(fo), byref(res), byref(err))
+        _check(s, err)
+        f = res.contents
+        _doc_warnings(f.warnings, stacklevel=4)
+        record = {"noise_m": float(f.point_noise), "noise_estimated": bool(f.point_noise_estimated),
+                  "windows": int(f.windows), "lm_iterations": int(f.lm_iterations),
+                  "plants": int(f.plant_count)}
+        motion = Motion(_detach(f.motion, C.am_motion), rig)
+        f.motion = None
+        return motion, (record, p)
+    finally:
+        if res:
+            C.am_fit_result_free(res)
+        if cr:
+            C.am_creature_free(cr)
 
 
 class Joints:
@@ -694,6 +804,7 @@ def _bvh_read(path, scale, up, rig=None):
                     s = C.am_rig_from_bvh(doc, byref(bo), byref(r), byref(err))
                     if s >= 0:
                         rig = Rig(r)
+                        rig._loaded = (path, float(scale))
             if s >= 0:
                 s = C.am_motion_from_bvh(doc, rig._p, byref(bo), byref(m), byref(err))
             if s < 0:
@@ -846,42 +957,33 @@ class Triangulation:
                 f"{self.joint_count} joints, mean {self.mean_px:.3g} px>")
 
 
-def _det_view(det):
-    """An am_mdet over the caller's arrays (used in place when C-contiguous float32, the
-    library's type; else converted once), checked as am_mdet_load checks a det.npz."""
-    uv = np.ascontiguousarray(det["uv"], dtype=np.float32)
-    conf = np.ascontiguousarray(det["conf"], dtype=np.float32)
-    if uv.ndim != 4 or uv.shape[3] != 2 or 0 in uv.shape:
-        raise ValueError(f"triangulate: uv must have shape (C, T, J, 2), got {uv.shape}")
+def _det_view(det, what="triangulate"):
+    """An am_mdet over the caller's arrays: C-contiguous float32 or float64 uv and conf are
+    read in place (am_reals views; anything else is converted once to float64), checked by
+    am_mdet_validate as am_mdet_load checks a det.npz (a NaN pixel is not seen)."""
+    uv = _real_array(det["uv"], np.shape(det["uv"])[1:], what + ": uv")
+    conf = _real_array(det["conf"], np.shape(det["conf"])[1:], what + ": conf")
+    if uv.ndim != 4 or uv.shape[3] != 2:
+        raise ValueError(f"{what}: uv must have shape (C, T, J, 2), got {uv.shape}")
     Cn, T, J = uv.shape[:3]
     if conf.shape != (Cn, T, J):
-        raise ValueError(f"triangulate: conf must have shape {(Cn, T, J)}, got {conf.shape}")
+        raise ValueError(f"{what}: conf must have shape {(Cn, T, J)}, got {conf.shape}")
     cams, names = list(det["cameras"]), list(det["names"])
-    if len(cams) != Cn or len(set(cams)) != Cn:
-        raise ValueError(f"triangulate: cameras must be {Cn} distinct names")
-    if len(names) != J or len(set(names)) != J or "" in names:
-        raise ValueError(f"triangulate: names must be {J} distinct non-empty joint names")
-    if not ((conf >= 0) & (conf <= 1)).all():  # NaN fails too
-        raise ValueError("triangulate: conf must be in [0, 1]")
-    unseen = np.isnan(uv).any(axis=3) & (conf > 0)
-    if unseen.any():  # the loader's rule: a NaN pixel is not seen
-        conf = conf.copy()
-        conf[unseen] = 0
-    if not np.isfinite(uv[conf > 0]).all():
-        raise ValueError("triangulate: uv has an infinite value where conf > 0")
-    fps = float(det.get("fps", 30.0))
-    if not (1e-3 <= fps <= 1e4):
-        raise ValueError("triangulate: fps must be in [1e-3, 1e4]")
+    if len(cams) != Cn or len(names) != J:
+        raise ValueError(f"{what}: cameras must be {Cn} names and names {J} joint names")
     off = det.get("time_offset")
     if off is not None:
         off = np.ascontiguousarray(off, dtype=np.float64)
-        if off.shape != (Cn,) or not np.isfinite(off).all():
-            raise ValueError(f"triangulate: time_offset must be {Cn} finite numbers")
+        if off.shape != (Cn,):
+            raise ValueError(f"{what}: time_offset must be {Cn} numbers")
     ce, ce_c = _cstrings(cams)
     ne, ne_c = _cstrings(names)
-    m = C.am_mdet(camera_count=Cn, frame_count=T, joint_count=J,
-                  uv=uv.ctypes.data_as(C._fp), conf=conf.ctypes.data_as(C._fp), cameras=ce_c,
-                  names=ne_c, fps=fps, time_offset=_dptr(off) if off is not None else None)
+    m = C.am_mdet(camera_count=Cn, frame_count=T, joint_count=J, cameras=ce_c, names=ne_c,
+                  fps=float(det.get("fps", 30.0)), time_offset=_dptr(off) if off is not None else None,
+                  uv_view=C.reals(uv), conf_view=C.reals(conf))
+    err = C.am_error()
+    with _Call():
+        _check(C.am_mdet_validate(byref(m), byref(err)), err)
     return ctypes.pointer(m), (m, uv, conf, off, ce, ce_c, ne, ne_c)
 
 
@@ -892,7 +994,8 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
     det: a det.npz path (SPEC 4.2.1, or a two-view SPEC 4.2 file), or a mapping of arrays:
     uv (C, T, J, 2) image pixels (NaN = not seen), conf (C, T, J) in [0, 1], cameras (C names
     of the calibration), names (J joint names), fps, time_offset (C,) frames or absent;
-    float32 C-contiguous uv and conf are used in place (the library's type).
+    C-contiguous float32 or float64 uv and conf are read in place by the library (no copy;
+    other dtypes and layouts are converted once); bad values raise anymove.InputError.
     cameras: an anipose calibration.toml or Pose2Sim Calib*.toml path; None for a two-view
     det (the orthographic cameras of SPEC 3). scale: calibration length unit in metres
     (0.001 for mm). threshold: RANSAC / camera-drop reprojection threshold, px (default 15);
@@ -1031,7 +1134,8 @@ def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, 
     """Fit a rig to 2D joints (`anymove solve`): two views (det.npz of SPEC 4.2, the
     orthographic views of SPEC 3) or, with cameras, N calibrated cameras (SPEC 4.2.1).
 
-    det: the det.npz path; rig: a Rig (or a rig path); creature: a creature.json path (the
+    det: the det.npz path, or (N cameras) a mapping of arrays as triangulate takes them
+    (uv, conf float32 or float64 read in place, cameras, names, fps); rig: a Rig (or a rig path); creature: a creature.json path (the
     layout of the two views, the contact joints), None = the wolf layout and no contacts.
     cameras: a calibration.toml path (N cameras); scale: its length unit in metres;
     max_offset: per-camera time offsets searched, +- frames (default 12); offsets=False:
@@ -1059,7 +1163,10 @@ def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, 
     err = C.am_error()
     call = _Call(progress)
     cr = C._CR()
-    det_path = _path(det)
+    det_is_path = isinstance(det, (str, bytes, os.PathLike))
+    if not det_is_path and cameras is None:
+        raise ValueError("solve: detections as arrays are the N-camera layout: they need cameras")
+    det_path = _path(det) if det_is_path else det
     try:
         with call:
             if creature is not None:
@@ -1125,13 +1232,18 @@ def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets
     cal = C._CAL()
     det = POINTER(C.am_mdet)()
     res = POINTER(C.am_mv_solve_result)()
+    is_path = True
     try:
         ro = C.am_calib_read_opts(scale=float(scale))
         _check(C.am_calib_load(cal_path, byref(ro), byref(cal), byref(err)), err)
-        _check(C.am_mdet_load(det_path, byref(det), byref(err)), err)
+        is_path = isinstance(det_path, bytes)
+        if is_path:
+            _check(C.am_mdet_load(det_path, byref(det), byref(err)), err)
+        else:  # the caller's arrays, read in place
+            det, keep = _det_view(det_path, "solve")
         s = C.am_mv_solve(det, cal, rig._p, cr, byref(mo), byref(res), byref(err))
         if s < 0:
-            C.am_error_set_file(byref(err), det_path)
+            C.am_error_set_file(byref(err), det_path if is_path else None)
             _raise(s, err)
         owner = _Owned(res, C.am_mv_solve_result_free)
         res = None  # the owner frees it now
@@ -1158,7 +1270,7 @@ def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets
     finally:
         if res:
             C.am_mv_solve_result_free(res)
-        if det:
+        if det and is_path:
             C.am_mdet_free(det)
         if cal:
             C.am_calib_free(cal)
@@ -1214,6 +1326,49 @@ class Decomposition:
     iterations = property(lambda self: int(self._c.iterations))
     auto_err = property(lambda self: _array(self, self._c.auto_err, (int(self._c.auto_count),))
                         if self._c.auto_count else None)
+
+    def save(self, directory):
+        """Write what `anymove rig -o DIR` writes into directory (made if absent), each file
+        atomically: rig.json, skin.npz (rest, bone_index, weight), motion.json, rig.glb (the
+        points, or the surface when the tracks have faces, skinned and animated: clip
+        "track2rig") and report.json (the CLI's but for the seconds it took)."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        d = os.fsencode(directory)
+        err = C.am_error()
+        c = self._c
+        N, K = self.point_count, 4
+        t2 = time.perf_counter()
+        with _Call():
+            self.rig.save(os.path.join(directory, "rig.json"))
+            s_rest, s_k = (ctypes.c_size_t * 2)(N, 3), (ctypes.c_size_t * 2)(N, K)
+            skin = (C.am_array * 3)(C.am_array_view(b"rest", C.AM_DTYPE_F32, 2, s_rest, c.rest),
+                                    C.am_array_view(b"bone_index", C.AM_DTYPE_I32, 2, s_k, c.bone_index),
+                                    C.am_array_view(b"weight", C.AM_DTYPE_F32, 2, s_k, c.weight))
+            _check(C.am_npz_write(os.path.join(d, b"skin.npz"), skin, 3, True, byref(err)), err)
+            self.motion.save(os.path.join(directory, "motion.json"))
+            faces = self._faces
+            mesh = C.am_gltf_mesh_in(vertex_count=N, positions=c.rest,
+                                     triangle_count=0 if faces is None else len(faces),
+                                     triangles=(faces.ctypes.data_as(POINTER(ctypes.c_int32))
+                                                if faces is not None and len(faces) else None),
+                                     influences=K, bone_index=c.bone_index, weights=c.weight)
+            clips = (POINTER(C.am_motion) * 1)(self.motion._p)
+            names, names_c = _cstrings(["track2rig"])
+            ex = C.am_gltf_export(rig=self.rig._p, clip_count=1, clips=clips, clip_names=names_c,
+                                  mesh=ctypes.cast(ctypes.pointer(mesh), ctypes.c_void_p), source_skin=0)
+            _check(C.am_gltf_write(byref(ex), os.path.join(d, b"rig.glb"), byref(err)), err)
+            t3 = time.perf_counter()
+            rep = C.am_decompose_report(result=self._p, opts=ctypes.pointer(self._opts),
+                                        face_count=0 if faces is None else len(faces),
+                                        hidden_share=self._hidden_share, seconds_load=self._seconds_load,
+                                        seconds_write=t3 - t2, seconds_total=self._seconds_load + self._seconds_run + (t3 - t2))
+            c.rig = self.rig._p  # the report names the rig's bones (lent back for the call)
+            try:
+                _check(C.am_decompose_report_write(byref(rep), os.path.join(d, b"report.json"),
+                                                   byref(err)), err)
+            finally:
+                c.rig = None
 
     def __repr__(self):
         return (f"<anymove.Decomposition {self.bone_count} bones, {self.point_count} points, "
@@ -1295,6 +1450,7 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
     out = POINTER(C.am_decomposition)()
     owned, keep = True, ()
     is_path = isinstance(tracks, (str, bytes, os.PathLike))
+    t0 = time.perf_counter()
     try:
         with call:
             if is_path:
@@ -1308,6 +1464,12 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
                     tr.contents.points = pts.ctypes.data_as(C._fp)
             if is_path and scale != 1.0:
                 C.am_tracks_scale(tr, float(scale))
+            t1 = time.perf_counter()
+            tc = tr.contents
+            n = tc.frame_count * tc.point_count
+            hidden = n - int(np.count_nonzero(np.ctypeslib.as_array(tc.visible, (n,)))) if n else 0
+            faces = (np.ctypeslib.as_array(tc.faces, (tc.face_count, 3)).copy()
+                     if tc.face_count and tc.faces else None)
             s = C.am_decompose_run(tr, byref(o), byref(out), byref(err))
             if s < 0:
                 if is_path:
@@ -1316,6 +1478,9 @@ def rig_from_tracks(tracks, *, bones=None, method="ours", rig="auto", iterations
             _doc_warnings(out.contents.warnings, stacklevel=3)
         result = Decomposition(out)
         out = None
+        result._opts, result._faces = o, faces
+        result._hidden_share = hidden / n if n else 0.0
+        result._seconds_load, result._seconds_run = t1 - t0, time.perf_counter() - t1
         return result
     finally:
         if out:
@@ -1333,10 +1498,51 @@ class RetargetResult:
     got its driver} (map.json); report: report.json as a dict (factors, contacts, plants,
     chains, the seconds taken)."""
 
-    def __init__(self, motion, bone_map, rules, report, names):
+    def __init__(self, motion, bone_map, rules, report, names, report_text):
         self.motion, self.map, self.rules, self.report = motion, bone_map, rules, report
         self.joints = motion.joints
         self._names = names
+        self._report_text = report_text
+
+    def save_animation(self, path, *, mesh=True, clip_name="clip0"):
+        """Write animation.glb as the CLI does: the target character of a skinned .glb / .gltf
+        target (its mesh, materials and skin kept; mesh=False: bone shapes, --no-mesh) with the
+        clip named clip_name (the CLI's name of a BVH or motion.json source's clip: "clip0";
+        a glTF source's clip: its name, its last '|' part, other characters than [A-Za-z0-9_-]
+        as '_'), else a skinned bone-shape mesh."""
+        rig = self.motion.rig
+        src, scale = rig._loaded
+        err = C.am_error()
+        clips = (POINTER(C.am_motion) * 1)(self.motion._p)
+        names, names_c = _cstrings([clip_name])
+        doc = POINTER(C.am_gltf_head)()
+        with _Call():
+            try:
+                if mesh and src is not None and _is_gltf(src):
+                    o = C.am_gltf_opts(flags=C.AM_GLTF_KEEP_SOURCE)
+                    _check(C.am_gltf_load(_path(src), byref(o), byref(doc), byref(err)), err)
+                ex = C.am_gltf_export(rig=rig._p, clip_count=1, clips=clips, clip_names=names_c,
+                                      source=ctypes.cast(doc, ctypes.c_void_p) if doc else None,
+                                      source_skin=-1)
+                _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
+            finally:
+                if doc:
+                    C.am_gltf_free(doc)
+
+    def save(self, directory, *, mesh=True, clip_name="clip0"):
+        """Write what `anymove retarget -o DIR` writes but rig.json: motion.json, map.json,
+        animation.glb (save_animation), animation.bvh and report.json (the CLI's bytes but for
+        the seconds in report.json), into directory (made if absent)."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        self.motion.save(os.path.join(directory, "motion.json"))
+        self.save_map(os.path.join(directory, "map.json"))
+        self.save_animation(os.path.join(directory, "animation.glb"), mesh=mesh, clip_name=clip_name)
+        save_motion(self.motion.rig, self.motion, os.path.join(directory, "animation.bvh"))
+        tmp = os.path.join(directory, ".report.json.tmp")
+        with open(tmp, "w") as f:
+            f.write(self._report_text)
+        os.replace(tmp, os.path.join(directory, "report.json"))
 
     def save_map(self, path):
         """Write map.json as the CLI does; retarget(map=path) reads it back as overrides."""
@@ -1345,8 +1551,57 @@ class RetargetResult:
             _check(C.am_bone_map_write(self._names.p, _path(path), byref(err)), err)
 
 
+def _retarget_pose(arg, rig, frames_of, what, keep):
+    """--source-pose / --target-pose: (motion, frame). arg: a frame number of the clip at hand
+    (frames_of), a Motion bound to rig (its frame 0, or (Motion, frame)), or a motion.json
+    path of rig (scaled as the rig was loaded, as the CLI's --scale / --target-scale)."""
+    if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+        if frames_of is None:
+            raise ValueError(f"{what}: pose frame {arg}: there is no clip to take it from "
+                             f"(give a motion.json)")
+        if not 0 <= arg < frames_of.frame_count:
+            raise ValueError(f"{what}: pose frame {arg}: the clip has {frames_of.frame_count} frames")
+        return frames_of, int(arg)
+    frame = 0
+    if isinstance(arg, tuple):
+        arg, frame = arg
+    if not isinstance(arg, Motion):
+        arg = load_motion(arg, rig)
+        if rig._loaded[1] != 1.0:
+            C.am_motion_scale(arg._p, rig._loaded[1])
+    _check_bound(rig, arg, what)
+    if not 0 <= frame < arg.frame_count:
+        raise ValueError(f"{what}: frame {frame}: the pose motion has {arg.frame_count} frames")
+    keep.append(arg)
+    return arg, frame
+
+
+def _target_clip(rig):
+    """The first clip of a glTF target at its own rate, scaled as the rig (the CLI's frames of
+    --target-pose FRAME), or None."""
+    src, scale = rig._loaded
+    if src is None or not _is_gltf(src):
+        return None
+    err = C.am_error()
+    with _Call():
+        doc = _gltf_load(src, err)
+        try:
+            if not doc.contents.animation_count:
+                return None
+            out = POINTER(C.am_motion)()
+            _check(C.am_motion_from_gltf(doc, -1, rig._p, 0, C.am_gltf_clip_rate(doc, 0),
+                                         byref(out), byref(err)), err)
+        finally:
+            C.am_gltf_free(doc)
+    m = Motion(out, rig)
+    if scale != 1.0:
+        C.am_motion_scale(m._p, scale)
+    return m
+
+
 def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_min=None,
-             root="scale", root_scale=None, ik="feet", progress=None):
+             root="scale", root_scale=None, ik="feet", source_pose=None, target_pose=None,
+             progress=None):
     """Retarget (`anymove retarget`): the motion `source` of source_rig onto target_rig.
 
     source_rig, target_rig: Rigs (load_rig of rig.json, a skinned .glb or a .bvh, scaled to
@@ -1356,8 +1611,14 @@ def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_mi
     0..90, align re-aims a limb bone of another design only when that turns it this far or more
     (default 10; 0: every bone); root: "scale" (root
     motion scaled by the leg ratio) or "keep"; root_scale: h or (h, v) factors; ik: "feet",
-    "feet+hands" or "none". progress(stage, fraction, seconds) -> False to cancel.
-    Returns a RetargetResult (motion, joints (T, J, 3) metres, map, rules, report)."""
+    "feet+hands" or "none". source_pose: a pose of the source that matches the target's rest
+    (--source-pose FILE|FRAME): a frame number of source, a motion.json path of source_rig (its
+    frame 0), a Motion bound to source_rig or (Motion, frame); target_pose: a pose of the target
+    that matches the source's rest (--target-pose): a motion.json path, a Motion or (Motion,
+    frame) of target_rig, or a frame number of the first clip of the glTF target_rig was
+    loaded from. progress(stage, fraction, seconds) -> False to cancel.
+    Returns a RetargetResult (motion, joints (T, J, 3) metres, map, rules, report; save()
+    and save_animation() write the CLI's files, the character's mesh included)."""
     import json as _json
     _check_bound(source_rig, source, "retarget")
     if pose not in C.RETARGET_POSES:
@@ -1377,6 +1638,14 @@ def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_mi
         if not (h > 0 and v > 0 and np.isfinite(h) and np.isfinite(v)):
             raise ValueError("retarget: root_scale wants positive factors h or (h, v)")
         ro.scale_horizontal, ro.scale_vertical = float(h), float(v)
+    poses = []  # alive through the call
+    if source_pose is not None:
+        m, f = _retarget_pose(source_pose, source_rig, source, "retarget: source_pose", poses)
+        ro.source_pose, ro.source_pose_frame = m._p, f
+    if target_pose is not None:
+        clip = _target_clip(target_rig) if isinstance(target_pose, (int, np.integer)) else None
+        m, f = _retarget_pose(target_pose, target_rig, clip, "retarget: target_pose", poses)
+        ro.target_pose, ro.target_pose_frame = m._p, f
     err = C.am_error()
     call = _Call(progress)
     ro.ctx = call.ctx
@@ -1419,12 +1688,13 @@ def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_mi
             bone_map = {n.source[i].decode(): (n.target[i].decode() if n.target[i] else None)
                         for i in range(n.count)}
             rules = {n.rule_bone[i].decode(): n.rule_text[i].decode() for i in range(n.rule_count)}
-            report = _json.loads(_report_text(
+            text = _report_text(
                 lambda r, b: C.am_retarget_report_json(r, rmap, source_rig._p, target_rig._p, b),
-                ctypes.pointer(rep)))
+                ctypes.pointer(rep))
+            report = _json.loads(text)
         owner = _Owned(names, C.am_bone_map_free)
         names = None
-        return RetargetResult(motion, bone_map, rules, report, owner)
+        return RetargetResult(motion, bone_map, rules, report, owner, text)
     finally:
         if have_rep:
             C.am_retarget_report_free(byref(rep))

@@ -6,6 +6,8 @@ so a header change that is not carried here fails the suite instead of corruptin
 """
 import ctypes
 import os
+
+import numpy as np
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int,
                     c_int32, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
 
@@ -109,11 +111,25 @@ class am_ik_opts(Structure):
                 ("ctx", am_context)]
 
 
+class am_reals(Structure):
+    """A typed view of a caller's contiguous reals (core.h): float32 or float64 in place."""
+    _fields_ = [("data", c_void_p), ("dtype", c_int)]
+
+
+AM_DTYPE_F32, AM_DTYPE_F64 = 0, 1
+
+
+def reals(arr):
+    """am_reals over a C-contiguous float32 / float64 numpy array (no copy)."""
+    assert arr.flags.c_contiguous and arr.dtype in (np.float32, np.float64)
+    return am_reals(data=arr.ctypes.data, dtype=AM_DTYPE_F32 if arr.dtype == np.float32 else AM_DTYPE_F64)
+
+
 class am_ik_job(Structure):
     _fields_ = [("rig", POINTER(am_rig)), ("frame_count", c_size_t), ("positions", _dp),
                 ("joint_mask", POINTER(c_uint8)), ("reference", POINTER(am_motion)),
                 ("opts", POINTER(am_ik_opts)), ("out", POINTER(am_motion)),
-                ("warnings", POINTER(am_warning_list))]
+                ("warnings", POINTER(am_warning_list)), ("points", am_reals)]
 
 
 class am_stats(Structure):
@@ -190,6 +206,8 @@ am_gltf_load = _fn("am_gltf_load", c_int, c_char_p, POINTER(am_gltf_opts),
 am_gltf_free = _fn("am_gltf_free", None, POINTER(am_gltf_head))
 am_gltf_find_clip = _fn("am_gltf_find_clip", c_int, POINTER(am_gltf_head), c_char_p,
                         POINTER(c_int), _E)
+am_gltf_clip_rate = _fn("am_gltf_clip_rate", c_double, POINTER(am_gltf_head), c_int)
+AM_GLTF_KEEP_SOURCE = 1
 am_rig_from_gltf = _fn("am_rig_from_gltf", c_int, POINTER(am_gltf_head), c_int, POINTER(_R), _E)
 am_motion_from_gltf = _fn("am_motion_from_gltf", c_int, POINTER(am_gltf_head), c_int, _R, c_int,
                           c_double, POINTER(_M), _E)
@@ -253,7 +271,8 @@ _fp = POINTER(ctypes.c_float)
 class am_mdet(Structure):
     _fields_ = [("camera_count", c_size_t), ("frame_count", c_size_t), ("joint_count", c_size_t),
                 ("uv", _fp), ("conf", _fp), ("cameras", _sp), ("names", _sp), ("fps", c_double),
-                ("time_offset", _dp), ("two_view", c_bool)]
+                ("time_offset", _dp), ("two_view", c_bool), ("uv_view", am_reals),
+                ("conf_view", am_reals)]
 
 
 class am_calib_read_opts(Structure):
@@ -286,6 +305,7 @@ _CAL = c_void_p  # am_calib: opaque here
 _TRI = POINTER(am_triangulation)
 am_mdet_load = _fn("am_mdet_load", c_int, c_char_p, POINTER(_MD), _E)
 am_mdet_free = _fn("am_mdet_free", None, _MD)
+am_mdet_validate = _fn("am_mdet_validate", c_int, _MD, _E)
 am_mdet_find_joint = _fn("am_mdet_find_joint", c_int, _MD, c_char_p)
 am_calib_load = _fn("am_calib_load", c_int, c_char_p, POINTER(am_calib_read_opts),
                     POINTER(_CAL), _E)
@@ -394,6 +414,18 @@ am_mv_solve = _fn("am_mv_solve", c_int, _MD, _CAL, _R, _CR, POINTER(am_mv_solve_
 am_mv_solve_result_free = _fn("am_mv_solve_result_free", None, _MRES)
 am_fit_report = _fn("am_fit_report", None, POINTER(am_fit_result), POINTER(am_buf))
 
+
+class am_fit_input(Structure):
+    _fields_ = [("rig", _R), ("creature", c_void_p), ("det", _MD), ("calib", c_void_p),
+                ("v_weight", _dp), ("points", POINTER(am_joints)), ("init", POINTER(am_joints)),
+                ("reference", _M), ("start", POINTER(am_ik_opts))]
+
+
+AM_FIT_NO_LIMITS = 8
+am_fit = _fn("am_fit", c_int, POINTER(am_fit_input), POINTER(am_fit_opts),
+             POINTER(POINTER(am_fit_result)), _E)
+am_fit_result_free = _fn("am_fit_result_free", None, POINTER(am_fit_result))
+
 # ---- Track2Rig (decompose.h) ----
 
 
@@ -422,6 +454,32 @@ class am_decomposition(Structure):
                 ("time_init", c_double), ("time_solve", c_double), ("time_skeleton", c_double),
                 ("warnings", am_warning_list)]
 
+
+class am_decompose_report(Structure):
+    _fields_ = [("result", POINTER(am_decomposition)), ("opts", POINTER(am_decompose_opts)),
+                ("face_count", c_size_t), ("hidden_share", c_double), ("seconds_load", c_double),
+                ("seconds_write", c_double), ("seconds_total", c_double)]
+
+
+class am_gltf_mesh_in(Structure):
+    _fields_ = [("vertex_count", c_size_t), ("positions", _fp), ("triangle_count", c_size_t),
+                ("triangles", POINTER(c_int32)), ("influences", c_size_t),
+                ("bone_index", POINTER(c_int32)), ("weights", _fp), ("colors", _fp),
+                ("normals", _fp), ("texcoords", _fp), ("look", c_void_p), ("part_count", c_size_t),
+                ("parts", c_void_p)]
+
+
+class am_array(Structure):
+    _fields_ = [("name", c_char_p), ("dtype", c_int), ("ndim", c_int), ("shape", c_size_t * 8),
+                ("count", c_size_t), ("data", c_void_p), ("strings", _sp), ("str_chars", c_size_t),
+                ("was_fortran", c_bool), ("was_big_endian", c_bool)]
+
+
+AM_DTYPE_I32 = 2
+am_array_view = _fn("am_array_view", am_array, c_char_p, c_int, c_int, POINTER(c_size_t), c_void_p)
+am_npz_write = _fn("am_npz_write", c_int, c_char_p, POINTER(am_array), c_size_t, c_bool, _E)
+am_decompose_report_write = _fn("am_decompose_report_write", c_int, POINTER(am_decompose_report),
+                                c_char_p, _E)
 
 DECOMPOSE_METHODS = {"ours": 0, "ssdr": 1}
 RIG_MODES = {"auto": 0, "articulated": 1, "hierarchical": 2, "free": 3}

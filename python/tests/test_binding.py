@@ -111,13 +111,69 @@ def test_fk_uses_numpy_arrays_in_place(walker):
     assert np.array_equal(Jf, moved)
 
 
-def test_ik_uses_positions_in_place_and_keeps_them(walker):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ik_uses_positions_in_place_and_keeps_them(walker, dtype, monkeypatch):
     rig = anymove.load_rig(f"{walker}/rig.json")
-    J = anymove.fk(rig, anymove.load_motion(f"{walker}/walk.json", rig))
+    J = np.ascontiguousarray(anymove.fk(rig, anymove.load_motion(f"{walker}/walk.json", rig)), dtype=dtype)
     before = J.copy()
-    res = anymove.ik(rig, J)  # names None: the rig's order, used in place
+    seen = {}
+    real = anymove._capi.am_ik_run
+
+    def spy(job, err):
+        j = job._obj
+        seen.update(positions=__import__("ctypes").cast(j.positions, __import__("ctypes").c_void_p).value,
+                    data=j.points.data, dtype=j.points.dtype)
+        return real(job, err)
+    monkeypatch.setattr(anymove._capi, "am_ik_run", spy)
+    res = anymove.ik(rig, J)  # names None: the rig's order, read in place by the library
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert seen == {"positions": None, "data": J.ctypes.data, "dtype": want}
     assert np.array_equal(J, before)  # read, never written
-    assert np.abs(res.joints - J).max() < 1e-9
+    assert np.abs(res.joints - J).max() < (1e-9 if dtype == np.float64 else 1e-4)
+    if dtype == np.float32:
+        # the library widens each float32 exactly: the same solve as the float64 of those values
+        r64 = anymove.ik(rig, J.astype(np.float64))
+        assert np.array_equal(res.motion.euler, r64.motion.euler)
+        assert np.array_equal(res.motion.trans, r64.motion.trans)
+        assert res.report["fk_error"] == r64.report["fk_error"]
+
+
+def test_ik_fit_equals_cli_byte_for_byte(walker, tmp_path):
+    # method="fit" is am_fit, what `anymove ik` does without --analytic
+    rig = anymove.load_rig(f"{walker}/rig.json")
+    J = anymove.fk(rig, anymove.load_motion(f"{walker}/walk.json", rig))[:24]
+    rng = np.random.default_rng(7)
+    noisy = J + rng.normal(0, 0.004, J.shape)  # a tracker's noise, a joint missing at times
+    order = list(reversed(range(rig.joint_count)))
+    names = [rig.joint_names[j] for j in order]
+    pos = noisy[:, order]
+    pos[5:9, 3] = np.nan
+    conf = rng.uniform(0.5, 1.0, pos.shape[:2])
+    np.savez(tmp_path / "joints.npz", joints=pos, names=np.array(names), fps=np.array(30.0), conf=conf)
+    cli("ik", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli", "-q")
+    res = anymove.ik(rig, pos, names=names, fps=30.0, method="fit", conf=conf)
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    report = json.loads((tmp_path / "cli" / "report.json").read_text())
+    assert res.report["method"] == report["method"] == "fit"
+    assert res.report["fit"] == report["fit"]
+    assert res.report["joints_used"] == report["joints_used"]
+    for k in ("mean_cm", "max_cm", "body_size_m"):
+        assert res.report["fk_error"][k] == pytest.approx(report["fk_error"][k], rel=1e-12, abs=1e-15)
+    assert res.report["per_joint_cm"] == pytest.approx(report["per_joint_cm"], rel=1e-12)
+    # the fit's options as the CLI's flags
+    cli("ik", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli2", "-q",
+        "--noise", "0.01", "--no-limits", "--twist-weight", "2")
+    res2 = anymove.ik(rig, pos, names=names, method="fit", conf=conf, noise=0.01, limits=False, twist_weight=2)
+    res2.motion.save(tmp_path / "py2.json")
+    assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
+    assert json.loads((tmp_path / "cli2" / "report.json").read_text())["fit"] == res2.report["fit"]
+    assert res2.report["fit"]["noise_m"] == 0.01 and not res2.report["fit"]["noise_estimated"]
+    assert not np.array_equal(res2.joints, res.joints)
+    with pytest.raises(ValueError, match="the fit's"):
+        anymove.ik(rig, J, noise=0.01)
+    with pytest.raises(ValueError, match="method"):
+        anymove.ik(rig, J, method="lsq")
 
 
 def test_build_rig_from_arrays_equals_rig_json(walker, tmp_path):
@@ -267,7 +323,10 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_retarget_map_opts": C.am_retarget_map_opts,
                "am_retarget_opts": C.am_retarget_opts,
                "am_retarget_report": C.am_retarget_report,
-               "am_retarget_job": C.am_retarget_job}
+               "am_retarget_job": C.am_retarget_job, "am_reals": C.am_reals,
+               "am_fit_input": C.am_fit_input,
+               "am_decompose_report": C.am_decompose_report, "am_gltf_mesh_in": C.am_gltf_mesh_in,
+               "am_array": C.am_array}
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "anymove/anymove.h"',
              'int main(void) {']
     for name, cls in structs.items():

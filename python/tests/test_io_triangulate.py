@@ -147,33 +147,85 @@ def test_triangulate_equals_cli(exam4, tmp_path):
     _same_outputs(tmp_path / "cli3", tmp_path / "py3")
 
 
-def test_triangulate_from_arrays_in_place(exam4, tmp_path):
-    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+def _det_arrays(det, dtype):
     with np.load(det) as z:
-        arrays = {"uv": np.ascontiguousarray(z["uv"], dtype=np.float32),
-                  "conf": np.ascontiguousarray(z["conf"], dtype=np.float32),
+        arrays = {"uv": np.ascontiguousarray(z["uv"], dtype=dtype),
+                  "conf": np.ascontiguousarray(z["conf"], dtype=dtype),
                   "cameras": [str(c) for c in z["cameras"]], "names": [str(n) for n in z["names"]],
                   "fps": float(z["fps"])}
         if "time_offset" in z:
             arrays["time_offset"] = z["time_offset"]
+    return arrays
+
+
+def _addr(p):
+    import ctypes
+    return ctypes.cast(p, ctypes.c_void_p).value
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_triangulate_from_arrays_in_place(exam4, tmp_path, dtype):
+    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+    arrays = _det_arrays(det, dtype)  # float64: the file's float32 values, widened
     ref = anymove.triangulate(det, cal)
     tri = anymove.triangulate(arrays, cal)
     assert np.array_equal(tri.joints, ref.joints, equal_nan=True)
     assert np.array_equal(tri.reproj_px, ref.reproj_px, equal_nan=True)
-    # the library read the caller's float32 buffers, not copies
-    addr = lambda p: __import__("ctypes").cast(p, __import__("ctypes").c_void_p).value
-    assert addr(tri._det.contents.uv) == arrays["uv"].ctypes.data
-    assert addr(tri._det.contents.conf) == arrays["conf"].ctypes.data
+    # the library read the caller's buffers, of either type, not copies
+    v = tri._det.contents
+    assert not v.uv and not v.conf  # no library-owned arrays: the views are all there is
+    assert v.uv_view.data == arrays["uv"].ctypes.data and v.conf_view.data == arrays["conf"].ctypes.data
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert v.uv_view.dtype == want and v.conf_view.dtype == want
     tri.save(tmp_path / "py")
     cli("triangulate", det, "--cameras", cal, "-o", tmp_path / "cli", "-q")
     _same_outputs(tmp_path / "cli", tmp_path / "py")
-    # float64 input is converted once, same result
-    t64 = anymove.triangulate(dict(arrays, uv=arrays["uv"].astype(np.float64)), cal)
-    assert np.array_equal(t64.joints, ref.joints, equal_nan=True)
-    with pytest.raises(ValueError, match="conf must be in"):
+    # NaN pixels with a confidence are "not seen", as the loader makes them (arrays unchanged)
+    hidden = dict(arrays, uv=arrays["uv"].copy(), conf=arrays["conf"].copy())
+    hidden["uv"][0, 3] = np.nan
+    conf_before = hidden["conf"].copy()
+    t2 = anymove.triangulate(hidden, cal)
+    np.savez(tmp_path / "hidden.npz", **{k: np.asarray(x) for k, x in hidden.items()})
+    assert np.array_equal(t2.joints, anymove.triangulate(tmp_path / "hidden.npz", cal).joints, equal_nan=True)
+    assert np.array_equal(hidden["conf"], conf_before)
+    # other layouts are converted once, same result
+    tf = anymove.triangulate(dict(arrays, uv=np.asfortranarray(arrays["uv"])), cal)
+    assert np.array_equal(tf.joints, ref.joints, equal_nan=True)
+    # bad values: am_mdet_validate's statuses, the loader's messages
+    with pytest.raises(anymove.InputError, match=r"outside \[0, 1\]") as e:
         anymove.triangulate(dict(arrays, conf=arrays["conf"] * 2 + 0.5), cal)
+    assert e.value.name == "E_VALUE"
+    inf = arrays["uv"].copy()
+    inf[1, 2, 3, 0] = np.inf
+    with pytest.raises(anymove.InputError, match=r"uv\[1\]\[2\]\[3\] is infinite"):
+        anymove.triangulate(dict(arrays, uv=inf), cal)
+    with pytest.raises(anymove.InputError, match="appears twice") as e:
+        anymove.triangulate(dict(arrays, names=[arrays["names"][0]] * len(arrays["names"])), cal)
+    assert e.value.name == "E_DUPLICATE"
     with pytest.raises(ValueError, match="shape"):
         anymove.triangulate(dict(arrays, uv=arrays["uv"][..., :1]), cal)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_solve_cameras_from_arrays_in_place(tmp_path, dtype, monkeypatch):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "32", "--offsets", "2",
+        "--hide-offsets", "-o", tmp_path / "ex", "-q")
+    det, cal = tmp_path / "ex" / "det.npz", tmp_path / "ex" / "calibration.toml"
+    cli("solve", det, "--cameras", cal, "--rig", f"{WOLF}/rig.json", "--max-offset", "3", "-o", tmp_path / "cli", "-q")
+    arrays = _det_arrays(det, dtype)
+    seen = {}
+    real = anymove._capi.am_mv_solve
+
+    def spy(d, *rest):
+        seen["uv"], seen["conf"] = d.contents.uv_view.data, d.contents.conf_view.data
+        return real(d, *rest)
+    monkeypatch.setattr(anymove._capi, "am_mv_solve", spy)
+    res = anymove.solve(arrays, anymove.load_rig(f"{WOLF}/rig.json"), cameras=cal, max_offset=3)
+    assert seen == {"uv": arrays["uv"].ctypes.data, "conf": arrays["conf"].ctypes.data}
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli" / "motion.json").read_bytes()
+    with pytest.raises(ValueError, match="need cameras"):
+        anymove.solve(arrays, f"{WOLF}/rig.json")
 
 
 def test_triangulate_two_view_and_errors(tmp_path, exam4):
@@ -288,6 +340,11 @@ def test_rig_from_tracks_equals_cli(tmp_path):
     d.motion.save(tmp_path / "motion.json")
     for f in ("rig.json", "motion.json"):
         assert (tmp_path / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    # save(): every file `anymove rig` writes, rig.glb and report.json included
+    d.save(tmp_path / "py")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    _same_report(tmp_path / "py" / "report.json", tmp_path / "cli" / "report.json")
     with np.load(tmp_path / "cli" / "skin.npz") as z:
         assert np.array_equal(d.rest, z["rest"]) and d.rest.dtype == np.float32
         assert np.array_equal(d.bone_index, z["bone_index"]) and np.array_equal(d.weight, z["weight"])
@@ -325,6 +382,42 @@ def test_rig_from_tracks_equals_cli(tmp_path):
     d3 = anymove.rig_from_tracks(TRACKS, bones=4, iterations=3, threads=1, method="ssdr", rig="articulated")
     d3.motion.save(tmp_path / "motion3.json")
     assert (tmp_path / "motion3.json").read_bytes() == (tmp_path / "cli3" / "motion.json").read_bytes()
+
+
+def _same_report(a, b):
+    """Two report.json equal but for the seconds they took."""
+    def untimed(d):
+        if isinstance(d, dict):
+            return {k: untimed(v) for k, v in d.items() if "second" not in k and k != "timings_s"}
+        return d
+    ra, rb = (json.loads(p.read_text()) for p in (a, b))
+    assert untimed(ra) == untimed(rb)
+    return ra
+
+
+def test_rig_from_tracks_save_with_faces_equals_cli(tmp_path):
+    # a surface: the tracks' faces go into rig.glb's triangles and report.json's face count
+    with np.load(TRACKS) as z:
+        pts = np.ascontiguousarray(z["points"][:, :60], dtype=np.float32)
+        vis = np.asarray(z["visible"])[:, :60].copy()
+        fps = float(z["fps"])
+    vis[3:6, 5] = False
+    pts[~vis] = np.nan
+    faces = np.array([[i, i + 1, i + 2] for i in range(0, 57, 3)], dtype=np.int32)
+    np.savez(tmp_path / "t.npz", points=pts, visible=vis, faces=faces, fps=np.array(fps))
+    cli("rig", tmp_path / "t.npz", "--bones", "3", "--iterations", "3", "--threads", "1", "-o", tmp_path / "cli", "-q")
+    d = anymove.rig_from_tracks(tmp_path / "t.npz", bones=3, iterations=3, threads=1)
+    d.save(tmp_path / "py")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    rep = _same_report(tmp_path / "py" / "report.json", tmp_path / "cli" / "report.json")
+    assert rep  # the report was read back
+    da = anymove.rig_from_tracks({"points": pts, "visible": vis, "faces": faces, "fps": fps}, bones=3,
+                                 iterations=3, threads=1)
+    da.save(tmp_path / "pa")
+    for f in ("rig.json", "skin.npz", "motion.json", "rig.glb"):
+        assert (tmp_path / "pa" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+    _same_report(tmp_path / "pa" / "report.json", tmp_path / "cli" / "report.json")
 
 
 def test_rig_from_tracks_errors(tmp_path):
@@ -387,3 +480,48 @@ def test_retarget_equals_cli(walker, tmp_path):
     assert e.value.message in r.stderr
     with pytest.raises(ValueError, match="not bound"):
         anymove.retarget(target, src, target)
+
+
+QUAT = os.path.join(SHARED, "data", "gltf", "quaternius")
+
+
+def test_retarget_character_mesh_and_poses_equal_cli(walker, tmp_path):
+    """animation.glb with the target's character, and --source-pose / --target-pose, as the CLI."""
+    fox, husky = f"{QUAT}/Fox.glb", f"{QUAT}/Husky.glb"
+    cli("retarget", fox, "--clip", "Walk", "--to", husky, "-o", tmp_path / "cli", "-q")
+    src_rig = anymove.load_rig(fox)
+    src = anymove.load_motion(fox, src_rig, clip="Walk", fps=None)  # the clip's own rate, as the CLI
+    target = anymove.load_rig(husky)
+    res = anymove.retarget(src_rig, src, target)
+    res.save(tmp_path / "py", clip_name="Walk")
+    for f in ("motion.json", "map.json", "animation.glb", "animation.bvh"):
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+
+    def untimed(d):
+        return {k: (untimed(v) if isinstance(v, dict) else v) for k, v in d.items() if "seconds" not in k}
+    assert untimed(json.loads((tmp_path / "py" / "report.json").read_text())) == \
+        untimed(json.loads((tmp_path / "cli" / "report.json").read_text()))
+    glb = (tmp_path / "py" / "animation.glb").read_bytes()
+    res.save_animation(tmp_path / "shapes.glb", mesh=False, clip_name="Walk")  # --no-mesh
+    cli("retarget", fox, "--clip", "Walk", "--to", husky, "--no-mesh", "-o", tmp_path / "cli_nm", "-q")
+    assert (tmp_path / "shapes.glb").read_bytes() == (tmp_path / "cli_nm" / "animation.glb").read_bytes()
+    assert (tmp_path / "shapes.glb").read_bytes() != glb
+    # poses: a frame of the source, a frame of the glTF target's first clip, a motion.json
+    cli("retarget", fox, "--clip", "Walk", "--to", husky, "--source-pose", "3", "--target-pose", "2",
+        "-o", tmp_path / "cli_p", "-q")
+    rp = anymove.retarget(src_rig, src, target, source_pose=3, target_pose=2)
+    rp.motion.save(tmp_path / "p.json")
+    assert (tmp_path / "p.json").read_bytes() == (tmp_path / "cli_p" / "motion.json").read_bytes()
+    assert not np.array_equal(rp.joints, res.joints)
+    src.save(tmp_path / "src_pose.json")
+    cli("retarget", fox, "--clip", "Walk", "--to", husky, "--source-pose", tmp_path / "src_pose.json",
+        "-o", tmp_path / "cli_f", "-q")
+    rf = anymove.retarget(src_rig, src, target, source_pose=tmp_path / "src_pose.json")
+    rf.motion.save(tmp_path / "f.json")
+    assert (tmp_path / "f.json").read_bytes() == (tmp_path / "cli_f" / "motion.json").read_bytes()
+    rm = anymove.retarget(src_rig, src, target, source_pose=(src, 0))  # the same pose as a Motion
+    assert np.array_equal(rm.motion.euler, rf.motion.euler)
+    with pytest.raises(ValueError, match="no clip to take it from"):
+        anymove.retarget(src_rig, src, anymove.load_rig(f"{walker}/rig.json"), target_pose=1)
+    with pytest.raises(ValueError, match="frames"):
+        anymove.retarget(src_rig, src, target, source_pose=10**6)

@@ -54,8 +54,9 @@ static am_status ami_refine_eval(void *user, const double *x, am_lsq_sink *sink)
                 double ft = (double)t - (d->time_offset ? d->time_offset[c] : 0.0);
                 size_t ts = (size_t)llround(ft < 0 ? 0 : ft);
                 if (ts >= T) ts = T - 1;
-                const float *uv = d->uv + ((c * T + ts) * J + j) * 2;
-                double w = sqrt(d->conf[(c * T + ts) * J + j]);
+                const size_t i = (c * T + ts) * J + j;
+                const double uv[2] = {am_reals_at(am_mdet_uv(d), 2 * i), am_reals_at(am_mdet_uv(d), 2 * i + 1)};
+                double w = sqrt(am_reals_at(am_mdet_conf(d), i));
                 if (!(w > 0) || !isfinite(uv[0])) continue;
                 double pr[2], Jp[6], r[2];
                 am_camera_project(R->cams[c], X, pr, jac ? Jp : NULL);
@@ -182,7 +183,8 @@ am_status ami_tri_refine(const am_mdet *det, const am_camera *const *cams, const
                 double ft = (double)t - (det->time_offset ? det->time_offset[c] : 0.0);
                 size_t ts = (size_t)llround(ft < 0 ? 0 : ft);
                 if (ts >= T) ts = T - 1;
-                const float *uv = det->uv + ((c * T + ts) * J + j) * 2;
+                const size_t i = (c * T + ts) * J + j;
+                const double uv[2] = {am_reals_at(am_mdet_uv(det), 2 * i), am_reals_at(am_mdet_uv(det), 2 * i + 1)};
                 double pr[2];
                 am_camera_project(cams[c], X, pr, NULL);
                 se += hypot(pr[0] - uv[0], pr[1] - uv[1]);

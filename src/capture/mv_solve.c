@@ -78,7 +78,9 @@ static double ami_offset_gap(const am_mdet *d, const am_camera *const *cams, con
         for (size_t j = 0; j < J; j++) {
             size_t ia = (a * T + t) * J + j, ib = (b * T + (size_t)tb) * J + j;
             if (isnan(ab[2 * ia]) || isnan(ab[2 * ib])) continue;
-            double ua[2] = {d->uv[2 * ia], d->uv[2 * ia + 1]}, ub[2] = {d->uv[2 * ib], d->uv[2 * ib + 1]};
+            const am_reals U = am_mdet_uv(d);
+            double ua[2] = {am_reals_at(U, 2 * ia), am_reals_at(U, 2 * ia + 1)};
+            double ub[2] = {am_reals_at(U, 2 * ib), am_reals_at(U, 2 * ib + 1)};
             double g = ami_pair_gap(cams[a], ab + 2 * ia, ua, cams[b], ab + 2 * ib, ub);
             if (isnan(g)) continue;
             g = g < AMI_GAP_CAP_PX ? g : AMI_GAP_CAP_PX;
@@ -129,10 +131,12 @@ static double ami_loo_gap(const am_mdet *d, const am_camera *cam, size_t c, cons
         for (size_t j = 0; j < J; j++) {
             const double *p = X + (t * J + j) * 3;
             size_t i = (c * T + (size_t)f) * J + j;
-            if (isnan(p[0]) || !(d->conf[i] > 0) || !isfinite(d->uv[2 * i])) continue;
+            const am_reals U = am_mdet_uv(d);
+            const double o[2] = {am_reals_at(U, 2 * i), am_reals_at(U, 2 * i + 1)};
+            if (isnan(p[0]) || !(am_reals_at(am_mdet_conf(d), i) > 0) || !isfinite(o[0])) continue;
             double uv[2];
             if (!am_camera_project(cam, p, uv, NULL)) continue;
-            double g = hypot(uv[0] - d->uv[2 * i], uv[1] - d->uv[2 * i + 1]);
+            double g = hypot(uv[0] - o[0], uv[1] - o[1]);
             fs += g < AMI_GAP_CAP_PX ? g : AMI_GAP_CAP_PX;
             fn++;
         }
@@ -190,21 +194,28 @@ static double ami_loo_gap_k(void *u, int k, double *pf)
     return ami_loo_gap(g->d, g->cams[g->b], g->b, g->X, k, pf);
 }
 
-/* The det without camera c, the others shifted by offsets (a view: arrays copied, names shared). */
+/* The det without camera c, the others shifted by offsets (a view: arrays copied in their own
+ * element type, names shared). */
 static am_status ami_mdet_without(const am_mdet *d, size_t c, const double *offsets, am_mdet *out, am_error *err)
 {
     const size_t C = d->camera_count, TJ = d->frame_count * d->joint_count;
+    const am_reals U = am_mdet_uv(d), K = am_mdet_conf(d);
+    const size_t su = U.dtype == AM_DTYPE_F32 ? sizeof(float) : sizeof(double);
+    const size_t sk = K.dtype == AM_DTYPE_F32 ? sizeof(float) : sizeof(double);
     *out = *d;
     out->camera_count = C - 1;
-    out->uv = am_alloc_array((C - 1) * TJ * 2, sizeof(float));
-    out->conf = am_alloc_array((C - 1) * TJ, sizeof(float));
+    out->uv = NULL;
+    out->conf = NULL;
+    char *u = am_alloc_array((C - 1) * TJ * 2, su), *k8 = am_alloc_array((C - 1) * TJ, sk);
+    out->uv_view = (am_reals){u, U.dtype};
+    out->conf_view = (am_reals){k8, K.dtype};
     out->cameras = am_alloc_array(C - 1, sizeof(char *));
     out->time_offset = am_alloc_array(C - 1, sizeof(double));
-    if (!out->uv || !out->conf || !out->cameras || !out->time_offset) return AM_FAIL(err, AM_E_NOMEM, "offset search");
+    if (!u || !k8 || !out->cameras || !out->time_offset) return AM_FAIL(err, AM_E_NOMEM, "offset search");
     for (size_t q = 0, k = 0; q < C; q++) {
         if (q == c) continue;
-        memcpy(out->uv + k * TJ * 2, d->uv + q * TJ * 2, TJ * 2 * sizeof(float));
-        memcpy(out->conf + k * TJ, d->conf + q * TJ, TJ * sizeof(float));
+        memcpy(u + k * TJ * 2 * su, (const char *)U.data + q * TJ * 2 * su, TJ * 2 * su);
+        memcpy(k8 + k * TJ * sk, (const char *)K.data + q * TJ * sk, TJ * sk);
         out->cameras[k] = d->cameras[q];
         out->time_offset[k] = offsets[q];
         k++;
@@ -214,8 +225,8 @@ static am_status ami_mdet_without(const am_mdet *d, size_t c, const double *offs
 
 static void ami_mdet_without_free(am_mdet *v)
 {
-    am_free(v->uv);
-    am_free(v->conf);
+    am_free((void *)v->uv_view.data);
+    am_free((void *)v->conf_view.data);
     am_free(v->cameras);
     am_free(v->time_offset);
 }
@@ -248,9 +259,9 @@ static am_status ami_find_offsets(const am_mdet *d, const am_calib *cal, const a
         goto done;
     }
     for (size_t q = 0; q < C * T * J; q++) {
-        double uv[2] = {d->uv[2 * q], d->uv[2 * q + 1]};
+        double uv[2] = {am_reals_at(am_mdet_uv(d), 2 * q), am_reals_at(am_mdet_uv(d), 2 * q + 1)};
         ab[2 * q] = ab[2 * q + 1] = NAN;
-        if (d->conf[q] > 0 && isfinite(uv[0]) && isfinite(uv[1]) && !am_camera_undistort(cams[q / (T * J)], uv, ab + 2 * q))
+        if (am_reals_at(am_mdet_conf(d), q) > 0 && isfinite(uv[0]) && isfinite(uv[1]) && !am_camera_undistort(cams[q / (T * J)], uv, ab + 2 * q))
             ab[2 * q] = ab[2 * q + 1] = NAN;
     }
     for (size_t a = 0; a < C; a++)
@@ -385,6 +396,7 @@ static am_status ami_mv_solve(const am_mdet *det_in, const am_calib *cal, const 
                               const am_mv_solve_opts *o, am_mv_solve_result **out, am_error *err)
 {
     assert(det_in && cal && rig && out);
+    assert(am_reals_valid(am_mdet_uv(det_in)) && am_reals_valid(am_mdet_conf(det_in)));
     *out = NULL;
     const size_t C = det_in->camera_count, T = det_in->frame_count;
     AMI_CHECK(err, T >= 3, AM_E_VALUE, "det has %zu frames; the fit needs at least 3", T);
@@ -414,7 +426,9 @@ static am_status ami_mv_solve(const am_mdet *det_in, const am_calib *cal, const 
         }
         cams[c] = &cal->cameras[k];
         size_t seen = 0;
-        for (size_t i = 0; i < T * det.joint_count; i++) seen += det.conf[c * T * det.joint_count + i] > 0;
+        for (size_t i = c * T * det.joint_count; i < (c + 1) * T * det.joint_count; i++)
+            seen += am_reals_at(am_mdet_conf(&det), i) > 0 && isfinite(am_reals_at(am_mdet_uv(&det), 2 * i)) &&
+                    isfinite(am_reals_at(am_mdet_uv(&det), 2 * i + 1));
         if (!seen) {
             st = AM_FAIL(err, AM_E_EMPTY, "camera '%s' sees nothing: no detection has confidence > 0 and finite coordinates",
                          det.cameras[c]);

@@ -214,6 +214,7 @@ am_status ami_triangulate(const am_mdet *det, const am_calib *cal, const am_tria
                           am_triangulation **out, am_error *err)
 {
     assert(det && cal && out);
+    assert(am_reals_valid(am_mdet_uv(det)) && am_reals_valid(am_mdet_conf(det))); /* the arrays, whichever fields */
     *out = NULL;
     const am_triangulate_opts o = ami_tri_opts_defaults(opts_in);
     ami_stage stage = quiet ? (ami_stage){.t0 = am_now()} : ami_stage_begin("triangulate");

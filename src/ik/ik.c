@@ -48,6 +48,8 @@ typedef struct ami_ik_ws {
     double *head;                        /* [B][3] posed heads of the current frame */
     double *kp, *kq, *kw;                /* Kabsch scratch, [2 * maxpts][3] / [2 * maxpts] */
     size_t max_pts;
+    am_reals points;                     /* the job's positions, whichever field held them */
+    double *frame;                       /* [J][3] one frame of float32 points as doubles */
 } ami_ik_ws;
 
 static void ami_ik_opts_defaults(const am_ik_opts *in, am_ik_opts *o)
@@ -70,9 +72,20 @@ void am_ik_default_mask(const am_rig *rig, uint8_t *mask)
     }
 }
 
+/* The one prologue of validate and run: the positions as a typed view, whichever field the
+ * caller set (a float64 array through positions, or either type through points). */
+static am_reals ami_ik_points(const am_ik_job *job)
+{
+    assert(job && job->rig && job->out);
+    assert(!job->positions != !job->points.data); /* exactly one of the two */
+    am_reals v = job->positions ? (am_reals){job->positions, AM_DTYPE_F64} : job->points;
+    assert(am_reals_valid(v));
+    return v;
+}
+
 am_status am_ik_validate(const am_ik_job *job, am_error *err)
 {
-    assert(job && job->rig && job->out && job->positions);
+    const am_reals pts = ami_ik_points(job);
     assert(job->out->euler && job->out->trans && job->out->root_quat);
     const am_rig *rig = job->rig;
     AMI_CHECK(err, job->frame_count > 0, AM_E_EMPTY, "no frames (T = 0)");
@@ -89,8 +102,9 @@ am_status am_ik_validate(const am_ik_job *job, am_error *err)
     for (size_t t = 0; t < job->frame_count; t++)
         for (size_t j = 0; j < J; j++) {
             if (job->joint_mask && !job->joint_mask[j]) continue;
-            const double *p = job->positions + (t * J + j) * 3;
-            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+            const size_t i = (t * J + j) * 3;
+            if (!isfinite(am_reals_at(pts, i)) || !isfinite(am_reals_at(pts, i + 1)) ||
+                !isfinite(am_reals_at(pts, i + 2)))
                 return AM_FAIL(err, AM_E_NONFINITE, "position of joint '%s' at frame %zu",
                                rig->joint_names[j], t);
         }
@@ -114,6 +128,7 @@ static void ami_ws_free(ami_ik_ws *w)
     am_free(w->kp);
     am_free(w->kq);
     am_free(w->kw);
+    am_free(w->frame);
 }
 
 /* World-delta form of a local rotation: R_rest L R_rest^-1, as a quaternion. */
@@ -145,6 +160,10 @@ static am_status ami_ws_init(ami_ik_ws *w, const am_ik_job *job, const uint8_t *
     w->prior_m = am_alloc_array(B, 9 * sizeof(double));
     w->G = am_alloc_array(B, 9 * sizeof(double));
     w->head = am_alloc_array(B, 3 * sizeof(double));
+    w->points = ami_ik_points(job);
+    /* float64 frames are read where they are; a float32 frame is widened into one [J][3] */
+    if (w->points.dtype == AM_DTYPE_F32 && !(w->frame = am_alloc_array(J ? J : 1, 3 * sizeof(double))))
+        return AM_FAIL(err, AM_E_NOMEM, "IK workspace for %zu joints", J);
     if (!w->child_start || !w->child_list || !w->pt_start || !w->pts || !w->single ||
         !w->main_pt || !w->Rinv || !w->ref_w || !w->prev_w || !w->prior_m || !w->G || !w->head)
         return AM_FAIL(err, AM_E_NOMEM, "IK workspace for %zu bones", B);
@@ -407,7 +426,13 @@ static void ami_solve_frame(ami_ik_ws *w, const am_ik_job *job, const am_ik_opts
 {
     const am_rig *rig = job->rig;
     size_t B = w->B, J = w->J;
-    const double *P = job->positions + t * J * 3;
+    const double *P = w->frame;
+    if (w->points.dtype == AM_DTYPE_F64) {
+        P = (const double *)w->points.data + t * J * 3;
+    } else {
+        const float *p32 = (const float *)w->points.data + t * J * 3;
+        for (size_t k = 0; k < J * 3; k++) w->frame[k] = p32[k];
+    }
     am_motion *mo = job->out;
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     for (size_t b = 0; b < B; b++) {

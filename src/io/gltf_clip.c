@@ -1,5 +1,6 @@
 /* Which animation of a glTF a user means: the one rule behind every --clip. */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +87,27 @@ am_status am_gltf_find_clip(const am_gltf *doc, const char *query, int *index, a
     }
     am_free(hit);
     return st;
+}
+
+/* A clip's own rate: the spacing of its keys when they are evenly spaced (glTF exporters bake
+ * at 24, 30 or 60 fps), so sampling adds nothing between keys; else 30. */
+double am_gltf_clip_rate(const am_gltf *doc, int anim)
+{
+    if (anim < 0) return 30;
+    const am_gltf_animation *an = &doc->animations[anim];
+    double dt = INFINITY;
+    for (size_t s = 0; s < an->sampler_count; s++) {
+        int32_t in = an->samplers[s].input;
+        if (in < 0 || (size_t)in >= doc->accessor_count) continue;
+        const am_gltf_accessor *a = &doc->accessors[in];
+        for (size_t k = 1; k < a->count; k++) {
+            double d = (double)a->data[k] - (double)a->data[k - 1];
+            if (d > 1e-6 && d < dt) dt = d;
+        }
+    }
+    if (!isfinite(dt)) return 30;
+    double fps = 1.0 / dt, r = round(fps);
+    /* float keys: 1/24 s read back as 0.041666668 */
+    if (fabs(fps - r) < 1e-3 * r) fps = r;
+    return fps >= 1 && fps <= 1000 ? fps : 30;
 }

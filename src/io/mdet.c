@@ -66,34 +66,42 @@ int am_mdet_find_joint(const am_mdet *d, const char *name)
 }
 
 /* time_offset shifts camera c's own frame index onto the common clock. */
+/* a + f (b - a) in the arithmetic of the stored type: float32 samples are subtracted as
+ * floats, as the loaders' float arrays always were (a and b are exact in a double). */
+static double ami_lerp(am_dtype t, double a, double b, double f)
+{
+    double d = t == AM_DTYPE_F32 ? (double)((float)b - (float)a) : b - a;
+    return a + f * d;
+}
+
 bool am_mdet_reading(const am_mdet *d, size_t c, size_t t, size_t j, double uv[2], double *conf)
 {
     const size_t T = d->frame_count, J = d->joint_count;
+    const am_reals U = am_mdet_uv(d), K = am_mdet_conf(d);
     double ft = (double)t - (d->time_offset ? d->time_offset[c] : 0.0);
     if (ft < -1e-9 || ft > (double)(T - 1) + 1e-9) return false;
     double fl = floor(ft + 1e-9);
     size_t t0 = (size_t)(fl < 0 ? 0 : fl);
     double f = ft - (double)t0;
-    const float *p0 = d->uv + ((c * T + t0) * J + j) * 2;
-    float c0 = d->conf[(c * T + t0) * J + j];
+    const size_t i0 = (c * T + t0) * J + j;
+    const double u0 = am_reals_at(U, 2 * i0), v0 = am_reals_at(U, 2 * i0 + 1), c0 = am_reals_at(K, i0);
     if (f < 1e-9 || t0 + 1 >= T) {
-        uv[0] = p0[0], uv[1] = p0[1], *conf = c0;
-        return c0 > 0 && isfinite(p0[0]) && isfinite(p0[1]);
+        uv[0] = u0, uv[1] = v0, *conf = c0;
+        return c0 > 0 && isfinite(u0) && isfinite(v0);
     }
-    const float *p1 = p0 + J * 2;
-    float c1 = d->conf[(c * T + t0 + 1) * J + j];
-    bool s0 = c0 > 0 && isfinite(p0[0]), s1 = c1 > 0 && isfinite(p1[0]);
+    const size_t i1 = i0 + J;
+    const double u1 = am_reals_at(U, 2 * i1), v1 = am_reals_at(U, 2 * i1 + 1), c1 = am_reals_at(K, i1);
+    bool s0 = c0 > 0 && isfinite(u0), s1 = c1 > 0 && isfinite(u1);
     if (s0 && s1) {
-        uv[0] = p0[0] + f * (p1[0] - p0[0]);
-        uv[1] = p0[1] + f * (p1[1] - p0[1]);
-        *conf = c0 + f * (c1 - c0);
+        uv[0] = ami_lerp(U.dtype, u0, u1, f);
+        uv[1] = ami_lerp(U.dtype, v0, v1, f);
+        *conf = ami_lerp(K.dtype, c0, c1, f);
         return true;
     }
     /* One side only: the nearer frame if it is the one seen. */
-    const float *p = f < 0.5 ? p0 : p1;
-    bool s = f < 0.5 ? s0 : s1;
-    uv[0] = p[0], uv[1] = p[1], *conf = f < 0.5 ? c0 : c1;
-    return s;
+    bool near0 = f < 0.5;
+    uv[0] = near0 ? u0 : u1, uv[1] = near0 ? v0 : v1, *conf = near0 ? c0 : c1;
+    return near0 ? s0 : s1;
 }
 
 static am_status ami_mdet_names(am_mdet *d, const char *const *cams, const char *const *names, am_error *err)
@@ -175,6 +183,53 @@ static am_status ami_mdet_check(const am_npz *z, const char *path, am_error *err
     return AM_OK;
 }
 
+/* The values a det may hold, for a loaded file (path) and a caller's arrays alike: conf in
+ * [0, 1] (NaN refused), no infinite pixel. */
+static am_status ami_mdet_values(const am_mdet *d, const char *path, am_error *err)
+{
+    const size_t T = d->frame_count, J = d->joint_count, n = d->camera_count * T * J;
+    const am_reals U = am_mdet_uv(d), K = am_mdet_conf(d);
+    for (size_t i = 0; i < n; i++) {
+        double c = am_reals_at(K, i);
+        if (!(c >= 0.0 && c <= 1.0)) {
+            size_t cam = i / (T * J), t = i / J % T, j = i % J;
+            return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "conf[%zu][%zu][%zu] = %g is outside [0, 1] (camera '%s', joint '%s')",
+                              cam, t, j, c, d->cameras[cam], d->names[j]);
+        }
+        if (isinf(am_reals_at(U, 2 * i)) || isinf(am_reals_at(U, 2 * i + 1))) {
+            size_t cam = i / (T * J), t = i / J % T, j = i % J;
+            return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "uv[%zu][%zu][%zu] is infinite", cam, t, j);
+        }
+    }
+    return AM_OK;
+}
+
+static am_status ami_names_distinct(char *const *names, size_t n, const char *what, am_error *err)
+{
+    for (size_t a = 0; a < n; a++) {
+        AMI_CHECK(err, names[a] && names[a][0], AM_E_NAME, "%s %zu has no name", what, a);
+        for (size_t b = 0; b < a; b++)
+            AMI_CHECK(err, strcmp(names[a], names[b]) != 0, AM_E_DUPLICATE, "%s '%s' appears twice", what, names[a]);
+    }
+    return AM_OK;
+}
+
+am_status am_mdet_validate(const am_mdet *d, am_error *err)
+{
+    assert(d && d->cameras && d->names);
+    assert(am_reals_valid(am_mdet_uv(d)) && am_reals_valid(am_mdet_conf(d)));
+    const size_t C = d->camera_count, T = d->frame_count, J = d->joint_count;
+    AMI_CHECK(err, C && T && J, AM_E_EMPTY, "det with %zu cameras, %zu frames, %zu joints", C, T, J);
+    AMI_CHECK(err, C < (1u << 16) && T < (1u << 28) && J < (1u << 16), AM_E_LIMIT, "det of %zu x %zu x %zu", C, T, J);
+    AMI_CHECK(err, am_fps_valid(d->fps), AM_E_VALUE, "fps = %g is outside [%g, %g]", d->fps, AM_FPS_MIN, AM_FPS_MAX);
+    AMI_TRY(ami_names_distinct(d->cameras, C, "camera", err));
+    AMI_TRY(ami_names_distinct(d->names, J, "joint", err));
+    for (size_t c = 0; d->time_offset && c < C; c++)
+        AMI_CHECK(err, isfinite(d->time_offset[c]) && fabs(d->time_offset[c]) < 1e7, AM_E_NONFINITE,
+                  "time_offset[%zu] = %g", c, d->time_offset[c]);
+    return ami_mdet_values(d, NULL, err);
+}
+
 /* The values, once ami_mdet_check passed. */
 static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out, am_error *err)
 {
@@ -208,22 +263,14 @@ static am_status ami_mdet_fill(const char *path, const am_npz *z, am_mdet **out,
             if (!(isfinite(d->time_offset[c]) && fabs(d->time_offset[c]) < 1e7))
                 return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "time_offset[%zu] = %g", c, d->time_offset[c]);
     }
+    AMI_TRY(ami_mdet_values(d, path, err));
+    /* the one normal form of "not seen": NaN pixels with confidence 0 */
     for (size_t i = 0; i < C * T * J; i++) {
-        float c = d->conf[i];
-        if (!(c >= 0.0f && c <= 1.0f)) {
-            size_t cam = i / (T * J), t = i / J % T, j = i % J;
-            return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "conf[%zu][%zu][%zu] = %g is outside [0, 1] (camera '%s', joint '%s')",
-                              cam, t, j, (double)c, d->cameras[cam], d->names[j]);
-        }
         float *p = d->uv + 2 * i;
         if (!(isfinite(p[0]) && isfinite(p[1]))) {
-            if (isinf(p[0]) || isinf(p[1])) {
-                size_t cam = i / (T * J), t = i / J % T, j = i % J;
-                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0, "uv[%zu][%zu][%zu] is infinite", cam, t, j);
-            }
             p[0] = p[1] = NAN;
             d->conf[i] = 0.0f;
-        } else if (c == 0.0f) {
+        } else if (d->conf[i] == 0.0f) {
             p[0] = p[1] = NAN;
         }
     }

@@ -37,16 +37,22 @@ expect batch_force 0 '8 takes: 8 ok, 0 skipped' -- "$AM_BIN" batch takes.csv -o 
 sed 's/--creature/--no-warp --creature/' takes.csv > changed.csv
 expect batch_changed_row_reruns 0 '8 takes: 8 ok, 0 skipped' -- "$AM_BIN" batch changed.csv -o runs1 -j 2 -q
 
+# batch_kill_halfway SIGNAL RUNS ERR: takes.csv into RUNS, SIGNAL sent to the batch once 3 takes
+# are done; rc: its exit status
+batch_kill_halfway() {
+  "$AM_BIN" batch takes.csv -o "$2" -j 2 -q 2>"$3" &
+  local pid=$!
+  for _ in $(seq 1 600); do
+    [ "$(cat "$2"/logs/*.status 2>/dev/null | grep -c ',ok,')" -ge 3 ] && break
+    sleep 0.05
+  done
+  kill -"$1" $pid
+  wait $pid 2>/dev/null
+  rc=$?
+}
+
 # killed halfway (SIGTERM), then restarted: only the missing takes run
-"$AM_BIN" batch takes.csv -o runsk -j 2 -q 2>kill.err &
-pid=$!
-for _ in $(seq 1 600); do
-  [ "$(cat runsk/logs/*.status 2>/dev/null | grep -c ',ok,')" -ge 3 ] && break
-  sleep 0.05
-done
-kill -TERM $pid
-wait $pid
-rc=$?
+batch_kill_halfway TERM runsk kill.err
 before=$(cat runsk/logs/*.status 2>/dev/null | grep -c ',ok,')
 partial=0
 for i in 1 2 3 4 5 6 7 8; do
@@ -59,6 +65,38 @@ expect batch_restart 0 "8 takes: $((8 - before)) ok, $before skipped, 0 failed" 
 same=1
 for i in 1 2 3 4 5 6 7 8; do cmp -s "runsk/take$i/motion.json" "runs2/take$i/motion.json" || same=0; done
 if [ $same = 1 ]; then am_pass batch_restart_outputs; else am_fail batch_restart_outputs "differ from the uninterrupted run"; fi
+
+# on a terminal: the progress bar with its percentage; --quiet silences it (script(1) gives a tty)
+script -qec "'$AM_BIN' batch '$TMP/takes.csv' -o '$TMP/runstty' -j 2 --force" /dev/null > tty.out 2>&1
+script -qec "'$AM_BIN' batch '$TMP/takes.csv' -o '$TMP/runstty' -j 2 --force --quiet" /dev/null > ttyq.out 2>&1
+if grep -aq 'batch \[#*  *\] *50% 4/8 takes' tty.out && grep -aq '100% 8/8 takes' tty.out &&
+   ! grep -aq '% [0-9]*/8 takes' ttyq.out && grep -aq '8 takes: 8 ok' ttyq.out; then
+  am_pass batch_tty_progress; else am_fail batch_tty_progress "$(tr '\r' '\n' < tty.out | tail -5)" "$(cat ttyq.out)"; fi
+
+# SIGKILL of the batch alone (kill -9, the OOM killer) halfway: its take runners and their
+# steps die with it (none goes on to swap a take in later); then a restart: no partial take in
+# RUNS, the dead runs' staging swept, only the missing takes run, the same bytes
+batch_kill_halfway KILL runs9 kill9.err
+sleep 0.2
+at_kill=$(ls runs9/take*/.take 2>/dev/null | wc -l)
+sleep 1.5
+# the whole takes are those in RUNS with their stamp (a kill between the swap and the status
+# file leaves a whole take whose status says nothing yet: the restart skips it, rightly)
+before=$(ls runs9/take*/.take 2>/dev/null | wc -l)
+partial=0
+for i in 1 2 3 4 5 6 7 8; do
+  [ -e "runs9/take$i" ] && [ ! -f "runs9/take$i/.take" ] && partial=1
+done
+stale=$(ls -A runs9/.staging 2>/dev/null | wc -l)
+if [ "$before" -ge 3 ] && [ "$before" -lt 8 ] && [ "$before" = "$at_kill" ] && [ $partial = 0 ] && [ "$stale" -ge 1 ]; then
+  am_pass batch_sigkill_leaves_whole_takes; else am_fail batch_sigkill_leaves_whole_takes "$before done ($at_kill at the kill), partial $partial, stale staging $stale"; fi
+expect batch_sigkill_restart 0 "8 takes: $((8 - before)) ok, $before skipped, 0 failed" -- "$AM_BIN" batch takes.csv -o runs9 -j 2 -q
+same=1
+for i in 1 2 3 4 5 6 7 8; do
+  for f in motion.json animation.glb; do cmp -s "runs9/take$i/$f" "runs2/take$i/$f" || same=0; done
+done
+if [ $same = 1 ] && [ -z "$(ls -A runs9/.staging 2>/dev/null)" ]; then
+  am_pass batch_sigkill_restart_outputs; else am_fail batch_sigkill_restart_outputs "same $same, staging: $(ls -A runs9/.staging 2>/dev/null)"; fi
 
 # bad rows fail alone, with their reason; exit 2 at the end
 { cat takes.csv | head -3
