@@ -1,7 +1,7 @@
 // Opens a report.html from file:// in headless Chromium (playwright-core, Debian's chromium):
 // no console error, the viewer's joints at three frames equal motion.json's joints (FK) to 1e-4
 // of the body size, and a screenshot of the whole page (1100 px wide, device scale 1, the viewer
-// stopped at frame 0, nothing animating, timings masked) compared with GOLDEN.png: mean absolute
+// stopped at frame 0, nothing animating, timings masked: "1.23 s" and report.json's timing keys) compared with GOLDEN.png: mean absolute
 // difference <= 1 grey level and <= 6 in every tile of 32 x 32 page px (a rerun of the same solve
 // gives 0; one plot without its lines gives 16 in its tile, plot lines 1 px thinner 21).
 // AM_UPDATE_GOLDEN=1 writes GOLDEN.png instead (after a Chromium or font update moves the text).
@@ -57,7 +57,10 @@ if (state === 'ready') {
   await page.evaluate(() => {
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode())
-      n.nodeValue = n.nodeValue.replace(/\b\d+\.\d+ s\b/g, (m) => m.replace(/\d/g, '#'));
+      n.nodeValue = n.nodeValue.replace(/\b\d+\.\d+ s\b/g, (m) => m.replace(/\d/g, '#'))
+        // report.json's timings (rig: timings_s {...}; ik: solve_ms, frames_per_s): one width
+        .replace(/("(?:timings_s|[a-z_]*_ms|[a-z_]*per_s|[a-z_]*seconds)"\s*:\s*)(\{[^}]*\}|-?[0-9][0-9.eE+-]*)/g,
+                 (m, k, v) => k + v.replace(/-?[0-9][0-9.eE+-]*/g, '#.###'));
     window.anymoveViewer.setFrame(0);
   });
   const png = await page.screenshot({path: shot, fullPage: true, animations: 'disabled', caret: 'hide'});
