@@ -183,26 +183,42 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     return s;
 }
 
+void ami_camera_grid(const am_camera *const *cams, size_t C, int *W, int *H, double (*place)[3], int (*clip)[4])
+{
+    int cols = (int)ceil(sqrt((double)C)), rows = (int)((C + (size_t)cols - 1) / (size_t)cols);
+    int cell_w = cols <= 2 ? 640 : 480;
+    double aspect = 0;
+    for (size_t c = 0; c < C; c++) aspect = fmax(aspect, cams[c]->height / cams[c]->width);
+    int cell_h = (int)lround(cell_w * (aspect > 0 ? aspect : 0.5625));
+    cell_h += cell_h & 1;
+    *W = cols * cell_w, *H = rows * cell_h;
+    for (size_t c = 0; c < C; c++) {
+        int x0 = (int)(c % (size_t)cols) * cell_w, y0 = (int)(c / (size_t)cols) * cell_h;
+        double sc = fmin((cell_w - 2.0) / cams[c]->width, (cell_h - 2.0) / cams[c]->height);
+        double du = x0 + 1 + 0.5 * (cell_w - 2 - cams[c]->width * sc), dv = y0 + 1 + 0.5 * (cell_h - 2 - cams[c]->height * sc);
+        place[c][0] = sc, place[c][1] = du, place[c][2] = dv;
+        clip[c][0] = (int)floor(du), clip[c][1] = (int)floor(dv);
+        clip[c][2] = (int)ceil(du + cams[c]->width * sc), clip[c][3] = (int)ceil(dv + cams[c]->height * sc);
+    }
+}
+
 /* N cameras: a grid of views, each camera's image scaled into a cell. */
 static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
 {
     const am_mdet *d = job->mdet;
     size_t C = d->camera_count, T = d->frame_count, J = d->joint_count;
     AMI_CHECK(err, job->cameras, AM_E_USAGE, "an N-camera overlay needs the calibration");
-    int cols = (int)ceil(sqrt((double)C)), rows = (int)((C + (size_t)cols - 1) / (size_t)cols);
-    int cell_w = cols <= 2 ? 640 : 480;
     const am_camera **cams = am_alloc_array(C, sizeof *cams);
-    AMI_CHECK(err, cams, AM_E_NOMEM, "overlay");
-    am_status s = AM_OK;
-    double aspect = 0;
+    double (*place)[3] = am_alloc_array(C, sizeof *place);
+    int (*cell)[4] = am_alloc_array(C, sizeof *cell);
+    am_status s = cams && place && cell ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "overlay");
     for (size_t c = 0; c < C && s == AM_OK; c++) {
         int i = am_calib_find(job->cameras, d->cameras[c]);
         if (i < 0) s = AM_FAIL(err, AM_E_NAME, "camera '%s' of the detections is not in the calibration", d->cameras[c]);
-        else cams[c] = &job->cameras->cameras[i], aspect = fmax(aspect, cams[c]->height / cams[c]->width);
+        else cams[c] = &job->cameras->cameras[i];
     }
-    int cell_h = (int)lround(cell_w * (aspect > 0 ? aspect : 0.5625));
-    cell_h += cell_h & 1;
-    int W = cols * cell_w, H = rows * cell_h;
+    int W = 0, H = 0;
+    if (s == AM_OK) ami_camera_grid(cams, C, &W, &H, place, cell);
     const am_rig *rig = job->motion ? job->rig : NULL;
     size_t B = rig ? rig->bone_count : 0, RJ = rig ? rig->joint_count : 0;
     int32_t *joint = am_alloc_array(J + 1, sizeof(int32_t));
@@ -241,11 +257,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
             am_rig_keypoints(rig, pose, pose + B * 16);
         }
         for (size_t c = 0; c < C && s == AM_OK; c++) {
-            int x0 = (int)(c % (size_t)cols) * cell_w, y0 = (int)(c / (size_t)cols) * cell_h;
-            double sc = fmin((cell_w - 2.0) / cams[c]->width, (cell_h - 2.0) / cams[c]->height);
-            double du = x0 + 1 + 0.5 * (cell_w - 2 - cams[c]->width * sc), dv = y0 + 1 + 0.5 * (cell_h - 2 - cams[c]->height * sc);
-            am_raster_clip(&r, (int)floor(du), (int)floor(dv), (int)ceil(du + cams[c]->width * sc),
-                           (int)ceil(dv + cams[c]->height * sc));
+            double sc = place[c][0], du = place[c][1], dv = place[c][2];
+            am_raster_clip(&r, cell[c][0], cell[c][1], cell[c][2], cell[c][3]);
             am_draw_rect(&r, r.clip[0], r.clip[1], r.clip[2], r.clip[3], st.wall, 1.0);
             if (vr[c]) {
                 am_status rs = am_video_reader_next(vr[c], &clip, err);
@@ -293,6 +306,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     for (size_t c = 0; vr && c < C; c++) am_video_reader_close(vr[c]);
     am_free(vr);
     am_free(cams);
+    am_free(place);
+    am_free(cell);
     am_image_release(&clip);
     am_raster_release(&r);
     am_free(joint);

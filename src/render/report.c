@@ -113,7 +113,9 @@ static double ami_json_num(json_t *obj, const char *a, const char *b)
 
 static void ami_gate_row(am_buf *b, const char *what, const char *value, const char *verdict, const char *cls)
 {
-    am_buf_printf(b, "<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", what, value, cls, verdict);
+    am_buf_printf(b, "<tr><td>");
+    ami_html_text(b, what); /* a camera's name comes from a file */
+    am_buf_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", value, cls, verdict);
 }
 
 static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
@@ -123,8 +125,8 @@ static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
     json_t *sync = extra ? json_object_get(extra, "sync") : NULL;
     json_t *pa = sync ? json_object_get(sync, "paw_agreement") : NULL;
     paw = pa ? ami_json_num(pa, "score", NULL) : NAN;
-    double rf = ami_json_num(extra, "reproj_px", "front"), rs = ami_json_num(extra, "reproj_px", "side");
-    bool any = pa || isfinite(rf) || isfinite(rs);
+    json_t *rpx = extra ? json_object_get(extra, "reproj_px") : NULL;
+    bool any = pa || (json_is_object(rpx) && json_object_size(rpx) > 0);
     if (any) {
         am_buf_printf(b, "<table class=\"gates\"><tr><th>gate</th><th>value</th><th>verdict</th></tr>\n");
         char v[64];
@@ -138,15 +140,21 @@ static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
                 ami_gate_row(b, "paw agreement", "null", "the feet barely move: judge by the reprojection error", "look");
             }
         }
-        const char *views[2] = {"front", "side"};
-        double rv[2] = {rf, rs};
-        for (int k = 0; k < 2; k++) {
-            if (!isfinite(rv[k])) continue;
-            snprintf(v, sizeof v, "%.2f px", rv[k]);
-            char what[64];
-            snprintf(what, sizeof what, "reprojection error, %s view", views[k]);
-            ami_gate_row(b, what, v, rv[k] <= 10 ? "good" : rv[k] <= 20 ? "look at the overlay" : "poor fit",
-                         rv[k] <= 10 ? "ok" : rv[k] <= 20 ? "look" : "bad");
+        /* per view (front, side) or camera, as motion.json's reproj_px holds them */
+        json_t *rp = extra ? json_object_get(extra, "reproj_px") : NULL;
+        const char *key;
+        json_t *val;
+        /* two views: front and side only (not the solve's front_x_only diagnostic) */
+        bool two = rp && (json_object_get(rp, "front") || json_object_get(rp, "side"));
+        if (json_is_object(rp)) json_object_foreach(rp, key, val) {
+            if (!json_is_number(val) || (two && strcmp(key, "front") != 0 && strcmp(key, "side") != 0)) continue;
+            double e = json_number_value(val);
+            snprintf(v, sizeof v, "%.2f px", e);
+            char what[160];
+            bool view = strcmp(key, "front") == 0 || strcmp(key, "side") == 0;
+            snprintf(what, sizeof what, "reprojection error, %s%.100s%s", view ? "" : "camera ", key, view ? " view" : "");
+            ami_gate_row(b, what, v, e <= 10 ? "good" : e <= 20 ? "look at the overlay" : "poor fit",
+                         e <= 10 ? "ok" : e <= 20 ? "look" : "bad");
         }
         am_buf_printf(b, "</table>\n");
     }
@@ -279,6 +287,72 @@ static const char *const ami_viewer_js[] = {
     "viewer().catch((e) => { msg('viewer: ' + e.message); document.body.dataset.viewer = 'failed'; });\n",
     NULL};
 
+/* Reprojection error per frame and view or camera: the fit's joints through each camera (the
+ * layout's two for a two-view det) against the seen detections, mean over joints. Camera c's
+ * frame k is the fit's frame k + offset (motion.json's time_offsets, else the det's), the joints
+ * interpolated between frames for a fractional offset. */
+static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_layout *L, const double *joints, json_t *extra,
+                                 am_error *err)
+{
+    const am_rig *rig = job->rig;
+    size_t T = job->motion->frame_count, J = rig->joint_count;
+    am_mdet *own = NULL;
+    am_calib *lay = NULL;
+    const am_mdet *d = job->mdet;
+    const am_calib *cal = job->cameras;
+    if (job->det) {
+        AMI_TRY(am_mdet_from_two_view(job->det, &own, err));
+        am_status s = am_cameras_from_layout(L, &lay, err);
+        if (s != AM_OK) {
+            am_mdet_free(own);
+            return s;
+        }
+        d = own, cal = lay;
+    }
+    size_t C = d->camera_count, DT = d->frame_count, DJ = d->joint_count;
+    double *series = am_alloc_array(C * T + 1, sizeof(double));
+    const char **names = am_alloc_array(C + 1, sizeof(char *));
+    int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
+    am_status s = series && names && rj ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
+    for (size_t j = 0; s == AM_OK && j < DJ; j++) rj[j] = am_rig_find_joint(rig, d->names[j]);
+    json_t *offs = extra ? json_object_get(extra, "time_offsets") : NULL;
+    for (size_t c = 0; s == AM_OK && c < C; c++) {
+        names[c] = d->cameras[c];
+        int ci = am_calib_find(cal, d->cameras[c]);
+        json_t *o = offs ? json_object_get(offs, d->cameras[c]) : NULL;
+        double off = o && json_is_number(o) ? json_number_value(o) : d->time_offset ? d->time_offset[c] : 0.0;
+        for (size_t t = 0; t < T; t++) {
+            series[c * T + t] = NAN;
+            double k = round((double)t - off), ft = k + off;
+            if (ci < 0 || k < 0 || k >= (double)DT || ft < 0 || ft > (double)(T - 1)) continue;
+            size_t f0 = (size_t)floor(ft), f1 = f0 + 1 < T ? f0 + 1 : f0;
+            double w = ft - (double)f0, sum = 0;
+            size_t n = 0;
+            for (size_t j = 0; j < DJ; j++) {
+                size_t at = (c * DT + (size_t)k) * DJ + j;
+                const float *uv = d->uv + at * 2;
+                if (rj[j] < 0 || !(d->conf[at] > 0) || !isfinite(uv[0])) continue;
+                double p[3], pu[2];
+                for (int e = 0; e < 3; e++)
+                    p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
+                if (!am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
+                sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
+                n++;
+            }
+            if (n) series[c * T + t] = sum / (double)n;
+        }
+    }
+    if (s == AM_OK)
+        ami_svg_lines(b, C == 2 && job->det ? "Reprojection error per frame" : "Reprojection error per frame and camera", "px",
+                      T, C, names, series, NULL);
+    am_free(series);
+    am_free(names);
+    am_free(rj);
+    am_mdet_free(own);
+    am_calib_free(lay);
+    return s;
+}
+
 am_status am_report_write(const am_report_job *job, am_error *err)
 {
     am_scope scope;
@@ -319,29 +393,8 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         ami_gates(&b, job, extra);
         am_buf_printf(&b, "<section id=\"plots\"><h2>Plots</h2>\n");
         const am_det *det = job->det;
-        /* reprojection per frame and view (detections against the fit, SPEC 3) */
-        if (det) {
-            for (size_t t = 0; t < T; t++)
-                for (int v = 0; v < 2; v++) {
-                    double sum = 0;
-                    size_t n = 0;
-                    for (size_t j = 0; t < det->frame_count && j < det->joint_count; j++) {
-                        int rj = am_rig_find_joint(rig, det->names[j]);
-                        const float *uv = (v == 0 ? det->front_uv : det->side_uv) + (t * det->joint_count + j) * 2;
-                        float cf = (v == 0 ? det->front_conf : det->side_conf)[t * det->joint_count + j];
-                        if (rj < 0 || !(cf > 0) || !isfinite(uv[0])) continue;
-                        const double *p = joints + (t * J + (size_t)rj) * 3;
-                        double pu = v == 0 ? L.front_cx + p[0] / L.m_per_px : L.side_cx - p[1] / L.m_per_px;
-                        double pv = L.ground_v - p[2] / L.m_per_px;
-                        sum += hypot(uv[0] - pu, uv[1] - pv);
-                        n++;
-                    }
-                    series[(size_t)v * T + t] = n ? sum / (double)n : NAN;
-                }
-            names[0] = "front", names[1] = "side";
-            dashed[0] = dashed[1] = false;
-            ami_svg_lines(&b, "Reprojection error per frame", "px", T, 2, names, series, dashed);
-        }
+        /* reprojection per frame and view (the two views of SPEC 3) or camera */
+        if (job->det || (job->mdet && job->cameras)) s = ami_reproj_plot(&b, job, &L, joints, extra, err);
         /* paw heights in both views */
         for (size_t f = 0; f < job->feet_count; f++) {
             int rj = am_rig_find_joint(rig, job->feet[f]);

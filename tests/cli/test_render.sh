@@ -61,6 +61,23 @@ for d in rg ik; do
     am_pass "${d}_report_in_chromium: $out"; else am_fail "${d}_report_in_chromium" "$out"; fi
 done
 
+# N cameras: solve --cameras --report --render plots the reprojection per frame and camera and
+# renders through every calibrated camera in a grid (render_cameras.png) and in 3/4
+"$AM_BIN" exam --rig "$W/rig.json" --cameras 4 --frames 30 --seed 3 -o "$TMP/ex4" -q
+expect solve_cameras_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' solve ex4/det.npz --cameras ex4/calibration.toml --rig '$W/rig.json' -o so4 --report --render -q"
+miss=""
+for f in report.html report_three.js render_cameras.png render_three_quarter.png; do [ -s "$TMP/so4/$f" ] || miss="$miss $f"; done
+if [ -z "$miss" ] && [ ! -e "$TMP/so4/render_layout.png" ]; then am_pass solve_cameras_pictures_written; else am_fail solve_cameras_pictures_written "missing:$miss"; fi
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$TMP/so4/render_cameras.png")
+if [ "$got" = "1280,720" ]; then am_pass render_cameras_grid_2x2; else am_fail render_cameras_grid_2x2 "ffprobe says '$got'"; fi
+if grep -q "Reprojection error per frame and camera" "$TMP/so4/report.html" && grep -q "camera cam_3" "$TMP/so4/report.html"; then
+  am_pass solve_cameras_report_per_camera; else am_fail solve_cameras_report_per_camera "no per-camera plot or gate"; fi
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so4/report.html" "$TMP/so4/motion.json" "$TMP/so4_shot.png" "$AM_SOURCE/tests/data/render/report_solve_cameras.png" 2>&1); then
+  am_pass "solve_cameras_report_in_chromium: $out"; else am_fail solve_cameras_report_in_chromium "$out"; fi
+expect render_camera_grid 0 "cameras view" -- "$AM_BIN" render "$TMP/so4" --camera "$TMP/ex4/calibration.toml" --frames 3:5 -o "$TMP/grid.mp4"
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$TMP/grid.mp4")
+if [ "$got" = "1280,720,2" ]; then am_pass render_camera_grid_frames; else am_fail render_camera_grid_frames "ffprobe says '$got'"; fi
+
 # dataset: the meta's layout pixels are SPEC 3's projection of its true joints, each picture shows
 # the pose its meta records (tests/cli/dataset_check.py), and one seed gives the same files
 expect dataset 0 "" -- "$AM_BIN" dataset --rig "$W/rig.json" --creature "$W/creature.json" --count 3 --seed 4 -o "$TMP/ds" -q
