@@ -68,8 +68,9 @@ am_status am_cli_html_report(const char *cmd, const am_cli_pictures *p, const ch
     size_t glb_len = 0;
     if (glb_path && glb_path[0]) AMI_TRY(am_file_read(glb_path, 0, &glb, &glb_len, err));
     size_t feet_count = 0;
-    char **feet = ami_feet(p->creature, p->motion, &feet_count);
-    am_report_job job = {.title = p->title, .rig = p->rig, .motion = p->motion, .det = p->det, .mdet = p->mdet,
+    char **feet = p->rig ? ami_feet(p->creature, p->motion, &feet_count) : NULL;
+    am_report_job job = {.title = p->title, .rig = p->rig, .motion = p->motion, .points = p->points, .edges = p->edges,
+                         .edge_count = p->edge_count, .det = p->det, .mdet = p->mdet,
                          .cameras = p->cameras, .layout = p->creature ? &p->creature->layout : NULL,
                          .feet = (const char *const *)feet, .feet_count = feet_count, .truth_joints = p->truth,
                          .gate_text = p->gate_text, .glb = glb, .glb_len = glb_len, .three_dir = three_dir,
@@ -83,7 +84,8 @@ am_status am_cli_html_report(const char *cmd, const am_cli_pictures *p, const ch
 void am_cli_picture_names(const am_cli_pictures *p, const char **names, size_t *count)
 {
     if (p->report) names[(*count)++] = "report.html", names[(*count)++] = "report_three.js";
-    if (p->render)
+    if (p->render && p->points_only) names[(*count)++] = "render_cameras.png";
+    else if (p->render)
         names[(*count)++] = p->through_cameras ? "render_cameras.png" : "render_layout.png", names[(*count)++] = "render_three_quarter.png";
 }
 
@@ -121,6 +123,13 @@ am_status am_cli_write_pictures(const char *cmd, const am_cli_pictures *p, am_ou
         AMI_TRY(am_cli_html_report(cmd, p, p->glb ? am_outset_path(set, p->glb) : NULL, am_outset_path(set, "report.html"),
                                    am_outset_path(set, "report_three.js"), err));
     if (!p->render) return AM_OK;
+    if (p->points) {
+        /* no rig to draw: the middle frame's detections with the points reprojected */
+        am_overlay_job ov = {.mdet = p->mdet, .cameras = p->cameras, .points = p->points, .edges = p->edges,
+                             .edge_count = p->edge_count, .first = p->points->frame_count / 2, .count = 1,
+                             .path = am_outset_path(set, "render_cameras.png"), .ctx = am_cli_context()};
+        return am_overlay_clip(&ov, err);
+    }
     am_render_model *model = NULL;
     AMI_TRY(am_render_model_create(p->rig, p->mesh, &model, err));
     am_status s = AM_OK;

@@ -51,8 +51,14 @@ const char *am_cli_three_dir(char *buf, size_t size);
 typedef struct am_cli_pictures {
     bool report, render;
     const char *title;          /* the page's heading: the command's input */
-    const am_rig *rig;
+    const am_rig *rig;          /* or NULL: points (triangulate) */
     const am_motion *motion;    /* bound to rig, with joints */
+    const am_joints *points;    /* without a rig: the report's viewer moves them, and the render
+                                   is render_cameras.png alone: the detections with the points
+                                   reprojected through each camera (mdet, cameras needed) */
+    const int32_t *edges;       /* [edge_count][2] point pairs drawn joined, or NULL */
+    size_t edge_count;
+    bool points_only;           /* a points result (set before am_cli_picture_names) */
     const am_det *det;          /* two-view detections, or NULL */
     const am_mdet *mdet;        /* or N cameras' detections, with */
     const am_calib *cameras;    /* their calibration: reprojection per camera */

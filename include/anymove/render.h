@@ -295,6 +295,10 @@ typedef struct am_overlay_job {
     const am_mdet *mdet;      /* the detections of every camera */
     const am_calib *cameras;  /* matched to mdet's cameras by name */
     const char *const *camera_video; /* [C] a clip per camera (entries may be NULL), or NULL */
+    const am_joints *points;  /* N cameras without a rig: 3D points reprojected (triangulate's), */
+    const int32_t *edges;     /* [edge_count][2] joined by lines; or NULL */
+    size_t edge_count;
+    size_t first, count;      /* frames first .. first + count - 1; count 0 = to the end */
     double joint_radius;      /* px of the detection discs; 0 = 4 */
     const char *path;         /* output video or folder (as am_render_job) */
     double fps;               /* 0: det's, else the motion's, else 30 */
@@ -349,8 +353,11 @@ AM_NODISCARD am_status am_dataset_generate(const am_dataset_job *job, am_error *
 /* ---- the HTML report ------------------------------------------------------------------- */
 typedef struct am_report_job {
     const char *title;
-    const am_rig *rig;
+    const am_rig *rig;        /* or NULL: the points below */
     const am_motion *motion;  /* with joints and extra_json (reproj_px, sync, contacts) */
+    const am_joints *points;  /* without a rig: 3D points (triangulate's), drawn by the viewer */
+    const int32_t *edges;     /* [edge_count][2] point pairs the viewer joins, or NULL */
+    size_t edge_count;
     const am_det *det;        /* optional: reprojection per frame and view */
     const am_mdet *mdet;      /* or N cameras' detections with their calibration: reprojection */
     const am_calib *cameras;  /* per frame and camera (motion.json's time_offsets applied) */
@@ -371,8 +378,9 @@ typedef struct am_report_job {
  * agreement, reprojection per view or camera), inline SVG plots (reprojection per frame and view
  * or camera, paw heights in both views, contacts,
  * per-joint error against the truth, per-bone angles, foot slide per plant), and a three.js
- * viewer playing the GLB (play/pause, frame scrub, joints toggle). The page exposes
- * window.anymoveViewer (setFrame(i), joints() -> world positions) for tests. */
+ * viewer playing the GLB (play/pause, frame scrub, joints toggle). Without a rig the page shows
+ * points: the reprojection per camera and the viewer moving the points (and edges) itself. The
+ * page exposes window.anymoveViewer (setFrame(i), joints() -> world positions) for tests. */
 AM_NODISCARD am_status am_report_write(const am_report_job *job, am_error *err);
 
 #ifdef __cplusplus

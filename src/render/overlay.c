@@ -50,7 +50,7 @@ static double ami_view_error(const float *uv, const float *conf, const double *p
     double sum = 0;
     size_t n = 0;
     for (size_t j = 0; j < J; j++) {
-        if (joint[j] < 0 || !(conf[j] > 0) || !isfinite(uv[2 * j])) continue;
+        if (joint[j] < 0 || !(conf[j] > 0) || !isfinite(uv[2 * j]) || !isfinite(proj[2 * joint[j]])) continue;
         sum += hypot(uv[2 * j] - proj[2 * joint[j]], uv[2 * j + 1] - proj[2 * joint[j] + 1]);
         n++;
     }
@@ -116,9 +116,18 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     am_studio st;
     am_studio_default(&st);
     double rad = job->joint_radius > 0 ? job->joint_radius : 4.0;
+    size_t t0 = 0, t1 = 0;
+    if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
+        s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
+    /* the clip's frames before the first drawn */
+    for (size_t t = 0; s == AM_OK && vr && t < t0; t++) {
+        am_status rs = am_video_reader_next(vr, &clip, err);
+        if (rs == AM_E_EMPTY) am_video_reader_close(vr), vr = NULL, memset(err, 0, sizeof *err);
+        else s = rs;
+    }
     ami_stage stage = ami_stage_begin("overlay");
-    for (size_t t = 0; s == AM_OK && t < T; t++) {
-        if (!ami_progress("overlay", (double)t / (double)T)) {
+    for (size_t t = t0; s == AM_OK && t < t1; t++) {
+        if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {
             s = AM_FAIL(err, AM_E_CANCELLED, "overlay");
             break;
         }
@@ -168,6 +177,7 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
         }
         am_raster_clip_all(&r);
         s = ami_sink_frame(&sink, &r.img, err);
+        if (sink.kind == 1) break; /* one PNG: the first frame */
     }
     if (open) {
         if (s == AM_OK) s = ami_sink_close(&sink, err);
@@ -220,7 +230,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     int W = 0, H = 0;
     if (s == AM_OK) ami_camera_grid(cams, C, &W, &H, place, cell);
     const am_rig *rig = job->motion ? job->rig : NULL;
-    size_t B = rig ? rig->bone_count : 0, RJ = rig ? rig->joint_count : 0;
+    const am_joints *P = rig ? NULL : job->points;
+    size_t B = rig ? rig->bone_count : 0, RJ = rig ? rig->joint_count : P ? P->joint_count : 0;
     int32_t *joint = am_alloc_array(J + 1, sizeof(int32_t));
     double *pose = am_alloc_array(B * 16 + RJ * 3 + 1, sizeof(double));
     double *proj = am_alloc_array(RJ * 4 + B * 6 + 1, sizeof(double));
@@ -230,7 +241,11 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     ami_sink sink = {0};
     bool open = false;
     if (s == AM_OK && (!joint || !pose || !proj || !vr)) s = AM_FAIL(err, AM_E_NOMEM, "overlay");
-    for (size_t j = 0; s == AM_OK && j < J; j++) joint[j] = rig ? am_rig_find_joint(rig, d->names[j]) : -1;
+    for (size_t j = 0; s == AM_OK && j < J; j++) {
+        joint[j] = rig ? am_rig_find_joint(rig, d->names[j]) : -1;
+        for (size_t k = 0; P && k < RJ && joint[j] < 0; k++)
+            if (strcmp(P->names[k], d->names[j]) == 0) joint[j] = (int32_t)k;
+    }
     for (size_t c = 0; s == AM_OK && job->camera_video && c < C; c++)
         if (job->camera_video[c]) {
             am_video_info vi;
@@ -244,9 +259,18 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     if (s == AM_OK && (s = ami_sink_open(&sink, job->path, W, H, fps, err)) == AM_OK) open = true;
     am_studio st;
     am_studio_default(&st);
+    size_t t0 = 0, t1 = 0;
+    if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
+        s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
+    for (size_t c = 0; s == AM_OK && c < C; c++)
+        for (size_t t = 0; vr[c] && t < t0 && s == AM_OK; t++) {
+            am_status rs = am_video_reader_next(vr[c], &clip, err);
+            if (rs == AM_E_EMPTY) am_video_reader_close(vr[c]), vr[c] = NULL, memset(err, 0, sizeof *err);
+            else s = rs;
+        }
     ami_stage stage = ami_stage_begin("overlay");
-    for (size_t t = 0; s == AM_OK && t < T; t++) {
-        if (!ami_progress("overlay", (double)t / (double)T)) {
+    for (size_t t = t0; s == AM_OK && t < t1; t++) {
+        if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {
             s = AM_FAIL(err, AM_E_CANCELLED, "overlay");
             break;
         }
@@ -281,6 +305,23 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
                     am_camera_project(cams[c], pose + B * 16 + j * 3, proj + j * 2, NULL);
                 }
                 e = ami_view_error(d->uv + (c * T + t) * J * 2, d->conf + (c * T + t) * J, proj, joint, J);
+            } else if (P && t < P->frame_count) {
+                /* the points through the camera (NaN where one is missing), joined by the edges */
+                for (size_t j = 0; j < RJ; j++) {
+                    const double *q = P->joints + (t * RJ + j) * 3;
+                    proj[2 * j] = proj[2 * j + 1] = NAN;
+                    if (isfinite(q[0] + q[1] + q[2]) && am_camera_project(cams[c], q, proj + 2 * j, NULL))
+                        proj[2 * j] = proj[2 * j] * sc + du, proj[2 * j + 1] = proj[2 * j + 1] * sc + dv;
+                }
+                for (size_t k = 0; k < job->edge_count; k++) {
+                    const double *a = proj + 2 * job->edges[2 * k], *bq = proj + 2 * job->edges[2 * k + 1];
+                    if (isfinite(a[0] + bq[0])) am_draw_line(&r, a[0], a[1], bq[0], bq[1], 2.0, ami_white, 0.85);
+                }
+                for (size_t j = 0; j < RJ; j++)
+                    if (isfinite(proj[2 * j])) am_draw_disc(&r, proj[2 * j], proj[2 * j + 1], 2.0, 0, ami_white, 1.0);
+                /* the error in image pixels: back out of the cell */
+                for (size_t j = 0; j < 2 * RJ; j++) proj[j] = (proj[j] - (j % 2 ? dv : du)) / sc;
+                e = ami_view_error(d->uv + (c * T + t) * J * 2, d->conf + (c * T + t) * J, proj, joint, J);
             }
             for (size_t j = 0; j < J; j++) {
                 const float *uv = d->uv + ((c * T + t) * J + j) * 2;
@@ -297,6 +338,7 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
         }
         am_raster_clip_all(&r);
         if (s == AM_OK) s = ami_sink_frame(&sink, &r.img, err);
+        if (sink.kind == 1) break; /* one PNG: the first frame */
     }
     if (open) {
         if (s == AM_OK) s = ami_sink_close(&sink, err);

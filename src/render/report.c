@@ -232,9 +232,9 @@ static const char *const ami_viewer_js[] = {
     "  const { GLTFLoader } = await import(gl);\n",
     "  const { OrbitControls } = await import(oc);\n",
     "  const el = document.getElementById('glb');\n",
-    "  if (!el) { msg('No animation.glb was given to this report.'); document.body.dataset.viewer = 'none'; return; }\n",
-    "  const bin = Uint8Array.from(atob(el.textContent.replace(/\\s+/g, '')), (c) => c.charCodeAt(0));\n",
-    "  const gltf = await new Promise((res, rej) => new GLTFLoader().parse(bin.buffer, '', res, rej));\n",
+    "  if (!el && !AM.tracks) { msg('No animation.glb was given to this report.'); document.body.dataset.viewer = 'none'; return; }\n",
+    "  const bin = el ? Uint8Array.from(atob(el.textContent.replace(/\\s+/g, '')), (c) => c.charCodeAt(0)) : null;\n",
+    "  const gltf = bin ? await new Promise((res, rej) => new GLTFLoader().parse(bin.buffer, '', res, rej)) : {scene: new THREE.Group(), animations: []};\n",
     "  const canvas = document.getElementById('view');\n",
     "  const renderer = new THREE.WebGLRenderer({canvas, antialias: true, preserveDrawingBuffer: true});\n",
     "  renderer.setSize(canvas.width, canvas.height, false);\n",
@@ -249,7 +249,10 @@ static const char *const ami_viewer_js[] = {
     "  const clip = gltf.animations[0];\n",
     "  const duration = clip ? clip.duration : 0;\n",
     "  if (clip) mixer.clipAction(clip).play();\n",
-    "  const nodes = AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  const pts = AM.tracks ? AM.names : null;\n",
+    "  const nodes = pts ? pts.map(() => true) : AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  const lines = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({color: 0xff9a3c, depthTest: false}));\n",
+    "  if (pts) { lines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(AM.edges.length * 6), 3)); lines.renderOrder = 1; scene.add(lines); }\n",
     "  const markers = new THREE.Group();\n",
     "  const sg = new THREE.SphereGeometry(AM.size * 0.012, 10, 8);\n",
     "  const sm = new THREE.MeshBasicMaterial({color: 0xffffff, depthTest: false});\n",
@@ -262,26 +265,27 @@ static const char *const ami_viewer_js[] = {
     "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
     "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
     "  const p = new THREE.Vector3();\n",
-    "  const at = (k, out) => (AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
+    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
     "  let frame = 0, playing = false, t0 = 0;\n",
     "  function setFrame(i) {\n",
     "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
     "    if (clip) mixer.setTime(Math.min(frame / AM.fps, Math.max(0, duration - 1e-6)));\n",
     "    gltf.scene.updateMatrixWorld(true);\n",
-    "    nodes.forEach((n, k) => { if (n) { at(k, p); markers.children[k].position.copy(p); } markers.children[k].visible = !!n; });\n",
+    "    nodes.forEach((n, k) => { const ok = n && at(k, p); if (ok) markers.children[k].position.copy(p); markers.children[k].visible = !!ok; });\n",
+    "    if (pts) { const a = lines.geometry.attributes.position; AM.edges.forEach(([i, j], e) => { const u = AM.tracks[frame][i], v = AM.tracks[frame][j]; a.array.set(u && v ? u.concat(v) : [0, 0, 0, 0, 0, 0], e * 6); }); a.needsUpdate = true; }\n",
     "    scrub.value = frame; label.textContent = 'frame ' + frame + ' / ' + (AM.frames - 1);\n",
     "    renderer.render(scene, camera);\n",
     "  }\n",
-    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n) return null; at(k, p); return [p.x, -p.z, p.y]; }); }\n",
+    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n || !at(k, p)) return null; return [p.x, -p.z, p.y]; }); }\n",
     "  scrub.max = AM.frames - 1;\n",
     "  scrub.addEventListener('input', () => { playing = false; play.textContent = 'play'; setFrame(Number(scrub.value)); });\n",
     "  play.addEventListener('click', () => { playing = !playing; play.textContent = playing ? 'pause' : 'play'; t0 = performance.now() - frame / AM.fps * 1000; });\n",
-    "  toggle.addEventListener('change', () => { markers.visible = toggle.checked; renderer.render(scene, camera); });\n",
+    "  toggle.addEventListener('change', () => { markers.visible = lines.visible = toggle.checked; renderer.render(scene, camera); });\n",
     "  controls.addEventListener('change', () => renderer.render(scene, camera));\n",
     "  function tick(now) { if (playing) { const f = Math.floor((now - t0) / 1000 * AM.fps); if (f >= AM.frames) t0 = now; setFrame(f % AM.frames); } requestAnimationFrame(tick); }\n",
     "  setFrame(0);\n",
     "  requestAnimationFrame(tick);\n",
-    "  window.anymoveViewer = {setFrame, joints, names: AM.joints.map((j) => j.name), frames: AM.frames, fps: AM.fps, ready: true};\n",
+    "  window.anymoveViewer = {setFrame, joints, names: pts || AM.joints.map((j) => j.name), frames: AM.frames, fps: AM.fps, ready: true};\n",
     "  document.body.dataset.viewer = 'ready';\n",
     "}\n",
     "viewer().catch((e) => { msg('viewer: ' + e.message); document.body.dataset.viewer = 'failed'; });\n",
@@ -291,11 +295,9 @@ static const char *const ami_viewer_js[] = {
  * layout's two for a two-view det) against the seen detections, mean over joints. Camera c's
  * frame k is the fit's frame k + offset (motion.json's time_offsets, else the det's), the joints
  * interpolated between frames for a fractional offset. */
-static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_layout *L, const double *joints, json_t *extra,
-                                 am_error *err)
+static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_layout *L, const double *joints, size_t T,
+                                 const char *const *joint_names, size_t J, json_t *extra, am_error *err)
 {
-    const am_rig *rig = job->rig;
-    size_t T = job->motion->frame_count, J = rig->joint_count;
     am_mdet *own = NULL;
     am_calib *lay = NULL;
     const am_mdet *d = job->mdet;
@@ -314,7 +316,11 @@ static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_l
     const char **names = am_alloc_array(C + 1, sizeof(char *));
     int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
     am_status s = series && names && rj ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
-    for (size_t j = 0; s == AM_OK && j < DJ; j++) rj[j] = am_rig_find_joint(rig, d->names[j]);
+    for (size_t j = 0; s == AM_OK && j < DJ; j++) {
+        rj[j] = -1;
+        for (size_t k = 0; k < J && rj[j] < 0; k++)
+            if (strcmp(joint_names[k], d->names[j]) == 0) rj[j] = (int32_t)k;
+    }
     json_t *offs = extra ? json_object_get(extra, "time_offsets") : NULL;
     for (size_t c = 0; s == AM_OK && c < C; c++) {
         names[c] = d->cameras[c];
@@ -335,7 +341,7 @@ static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_l
                 double p[3], pu[2];
                 for (int e = 0; e < 3; e++)
                     p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
-                if (!am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
+                if (!isfinite(p[0] + p[1] + p[2]) || !am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
                 sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
                 n++;
             }
@@ -359,21 +365,30 @@ am_status am_report_write(const am_report_job *job, am_error *err)
     am_scope_enter(&scope, &job->ctx);
     ami_stage stage = ami_stage_begin("report");
     const am_rig *rig = job->rig;
-    const am_motion *mo = job->motion;
-    size_t T = mo->frame_count, J = rig->joint_count, B = rig->bone_count;
+    const am_motion *mo = rig ? job->motion : NULL;
+    const am_joints *pts = rig ? NULL : job->points;
+    if (!mo && !pts) {
+        am_scope_leave(&scope, NULL);
+        return AM_FAIL(err, AM_E_USAGE, "a report needs a rig with its motion, or points");
+    }
+    size_t T = mo ? mo->frame_count : pts->frame_count, J = rig ? rig->joint_count : pts->joint_count;
+    size_t B = rig ? rig->bone_count : 0;
+    const char *const *jnames = rig ? (const char *const *)rig->joint_names : (const char *const *)pts->names;
+    double fps = mo ? mo->fps : pts->fps;
     am_layout L;
     if (job->layout) L = *job->layout;
     else am_layout_default(&L);
     am_status s = AM_OK;
     json_t *extra = NULL;
-    if (mo->extra_json) s = ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &extra, err);
+    if (mo && mo->extra_json) s = ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &extra, err);
     double *joints = am_alloc_array(T * J * 3 + 1, sizeof(double));
     double *series = am_alloc_array((T + 1) * (B + 2 * 4 + 8), sizeof(double));
     const char **names = am_alloc_array(B + 16, sizeof(char *));
     bool *dashed = am_alloc_array(B + 16, sizeof(bool));
     if (s == AM_OK && (!joints || !series || !names || !dashed)) s = AM_FAIL(err, AM_E_NOMEM, "report");
     if (s == AM_OK) {
-        if (mo->joints && mo->joint_count == J) memcpy(joints, mo->joints, T * J * 3 * sizeof(double));
+        if (pts) memcpy(joints, pts->joints, T * J * 3 * sizeof(double));
+        else if (mo->joints && mo->joint_count == J) memcpy(joints, mo->joints, T * J * 3 * sizeof(double));
         else am_rig_fk_clip(rig, mo, joints);
     }
     am_buf b = {0};
@@ -389,14 +404,15 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                       "svg .frame{fill:none;stroke:#999}figure{margin:8px 0}#view{border:1px solid #999}"
                       ".controls{margin:6px 0}</style>\n</head><body>\n<h1>");
         ami_html_text(&b, job->title ? job->title : "anymove report");
-        am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, mo->fps, J, B);
+        if (rig) am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, fps, J, B);
+        else am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu points, %zu edges.</p>\n", T, fps, J, job->edge_count);
         ami_gates(&b, job, extra);
         am_buf_printf(&b, "<section id=\"plots\"><h2>Plots</h2>\n");
         const am_det *det = job->det;
         /* reprojection per frame and view (the two views of SPEC 3) or camera */
-        if (job->det || (job->mdet && job->cameras)) s = ami_reproj_plot(&b, job, &L, joints, extra, err);
+        if (job->det || (job->mdet && job->cameras)) s = ami_reproj_plot(&b, job, &L, joints, T, jnames, J, extra, err);
         /* paw heights in both views */
-        for (size_t f = 0; f < job->feet_count; f++) {
+        for (size_t f = 0; rig && f < job->feet_count; f++) {
             int rj = am_rig_find_joint(rig, job->feet[f]);
             if (rj < 0) continue;
             int dj = -1;
@@ -485,7 +501,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                 }
                 e[j] = n ? 100 * sum / (double)n : NAN;
             }
-            if (e) ami_svg_bars(&b, "Per-joint error against the truth (mean)", "cm", J, (const char *const *)rig->joint_names, e);
+            if (e) ami_svg_bars(&b, "Per-joint error against the truth (mean)", "cm", J, jnames, e);
             am_free(e);
         }
         /* per-bone angles: each bone's rotation away from rest */
@@ -533,7 +549,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         ami_jw w;
         ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
         ami_jw_object(&w, NULL);
-        ami_jw_number(&w, "fps", mo->fps > 0 ? mo->fps : 30);
+        ami_jw_number(&w, "fps", fps > 0 ? fps : 30);
         ami_jw_int(&w, "frames", (int64_t)T);
         ami_jw_number(&w, "size", size);
         ami_jw_numbers(&w, "centre", gc, 1, (const size_t[1]){3});
@@ -541,9 +557,37 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         const char *script_name = job->script_path ? strrchr(job->script_path, '/') : NULL;
         script_name = script_name ? script_name + 1 : job->script_path ? job->script_path : "";
         ami_jw_string(&w, "script", script_name);
+        if (pts) {
+            /* points: the viewer draws them (and the edges) from here, in glTF axes, null where missing */
+            ami_jw_strings(&w, "names", jnames, J);
+            ami_jw_array(&w, "edges");
+            for (size_t e = 0; e < job->edge_count; e++) {
+                ami_jw_row(&w, NULL);
+                ami_jw_int(&w, NULL, job->edges[2 * e]);
+                ami_jw_int(&w, NULL, job->edges[2 * e + 1]);
+                ami_jw_close(&w);
+            }
+            ami_jw_close(&w);
+            ami_jw_array(&w, "tracks");
+            for (size_t t = 0; t < T; t++) {
+                ami_jw_row(&w, NULL);
+                for (size_t j = 0; j < J; j++) {
+                    const double *q = joints + (t * J + j) * 3;
+                    if (!isfinite(q[0] + q[1] + q[2])) {
+                        ami_jw_null(&w, NULL);
+                        continue;
+                    }
+                    double g[3];
+                    am_gltf_from_world(q, g);
+                    ami_jw_numbers(&w, NULL, g, 1, (const size_t[1]){3});
+                }
+                ami_jw_close(&w);
+            }
+            ami_jw_close(&w);
+        }
         ami_jw_array(&w, "joints");
         char nb[512];
-        for (size_t j = 0; j < J; j++) {
+        for (size_t j = 0; rig && j < J; j++) {
             int head_of = -1, tail_of = -1;
             bool leaf = true;
             for (size_t bb = 0; bb < B; bb++) {

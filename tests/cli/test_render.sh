@@ -4,7 +4,7 @@
 # Chromium with no console error, its viewer's joints equal motion.json's to 1e-4 of the body
 # size and its screenshot matches tests/data/render/report_solve.png (tests/cli/report_check.mjs).
 . "$(dirname "$0")/lib.sh"
-am_need_tool ffprobe ffmpeg node chromium
+am_need_tool ffprobe ffmpeg node chromium /usr/bin/python3
 W="$AM_SOURCE/examples/creatures/wolf"
 WK="$AM_SOURCE/examples/walker"
 
@@ -77,6 +77,19 @@ if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so4/report.html" "$T
 expect render_camera_grid 0 "cameras view" -- "$AM_BIN" render "$TMP/so4" --camera "$TMP/ex4/calibration.toml" --frames 3:5 -o "$TMP/grid.mp4"
 got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$TMP/grid.mp4")
 if [ "$got" = "1280,720,2" ]; then am_pass render_camera_grid_frames; else am_fail render_camera_grid_frames "ffprobe says '$got'"; fi
+
+# triangulate --report --render: no rig, so the page's viewer moves the points themselves (equal
+# to joints.npz's, missing ones hidden) joined by the rig's bones; render_cameras.png is the middle
+# frame's detections with the points reprojected through each camera
+expect triangulate_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' triangulate ex4/det.npz --cameras ex4/calibration.toml --rig '$W/rig.json' -o tri --report --render -q"
+miss=""
+for f in joints.npz report.html report_three.js render_cameras.png; do [ -s "$TMP/tri/$f" ] || miss="$miss $f"; done
+if [ -z "$miss" ]; then am_pass triangulate_pictures_written; else am_fail triangulate_pictures_written "missing:$miss"; fi
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$TMP/tri/render_cameras.png")
+if [ "$got" = "1280,720" ]; then am_pass triangulate_render_grid; else am_fail triangulate_render_grid "ffprobe says '$got'"; fi
+/usr/bin/python3 "$AM_SOURCE/tests/cli/joints_json.py" "$TMP/tri/joints.npz" "$TMP/tri_points.json"
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/tri/report.html" "$TMP/tri_points.json" "$TMP/tri_shot.png" "$AM_SOURCE/tests/data/render/report_triangulate.png" 2>&1); then
+  am_pass "triangulate_report_in_chromium: $out"; else am_fail triangulate_report_in_chromium "$out"; fi
 
 # dataset: the meta's layout pixels are SPEC 3's projection of its true joints, each picture shows
 # the pose its meta records (tests/cli/dataset_check.py), and one seed gives the same files
