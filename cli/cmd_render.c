@@ -10,7 +10,7 @@ static void ami_render_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove render SCENE -o OUT.png|OUT.mp4|DIR [--motion motion.json]\n"
-            "                      [--camera layout|front|side|three-quarter|CALIB.toml:NAME]\n"
+            "                      [--camera layout|front|side|three-quarter|CALIB.toml:NAME|CALIB.toml]\n"
             "                      [--frames A:B] [--size W H] [--creature CREATURE.json]\n"
             "                      [--mesh MODEL.glb | --no-mesh] [--clip C] [--bones] [--joints]\n"
             "                      [--fps F] [--ref] [--quiet]\n\n"
@@ -20,7 +20,8 @@ static void ami_render_help(FILE *out)
             "folder (rig.json + motion.json, or animation.glb / rig.glb). Cameras: the layout of\n"
             "SPEC 3 (front | side on one canvas, the default), one of its orthographic views, a\n"
             "3/4 perspective camera framing the clip (creature.json \"showcase_camera\" sets\n"
-            "azimuth_deg, elevation_deg, fov_deg), or a camera of an anipose calibration.\n"
+            "azimuth_deg, elevation_deg, fov_deg), a camera of an anipose calibration (CALIB.toml:NAME)\n"
+            "or all of them in a grid (CALIB.toml).\n"
             "-o: .mp4/.mkv/.avi (H.264, else MPEG-4) or .webm (VP9) for a video, .png for the\n"
             "first frame, a folder for frame_00000.png ...\n"
             "  --frames A:B     frames A to B-1 (A: to the end, A alone: one frame)\n"
@@ -78,6 +79,7 @@ int am_cmd_render(int argc, char **argv)
             const am_camera *cam = NULL;
             if (!am_cli_camera("render", v, &job.view, &cal, &cam, &rc)) return rc;
             job.camera = cam;
+            job.cameras = cal;
         } else if ((v = am_cli_value(argc, argv, &i, "--frames"))) {
             if (!am_cli_frames("render", v, &job.first, &job.count)) goto usage;
             frames_given = true;

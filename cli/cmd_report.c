@@ -9,7 +9,7 @@
 static void ami_report_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove report DIR -o REPORT.html [--det det.npz] [--truth truth.npz]\n"
+            "usage: anymove report DIR -o REPORT.html [--det det.npz [--cameras CALIB.toml]] [--truth truth.npz]\n"
             "                      [--rig RIG.json] [--creature CREATURE.json] [--motion motion.json]\n"
             "                      [--quiet]\n\n"
             "One page that works from a file:// URL with no network: the quality-gate verdicts\n"
@@ -19,7 +19,8 @@ static void ami_report_help(FILE *out)
             "a three.js viewer playing DIR's animation.glb (play/pause, frame scrub, joints toggle).\n"
             "three.js (npm, installed by scripts/deps.sh into .deps/npm; AM_THREE_DIR overrides) is\n"
             "copied beside the page as REPORT_three.js. DIR is an output folder of solve, ik, rig\n"
-            "or convert (DIR/det.npz is used when it is there); --rig names the rig of a solve.\n\n"
+            "or convert (DIR/det.npz is used when it is there); --rig names the rig of a solve.\n"
+            "--cameras: det.npz holds N cameras' detections (SPEC 4.2.1), plotted per camera.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --seed 1 --frames 30 -o out/wolf_exam\n"
             "  anymove solve out/wolf_exam/det.npz --rig examples/creatures/wolf/rig.json -o out/wolf_solve\n"
@@ -29,7 +30,7 @@ static void ami_report_help(FILE *out)
 
 int am_cmd_report(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *det_path = NULL, *truth_path = NULL, *cr_path = NULL, *v;
+    const char *dir = NULL, *out = NULL, *det_path = NULL, *truth_path = NULL, *cr_path = NULL, *cal_path = NULL, *v;
     am_cli_scene_opts so = {0};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
@@ -38,6 +39,8 @@ int am_cmd_report(int argc, char **argv)
         } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
         } else if ((v = am_cli_value(argc, argv, &i, "--det"))) {
             det_path = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--cameras"))) {
+            cal_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--truth"))) {
             truth_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--creature"))) {
@@ -74,6 +77,8 @@ int am_cmd_report(int argc, char **argv)
     am_error err = {0};
     am_cli_scene sc;
     am_det *det = NULL;
+    am_mdet *mdet = NULL;
+    am_calib *cal = NULL;
     am_creature *cr = NULL;
     am_capture_truth *truth = NULL;
     double *tj = NULL;
@@ -83,7 +88,9 @@ int am_cmd_report(int argc, char **argv)
     am_status s = am_cli_scene_load("report", dir, &so, &sc, &err);
     if (s == AM_OK && !sc.motion) s = AM_FAIL_AT(&err, AM_E_READ, dir, 0, 0, "no motion to report (motion.json or an animated GLB)");
     if (s == AM_OK && !det_path) det_path = am_cli_find_file(dir, "det.npz", buf, sizeof buf);
-    if (s == AM_OK && det_path) s = am_det_load(det_path, &det, &err);
+    if (s == AM_OK && det_path && !cal_path) s = am_det_load(det_path, &det, &err);
+    if (s == AM_OK && cal_path) s = am_calib_load(cal_path, NULL, &cal, &err);
+    if (s == AM_OK && det_path && cal_path) s = am_mdet_load(det_path, &mdet, &err);
     if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
     if (s == AM_OK && truth_path) s = am_capture_truth_load(truth_path, &truth, &err);
     if (s == AM_OK && truth) {
@@ -99,9 +106,11 @@ int am_cmd_report(int argc, char **argv)
     }
     char rp[4096];
     if (s == AM_OK && am_cli_find_file(dir, "report.txt", rp, sizeof rp)) s = am_file_read(rp, 0, &gate, &gate_len, &err);
-    if (s == AM_OK)
-        s = am_cli_html_report("report", dir, sc.rig, sc.motion, det, cr, tj, gate, sc.glb,
-                               am_outset_path(set, html_name), am_outset_path(set, script_name), &err);
+    if (s == AM_OK) {
+        am_cli_pictures pic = {.title = dir, .rig = sc.rig, .motion = sc.motion, .det = det, .mdet = mdet, .cameras = cal,
+                               .creature = cr, .truth = tj, .gate_text = gate};
+        s = am_cli_html_report("report", &pic, sc.glb, am_outset_path(set, html_name), am_outset_path(set, script_name), &err);
+    }
     if (s != AM_OK) rc = am_cli_fail_out("report", set, &err);
     else if ((rc = am_cli_commit("report", set)) == 0) am_cli_log("report: wrote %s", out);
     am_free(gate);
@@ -109,6 +118,8 @@ int am_cmd_report(int argc, char **argv)
     am_capture_truth_free(truth);
     am_creature_free(cr);
     am_det_free(det);
+    am_mdet_free(mdet);
+    am_calib_free(cal);
     am_cli_scene_free(&sc);
     return rc;
 }

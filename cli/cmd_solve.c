@@ -27,7 +27,8 @@ static void ami_solve_help(FILE *out)
             "printed on stdout unless --quiet). Without --creature the wolf layout of SPEC 3 is\n"
             "used; stderr says which. --report adds DIR/report.html (quality gates, plots, a 3D\n"
             "viewer; see `anymove report`), --render DIR/render_layout.png and\n"
-            "DIR/render_three_quarter.png (the middle frame); both two-view only for now. Exit code 2\n"
+            "DIR/render_three_quarter.png (the middle frame; with --cameras render_cameras.png, the\n"
+            "rig through every calibrated camera in a grid, instead of the layout). Exit code 2\n"
             "on bad input.\n\n"
             "With --cameras, DET.npz holds joints read in N calibrated cameras (SPEC 4.2.1): each\n"
             "camera's time offset is found against the camera that saw most (shifts of up to\n"
@@ -35,7 +36,8 @@ static void ami_solve_help(FILE *out)
             "that carries time_offset keeps its own unless --search-offsets), the joints are\n"
             "triangulated for the start, and the rig is fitted to every camera's detections through\n"
             "its lens model (the same fit as the two-view solve). --creature then only names the\n"
-            "contact joints. report.txt gives the reprojection per camera and the offsets.\n"
+            "contact joints. report.txt gives the reprojection per camera and the offsets; the\n"
+            "report's plot is per frame and camera.\n"
             "Long clips are solved in overlapping windows (--window N frames, default: the whole clip\n"
             "up to 600 frames, else 400), so memory stays flat however long the take.\n\n"
             "examples:\n"
@@ -50,8 +52,8 @@ static void ami_solve_help(FILE *out)
 
 /* The N-camera solve: det.npz (either layout) and a calibration. */
 static int ami_solve_cameras(const char *det_path, const char *cal_path, const am_calib_read_opts *ro, const char *rig_path,
-                             const char *cr_path, const am_capture_opts *co, am_mv_solve_opts *mo, am_outset *set,
-                             bool quiet)
+                             const char *cr_path, const am_capture_opts *co, am_mv_solve_opts *mo, am_cli_pictures *pic,
+                             am_outset *set, bool quiet)
 {
     am_error err = {0};
     am_rig *rig = NULL;
@@ -96,6 +98,12 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
         }
         am_buf_printf(&rep, "\n");
         s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
+    }
+    if (s == AM_OK) {
+        /* reprojection per camera; the renders through the calibrated cameras and in 3/4 */
+        pic->title = det_path, pic->rig = rig, pic->motion = res->fit->motion, pic->mdet = det, pic->cameras = cal;
+        pic->creature = cr, pic->gate_text = rep.data;
+        s = am_cli_write_pictures("solve", pic, set, &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("solve", set, &err);
@@ -180,18 +188,17 @@ int am_cmd_solve(int argc, char **argv)
     if (cal_path && two_view_only) return am_cli_usage("solve", "--no-warp is the two-view lag's; with --cameras use --no-offsets");
     if (!cal_path && (ro.scale || mo.max_offset || mo.flags))
         return am_cli_usage("solve", "--scale and the offset options are for N cameras: they need --cameras");
-    if (cal_path && (pic.report || pic.render))
-        return am_cli_usage("solve", "--report and --render are two-view only: not with --cameras");
     if (!am_cli_out_dir("solve", dir, "motion.json, animation.glb, angles.csv, angles.mot, report.txt")) return 2;
     /* --report and --render add their files to the set */
     const char *names[9] = {"motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"};
     size_t name_count = 5;
+    pic.through_cameras = cal_path != NULL; /* render_cameras.png, not render_layout.png */
     am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
     int rc = am_cli_outputs("solve", dir, names, name_count, &set);
     if (rc) return rc;
 
-    if (cal_path) return ami_solve_cameras(det_path, cal_path, &ro, rig_path, cr_path, &o, &mo, set, quiet);
+    if (cal_path) return ami_solve_cameras(det_path, cal_path, &ro, rig_path, cr_path, &o, &mo, &pic, set, quiet);
     am_error err = {0};
     am_rig *rig = NULL;
     am_creature *cr = NULL;

@@ -5,13 +5,15 @@
 #include "anymove/multiview.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "scene.h"
 
 static void ami_tri_help(FILE *out)
 {
     fprintf(out,
             "usage: anymove triangulate DET.npz [--cameras CALIB.toml [--scale S]] -o DIR\n"
             "                           [--threshold PX] [--no-ransac] [--min-conf C] [--refine]\n"
-            "                           [--rig RIG.json | --edges A-B,C-D,...] [--creature C.json]\n\n"
+            "                           [--rig RIG.json | --edges A-B,C-D,...] [--creature C.json]\n"
+            "                           [--report] [--render] [--quiet]\n\n"
             "Joints read in N calibrated cameras (det.npz, SPEC 4.2.1) to 3D joints: per joint and\n"
             "frame a confidence-weighted linear triangulation of the undistorted detections, the\n"
             "camera subset that agrees within --threshold px (RANSAC over camera pairs, then the\n"
@@ -21,7 +23,11 @@ static void ami_tri_help(FILE *out)
             "--cameras: its views are the orthographic cameras of SPEC 3 (--creature gives the layout).\n\n"
             "Writes DIR/joints.npz (SPEC 4.2.3), DIR/joints.trc (OpenSim, Y up, metres),\n"
             "DIR/triangulation.npz (reproj_px [T,J], cameras_used [T,J], used [C,T,J]) and\n"
-            "DIR/summary.json (mean / median / p95 reprojection error, per camera and per joint).\n\n"
+            "DIR/summary.json (mean / median / p95 reprojection error, per camera and per joint).\n"
+            "--report adds DIR/report.html (summary.json, the reprojection per frame and camera, a 3D\n"
+            "viewer of the points joined by the --rig's bones or --edges; see `anymove report`),\n"
+            "--render DIR/render_cameras.png (the middle frame's detections with the points\n"
+            "reprojected, a grid of the cameras).\n\n"
             "  --cameras CALIB  anipose calibration.toml or Pose2Sim Calib*.toml\n"
             "  --scale S        calibration units in metres (0.001 for mm); default 1\n"
             "  --threshold PX   reprojection threshold of RANSAC and the camera drop; default 15\n"
@@ -68,6 +74,7 @@ int am_cmd_triangulate(int argc, char **argv)
     const char *det_path = NULL, *cal_path = NULL, *dir = NULL, *rig_path = NULL, *edge_spec = NULL, *cr_path = NULL, *v;
     am_triangulate_opts o = {0};
     am_calib_read_opts ro = {0};
+    am_cli_pictures pic = {0};
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_tri_help(stdout);
@@ -85,6 +92,10 @@ int am_cmd_triangulate(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--min-conf"))) {
             if (!am_cli_double("triangulate", "--min-conf", v, &o.min_conf)) return 2;
             if (o.min_conf == 0) o.min_conf = -1; /* 0 asks for "every detection" */
+        } else if (am_cli_flag(argv[i], "--report")) {
+            pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            pic.render = true;
         } else if (am_cli_flag(argv[i], "--no-ransac")) {
             o.flags |= AM_TRI_NO_RANSAC;
         } else if (am_cli_flag(argv[i], "--refine")) {
@@ -109,9 +120,12 @@ int am_cmd_triangulate(int argc, char **argv)
     if (cal_path && cr_path) return am_cli_usage("triangulate", "--creature gives the two-view layout; with --cameras it has no use");
     if (ro.scale && !cal_path) return am_cli_usage("triangulate", "--scale is the calibration's unit: it needs --cameras");
     if (!am_cli_out_dir("triangulate", dir, "joints.npz, joints.trc, triangulation.npz, summary.json")) return 2;
-    static const char *const names[] = {"joints.npz", "joints.trc", "triangulation.npz", "summary.json"};
+    const char *names[8] = {"joints.npz", "joints.trc", "triangulation.npz", "summary.json"};
+    size_t name_count = 4;
+    pic.points_only = true; /* its pictures: the points (set below), no rig */
+    am_cli_picture_names(&pic, names, &name_count);
     am_outset *set = NULL;
-    int rc = am_cli_outputs("triangulate", dir, names, 4, &set);
+    int rc = am_cli_outputs("triangulate", dir, names, name_count, &set);
     if (rc) return rc;
     am_error err = {0};
     am_mdet *det = NULL;
@@ -171,6 +185,17 @@ int am_cmd_triangulate(int argc, char **argv)
         am_triangulation_write(am_outset_path(set, "triangulation.npz"), tri, det, &err) != AM_OK ||
         am_triangulation_summary_write(am_outset_path(set, "summary.json"), tri, det, &err) != AM_OK)
         goto fail;
+    if (pic.report || pic.render) {
+        /* the page shows summary.json as written */
+        char *text = NULL;
+        size_t len = 0;
+        am_status ps = pic.report ? am_file_read(am_outset_path(set, "summary.json"), 0, &text, &len, &err) : AM_OK;
+        pic.title = det_path, pic.points = tri->joints, pic.edges = edges, pic.edge_count = ne;
+        pic.mdet = det, pic.cameras = cal, pic.gate_text = text;
+        if (ps == AM_OK) ps = am_cli_write_pictures("triangulate", &pic, set, &err);
+        am_free(text);
+        if (ps != AM_OK) goto fail;
+    }
     rc = am_cli_commit("triangulate", set);
     set = NULL;
     if (rc == 0)

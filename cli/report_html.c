@@ -57,9 +57,8 @@ static char **ami_feet(const am_creature *cr, const am_motion *mo, size_t *count
     return f;
 }
 
-am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *rig, const am_motion *mo, const am_det *det,
-                             const am_creature *cr, const double *truth, const char *gate_text, const char *glb_path,
-                             const char *html_path, const char *script_path, am_error *err)
+am_status am_cli_html_report(const char *cmd, const am_cli_pictures *p, const char *glb_path, const char *html_path,
+                             const char *script_path, am_error *err)
 {
     char three[4096];
     const char *three_dir = am_cli_three_dir(three, sizeof three);
@@ -69,10 +68,12 @@ am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *r
     size_t glb_len = 0;
     if (glb_path && glb_path[0]) AMI_TRY(am_file_read(glb_path, 0, &glb, &glb_len, err));
     size_t feet_count = 0;
-    char **feet = ami_feet(cr, mo, &feet_count);
-    am_report_job job = {.title = title, .rig = rig, .motion = mo, .det = det, .layout = cr ? &cr->layout : NULL,
-                         .feet = (const char *const *)feet, .feet_count = feet_count, .truth_joints = truth,
-                         .gate_text = gate_text, .glb = glb, .glb_len = glb_len, .three_dir = three_dir,
+    char **feet = p->rig ? ami_feet(p->creature, p->motion, &feet_count) : NULL;
+    am_report_job job = {.title = p->title, .rig = p->rig, .motion = p->motion, .points = p->points, .edges = p->edges,
+                         .edge_count = p->edge_count, .det = p->det, .mdet = p->mdet,
+                         .cameras = p->cameras, .layout = p->creature ? &p->creature->layout : NULL,
+                         .feet = (const char *const *)feet, .feet_count = feet_count, .truth_joints = p->truth,
+                         .gate_text = p->gate_text, .glb = glb, .glb_len = glb_len, .three_dir = three_dir,
                          .html_path = html_path, .script_path = three_dir ? script_path : NULL, .ctx = am_cli_context()};
     am_status s = am_report_write(&job, err);
     ami_strings_free(feet, feet_count);
@@ -83,7 +84,9 @@ am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *r
 void am_cli_picture_names(const am_cli_pictures *p, const char **names, size_t *count)
 {
     if (p->report) names[(*count)++] = "report.html", names[(*count)++] = "report_three.js";
-    if (p->render) names[(*count)++] = "render_layout.png", names[(*count)++] = "render_three_quarter.png";
+    if (p->render && p->points_only) names[(*count)++] = "render_cameras.png";
+    else if (p->render)
+        names[(*count)++] = p->through_cameras ? "render_cameras.png" : "render_layout.png", names[(*count)++] = "render_three_quarter.png";
 }
 
 void am_cli_join_names(const char *const *names, size_t count, char *buf, size_t size)
@@ -117,20 +120,29 @@ static void ami_framed_layout(const am_rig *rig, const am_motion *mo, size_t f, 
 am_status am_cli_write_pictures(const char *cmd, const am_cli_pictures *p, am_outset *set, am_error *err)
 {
     if (p->report)
-        AMI_TRY(am_cli_html_report(cmd, p->title, p->rig, p->motion, p->det, p->creature, p->truth, p->gate_text,
-                                   p->glb ? am_outset_path(set, p->glb) : NULL, am_outset_path(set, "report.html"),
+        AMI_TRY(am_cli_html_report(cmd, p, p->glb ? am_outset_path(set, p->glb) : NULL, am_outset_path(set, "report.html"),
                                    am_outset_path(set, "report_three.js"), err));
     if (!p->render) return AM_OK;
+    if (p->points) {
+        /* no rig to draw: the middle frame's detections with the points reprojected */
+        am_overlay_job ov = {.mdet = p->mdet, .cameras = p->cameras, .points = p->points, .edges = p->edges,
+                             .edge_count = p->edge_count, .first = p->points->frame_count / 2, .count = 1,
+                             .path = am_outset_path(set, "render_cameras.png"), .ctx = am_cli_context()};
+        return am_overlay_clip(&ov, err);
+    }
     am_render_model *model = NULL;
     AMI_TRY(am_render_model_create(p->rig, p->mesh, &model, err));
     am_status s = AM_OK;
     am_layout framed;
     if (p->frame_layout) ami_framed_layout(p->rig, p->motion, p->motion->frame_count / 2, &framed);
     for (int view = 0; s == AM_OK && view < 2; view++) {
-        am_render_job job = {.model = model, .motion = p->motion, .view = view == 0 ? AM_VIEW_LAYOUT : AM_VIEW_THREE_QUARTER,
+        am_view first = p->through_cameras ? AM_VIEW_CAMERAS : AM_VIEW_LAYOUT;
+        am_render_job job = {.model = model, .motion = p->motion, .view = view == 0 ? first : AM_VIEW_THREE_QUARTER,
+                             .cameras = p->cameras,
                              .layout = p->frame_layout ? &framed : p->creature ? &p->creature->layout : NULL, .first = p->motion->frame_count / 2,
                              .count = 1, .style = {.flags = AM_DRAW_MESH | AM_DRAW_JOINTS},
-                             .path = am_outset_path(set, view == 0 ? "render_layout.png" : "render_three_quarter.png"),
+                             .path = am_outset_path(set, view == 1 ? "render_three_quarter.png" : p->through_cameras ? "render_cameras.png"
+                                                                                                     : "render_layout.png"),
                              .ctx = am_cli_context()};
         s = am_render_clip(&job, err);
     }

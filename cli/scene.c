@@ -138,16 +138,23 @@ bool am_cli_camera(const char *cmd, const char *arg, am_view *view, am_calib **c
     *rc = 0;
     if (am_view_parse(arg, view)) return true;
     const char *colon = strrchr(arg, ':');
-    if (!colon || colon == arg) {
-        *rc = am_cli_usage(cmd, "--camera %s: one of layout, front, side, three-quarter, or CALIB.toml:NAME", arg);
+    size_t len = strlen(arg);
+    bool grid = !colon && len > 5 && strcasecmp(arg + len - 5, ".toml") == 0;
+    if (!grid && (!colon || colon == arg)) {
+        *rc = am_cli_usage(cmd, "--camera %s: one of layout, front, side, three-quarter, CALIB.toml:NAME or CALIB.toml (all its cameras)", arg);
         return false;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%.*s", (int)(colon - arg), arg);
+    snprintf(path, sizeof path, "%.*s", grid ? (int)len : (int)(colon - arg), arg);
     am_error err = {0};
     if (am_calib_load(path, NULL, cal, &err) != AM_OK) {
         *rc = am_cli_fail(cmd, &err);
         return false;
+    }
+    if (grid) {
+        *view = AM_VIEW_CAMERAS;
+        *cam = NULL;
+        return true;
     }
     int i = am_calib_find(*cal, colon + 1);
     if (i < 0) {

@@ -32,8 +32,8 @@ am_status am_cli_scene_load(const char *cmd, const char *scene, const am_cli_sce
                             am_cli_scene *out, am_error *err);
 void am_cli_scene_free(am_cli_scene *sc);
 
-/* --camera WORD or calib.toml:NAME into a job's view (and *cal, which holds the camera; free
- * it with am_calib_free). false after a usage message; exit code in *rc on a load failure. */
+/* --camera WORD, calib.toml:NAME or calib.toml (every camera: AM_VIEW_CAMERAS, *cam NULL) into
+ * a job's view (and *cal, which holds the cameras; free it with am_calib_free). false after a usage message; exit code in *rc on a load failure. */
 bool am_cli_camera(const char *cmd, const char *arg, am_view *view, am_calib **cal,
                    const am_camera **cam, int *rc);
 /* --frames A:B (B exclusive, either may be left out); false after a usage message. */
@@ -44,22 +44,26 @@ const char *am_cli_find_file(const char *dir, const char *name, char *buf, size_
 /* The npm package three (AM_THREE_DIR, else .deps/npm/node_modules/three beside the build or
  * the working folder), or NULL. */
 const char *am_cli_three_dir(char *buf, size_t size);
-/* Write report.html (and its three.js script beside it) for a result; glb_path the GLB the
- * viewer plays ("" or NULL: none); truth [T][J][3] in the rig's joint order or NULL. */
-am_status am_cli_html_report(const char *cmd, const char *title, const am_rig *rig, const am_motion *mo,
-                             const am_det *det, const am_creature *cr, const double *truth,
-                             const char *gate_text, const char *glb_path, const char *html_path,
-                             const char *script_path, am_error *err);
-
-/* --report and --render of a pipeline command (solve, rig, ik): the result's report.html (with
- * its report_three.js) and two renders of its middle frame, render_layout.png (SPEC 3's front |
- * side) and render_three_quarter.png, joints drawn over the mesh. */
+/* --report and --render of a pipeline command (solve, rig, ik, ...): the result's report.html
+ * (with its report_three.js) and two renders of its middle frame, render_layout.png (SPEC 3's
+ * front | side; render_cameras.png, a grid through the calibrated cameras, for N cameras) and
+ * render_three_quarter.png, joints drawn over the mesh. */
 typedef struct am_cli_pictures {
     bool report, render;
     const char *title;          /* the page's heading: the command's input */
-    const am_rig *rig;
+    const am_rig *rig;          /* or NULL: points (triangulate) */
     const am_motion *motion;    /* bound to rig, with joints */
-    const am_det *det;          /* or NULL */
+    const am_joints *points;    /* without a rig: the report's viewer moves them, and the render
+                                   is render_cameras.png alone: the detections with the points
+                                   reprojected through each camera (mdet, cameras needed) */
+    const int32_t *edges;       /* [edge_count][2] point pairs drawn joined, or NULL */
+    size_t edge_count;
+    bool points_only;           /* a points result (set before am_cli_picture_names) */
+    const am_det *det;          /* two-view detections, or NULL */
+    const am_mdet *mdet;        /* or N cameras' detections, with */
+    const am_calib *cameras;    /* their calibration: reprojection per camera */
+    bool through_cameras;       /* render through the cameras (render_cameras.png, a grid) instead
+                                   of the layout; set before am_cli_picture_names */
     const am_creature *creature;/* its layout and feet, or NULL */
     const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
     const char *gate_text;      /* the command's own report, shown as written, or NULL */
@@ -68,6 +72,10 @@ typedef struct am_cli_pictures {
     bool frame_layout;          /* the layout render framed on the clip, not the creature's or
                                    the wolf's: results not captured through a layout (rig, ik) */
 } am_cli_pictures;
+/* Write report.html (and its three.js script beside it) for a result: glb_path the GLB the
+ * viewer plays (NULL: none). */
+am_status am_cli_html_report(const char *cmd, const am_cli_pictures *p, const char *glb_path, const char *html_path,
+                             const char *script_path, am_error *err);
 /* The members they add to the output set, appended to names (room for 4 more) at *count. */
 void am_cli_picture_names(const am_cli_pictures *p, const char **names, size_t *count);
 /* "a, b, c" of names for the command's last log line (cut at size). */

@@ -99,10 +99,13 @@ typedef enum am_view {
     AM_VIEW_THREE_QUARTER,   /* perspective from the front-right and above, following the root
                                 horizontally (one height and distance), framing the clip */
     AM_VIEW_CAMERA,          /* a calibrated camera (am_render_job.camera) */
+    AM_VIEW_CAMERAS,         /* every camera of a calibration (am_render_job.cameras) in a grid,
+                                the overlay's: ceil(sqrt(C)) columns of 640 px cells (480 from
+                                three columns) */
     AM_VIEW_COUNT
 } am_view;
 
-/* The name of a view ("layout", "front", "side", "three-quarter", "camera"). */
+/* The name of a view ("layout", "front", "side", "three-quarter", "camera", "cameras"). */
 const char *am_view_name(am_view view);
 /* The view a --camera word names (the names above; "3/4" too); false if none. */
 bool am_view_parse(const char *name, am_view *view);
@@ -184,11 +187,12 @@ typedef struct am_render_job {
     const am_motion *motion;  /* bound to the model's rig; NULL = the rest pose, one frame */
     am_view view;
     const am_camera *camera;  /* AM_VIEW_CAMERA */
+    const am_calib *cameras;  /* AM_VIEW_CAMERAS */
     const am_layout *layout;  /* NULL = the wolf's (SPEC 3) */
     const am_orbit *orbit;    /* AM_VIEW_THREE_QUARTER; NULL = the defaults */
     int width, height;        /* output size; 0 = the view's own (layout W_FRONT + W_SIDE x 720,
                                  front W_FRONT x 720, side W_SIDE x 720, 3/4 1280 x 720, camera:
-                                 its image size); another size scales the view to fit, centred */
+                                 its image size, cameras: the grid's); another size scales the view to fit, centred */
     size_t first, count;      /* frames first .. first + count - 1; count 0 = to the end */
     am_draw_style style;
     /* Where: a .mp4/.mkv/.avi/.webm file (video), a .png file (the first frame only), or a
@@ -208,7 +212,8 @@ AM_NODISCARD am_status am_render_views_create(const am_render_job *job, am_rende
                                               am_error *err);
 void am_render_views_free(am_render_views *views);
 void am_render_views_size(const am_render_views *views, int *width, int *height);
-/* How many cameras (2 for the layout, else 1), camera i and its clip rectangle (x0 y0 x1 y1).
+/* How many cameras (2 for the layout, C for a grid, else 1), camera i and its clip rectangle
+ * (x0 y0 x1 y1).
  * The 3/4 camera is the first frame's; later frames move it by the root's horizontal travel. */
 size_t am_render_views_count(const am_render_views *views);
 const am_camera *am_render_views_camera(const am_render_views *views, size_t i, int clip[4]);
@@ -290,6 +295,10 @@ typedef struct am_overlay_job {
     const am_mdet *mdet;      /* the detections of every camera */
     const am_calib *cameras;  /* matched to mdet's cameras by name */
     const char *const *camera_video; /* [C] a clip per camera (entries may be NULL), or NULL */
+    const am_joints *points;  /* N cameras without a rig: 3D points reprojected (triangulate's), */
+    const int32_t *edges;     /* [edge_count][2] joined by lines; or NULL */
+    size_t edge_count;
+    size_t first, count;      /* frames first .. first + count - 1; count 0 = to the end */
     double joint_radius;      /* px of the detection discs; 0 = 4 */
     const char *path;         /* output video or folder (as am_render_job) */
     double fps;               /* 0: det's, else the motion's, else 30 */
@@ -344,9 +353,14 @@ AM_NODISCARD am_status am_dataset_generate(const am_dataset_job *job, am_error *
 /* ---- the HTML report ------------------------------------------------------------------- */
 typedef struct am_report_job {
     const char *title;
-    const am_rig *rig;
+    const am_rig *rig;        /* or NULL: the points below */
     const am_motion *motion;  /* with joints and extra_json (reproj_px, sync, contacts) */
+    const am_joints *points;  /* without a rig: 3D points (triangulate's), drawn by the viewer */
+    const int32_t *edges;     /* [edge_count][2] point pairs the viewer joins, or NULL */
+    size_t edge_count;
     const am_det *det;        /* optional: reprojection per frame and view */
+    const am_mdet *mdet;      /* or N cameras' detections with their calibration: reprojection */
+    const am_calib *cameras;  /* per frame and camera (motion.json's time_offsets applied) */
     const am_layout *layout;  /* NULL = the wolf's */
     const char *const *feet;  /* [feet_count] paw-height plots; NULL = motion's sync feet */
     size_t feet_count;
@@ -360,11 +374,13 @@ typedef struct am_report_job {
     const char *script_path;  /* the three.js modules beside it (classic script), or NULL */
     am_context ctx;           /* stage "report" */
 } am_report_job;
-/* One page that works from a file:// URL with no network: the quality-gate verdicts first,
- * inline SVG plots (reprojection per frame and view, paw heights in both views, contacts,
+/* One page that works from a file:// URL with no network: the quality-gate verdicts first (paw
+ * agreement, reprojection per view or camera), inline SVG plots (reprojection per frame and view
+ * or camera, paw heights in both views, contacts,
  * per-joint error against the truth, per-bone angles, foot slide per plant), and a three.js
- * viewer playing the GLB (play/pause, frame scrub, joints toggle). The page exposes
- * window.anymoveViewer (setFrame(i), joints() -> world positions) for tests. */
+ * viewer playing the GLB (play/pause, frame scrub, joints toggle). Without a rig the page shows
+ * points: the reprojection per camera and the viewer moving the points (and edges) itself. The
+ * page exposes window.anymoveViewer (setFrame(i), joints() -> world positions) for tests. */
 AM_NODISCARD am_status am_report_write(const am_report_job *job, am_error *err);
 
 #ifdef __cplusplus

@@ -50,7 +50,7 @@ static double ami_view_error(const float *uv, const float *conf, const double *p
     double sum = 0;
     size_t n = 0;
     for (size_t j = 0; j < J; j++) {
-        if (joint[j] < 0 || !(conf[j] > 0) || !isfinite(uv[2 * j])) continue;
+        if (joint[j] < 0 || !(conf[j] > 0) || !isfinite(uv[2 * j]) || !isfinite(proj[2 * joint[j]])) continue;
         sum += hypot(uv[2 * j] - proj[2 * joint[j]], uv[2 * j + 1] - proj[2 * joint[j] + 1]);
         n++;
     }
@@ -116,9 +116,18 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     am_studio st;
     am_studio_default(&st);
     double rad = job->joint_radius > 0 ? job->joint_radius : 4.0;
+    size_t t0 = 0, t1 = 0;
+    if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
+        s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
+    /* the clip's frames before the first drawn */
+    for (size_t t = 0; s == AM_OK && vr && t < t0; t++) {
+        am_status rs = am_video_reader_next(vr, &clip, err);
+        if (rs == AM_E_EMPTY) am_video_reader_close(vr), vr = NULL, memset(err, 0, sizeof *err);
+        else s = rs;
+    }
     ami_stage stage = ami_stage_begin("overlay");
-    for (size_t t = 0; s == AM_OK && t < T; t++) {
-        if (!ami_progress("overlay", (double)t / (double)T)) {
+    for (size_t t = t0; s == AM_OK && t < t1; t++) {
+        if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {
             s = AM_FAIL(err, AM_E_CANCELLED, "overlay");
             break;
         }
@@ -168,6 +177,7 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
         }
         am_raster_clip_all(&r);
         s = ami_sink_frame(&sink, &r.img, err);
+        if (sink.kind == 1) break; /* one PNG: the first frame */
     }
     if (open) {
         if (s == AM_OK) s = ami_sink_close(&sink, err);
@@ -183,28 +193,45 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     return s;
 }
 
+void ami_camera_grid(const am_camera *const *cams, size_t C, int *W, int *H, double (*place)[3], int (*clip)[4])
+{
+    int cols = (int)ceil(sqrt((double)C)), rows = (int)((C + (size_t)cols - 1) / (size_t)cols);
+    int cell_w = cols <= 2 ? 640 : 480;
+    double aspect = 0;
+    for (size_t c = 0; c < C; c++) aspect = fmax(aspect, cams[c]->height / cams[c]->width);
+    int cell_h = (int)lround(cell_w * (aspect > 0 ? aspect : 0.5625));
+    cell_h += cell_h & 1;
+    *W = cols * cell_w, *H = rows * cell_h;
+    for (size_t c = 0; c < C; c++) {
+        int x0 = (int)(c % (size_t)cols) * cell_w, y0 = (int)(c / (size_t)cols) * cell_h;
+        double sc = fmin((cell_w - 2.0) / cams[c]->width, (cell_h - 2.0) / cams[c]->height);
+        double du = x0 + 1 + 0.5 * (cell_w - 2 - cams[c]->width * sc), dv = y0 + 1 + 0.5 * (cell_h - 2 - cams[c]->height * sc);
+        place[c][0] = sc, place[c][1] = du, place[c][2] = dv;
+        clip[c][0] = (int)floor(du), clip[c][1] = (int)floor(dv);
+        clip[c][2] = (int)ceil(du + cams[c]->width * sc), clip[c][3] = (int)ceil(dv + cams[c]->height * sc);
+    }
+}
+
 /* N cameras: a grid of views, each camera's image scaled into a cell. */
 static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
 {
     const am_mdet *d = job->mdet;
     size_t C = d->camera_count, T = d->frame_count, J = d->joint_count;
     AMI_CHECK(err, job->cameras, AM_E_USAGE, "an N-camera overlay needs the calibration");
-    int cols = (int)ceil(sqrt((double)C)), rows = (int)((C + (size_t)cols - 1) / (size_t)cols);
-    int cell_w = cols <= 2 ? 640 : 480;
     const am_camera **cams = am_alloc_array(C, sizeof *cams);
-    AMI_CHECK(err, cams, AM_E_NOMEM, "overlay");
-    am_status s = AM_OK;
-    double aspect = 0;
+    double (*place)[3] = am_alloc_array(C, sizeof *place);
+    int (*cell)[4] = am_alloc_array(C, sizeof *cell);
+    am_status s = cams && place && cell ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "overlay");
     for (size_t c = 0; c < C && s == AM_OK; c++) {
         int i = am_calib_find(job->cameras, d->cameras[c]);
         if (i < 0) s = AM_FAIL(err, AM_E_NAME, "camera '%s' of the detections is not in the calibration", d->cameras[c]);
-        else cams[c] = &job->cameras->cameras[i], aspect = fmax(aspect, cams[c]->height / cams[c]->width);
+        else cams[c] = &job->cameras->cameras[i];
     }
-    int cell_h = (int)lround(cell_w * (aspect > 0 ? aspect : 0.5625));
-    cell_h += cell_h & 1;
-    int W = cols * cell_w, H = rows * cell_h;
+    int W = 0, H = 0;
+    if (s == AM_OK) ami_camera_grid(cams, C, &W, &H, place, cell);
     const am_rig *rig = job->motion ? job->rig : NULL;
-    size_t B = rig ? rig->bone_count : 0, RJ = rig ? rig->joint_count : 0;
+    const am_joints *P = rig ? NULL : job->points;
+    size_t B = rig ? rig->bone_count : 0, RJ = rig ? rig->joint_count : P ? P->joint_count : 0;
     int32_t *joint = am_alloc_array(J + 1, sizeof(int32_t));
     double *pose = am_alloc_array(B * 16 + RJ * 3 + 1, sizeof(double));
     double *proj = am_alloc_array(RJ * 4 + B * 6 + 1, sizeof(double));
@@ -214,7 +241,11 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     ami_sink sink = {0};
     bool open = false;
     if (s == AM_OK && (!joint || !pose || !proj || !vr)) s = AM_FAIL(err, AM_E_NOMEM, "overlay");
-    for (size_t j = 0; s == AM_OK && j < J; j++) joint[j] = rig ? am_rig_find_joint(rig, d->names[j]) : -1;
+    for (size_t j = 0; s == AM_OK && j < J; j++) {
+        joint[j] = rig ? am_rig_find_joint(rig, d->names[j]) : -1;
+        for (size_t k = 0; P && k < RJ && joint[j] < 0; k++)
+            if (strcmp(P->names[k], d->names[j]) == 0) joint[j] = (int32_t)k;
+    }
     for (size_t c = 0; s == AM_OK && job->camera_video && c < C; c++)
         if (job->camera_video[c]) {
             am_video_info vi;
@@ -228,9 +259,18 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     if (s == AM_OK && (s = ami_sink_open(&sink, job->path, W, H, fps, err)) == AM_OK) open = true;
     am_studio st;
     am_studio_default(&st);
+    size_t t0 = 0, t1 = 0;
+    if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
+        s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
+    for (size_t c = 0; s == AM_OK && c < C; c++)
+        for (size_t t = 0; vr[c] && t < t0 && s == AM_OK; t++) {
+            am_status rs = am_video_reader_next(vr[c], &clip, err);
+            if (rs == AM_E_EMPTY) am_video_reader_close(vr[c]), vr[c] = NULL, memset(err, 0, sizeof *err);
+            else s = rs;
+        }
     ami_stage stage = ami_stage_begin("overlay");
-    for (size_t t = 0; s == AM_OK && t < T; t++) {
-        if (!ami_progress("overlay", (double)t / (double)T)) {
+    for (size_t t = t0; s == AM_OK && t < t1; t++) {
+        if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {
             s = AM_FAIL(err, AM_E_CANCELLED, "overlay");
             break;
         }
@@ -241,11 +281,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
             am_rig_keypoints(rig, pose, pose + B * 16);
         }
         for (size_t c = 0; c < C && s == AM_OK; c++) {
-            int x0 = (int)(c % (size_t)cols) * cell_w, y0 = (int)(c / (size_t)cols) * cell_h;
-            double sc = fmin((cell_w - 2.0) / cams[c]->width, (cell_h - 2.0) / cams[c]->height);
-            double du = x0 + 1 + 0.5 * (cell_w - 2 - cams[c]->width * sc), dv = y0 + 1 + 0.5 * (cell_h - 2 - cams[c]->height * sc);
-            am_raster_clip(&r, (int)floor(du), (int)floor(dv), (int)ceil(du + cams[c]->width * sc),
-                           (int)ceil(dv + cams[c]->height * sc));
+            double sc = place[c][0], du = place[c][1], dv = place[c][2];
+            am_raster_clip(&r, cell[c][0], cell[c][1], cell[c][2], cell[c][3]);
             am_draw_rect(&r, r.clip[0], r.clip[1], r.clip[2], r.clip[3], st.wall, 1.0);
             if (vr[c]) {
                 am_status rs = am_video_reader_next(vr[c], &clip, err);
@@ -268,6 +305,23 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
                     am_camera_project(cams[c], pose + B * 16 + j * 3, proj + j * 2, NULL);
                 }
                 e = ami_view_error(d->uv + (c * T + t) * J * 2, d->conf + (c * T + t) * J, proj, joint, J);
+            } else if (P && t < P->frame_count) {
+                /* the points through the camera (NaN where one is missing), joined by the edges */
+                for (size_t j = 0; j < RJ; j++) {
+                    const double *q = P->joints + (t * RJ + j) * 3;
+                    proj[2 * j] = proj[2 * j + 1] = NAN;
+                    if (isfinite(q[0] + q[1] + q[2]) && am_camera_project(cams[c], q, proj + 2 * j, NULL))
+                        proj[2 * j] = proj[2 * j] * sc + du, proj[2 * j + 1] = proj[2 * j + 1] * sc + dv;
+                }
+                for (size_t k = 0; k < job->edge_count; k++) {
+                    const double *a = proj + 2 * job->edges[2 * k], *bq = proj + 2 * job->edges[2 * k + 1];
+                    if (isfinite(a[0] + bq[0])) am_draw_line(&r, a[0], a[1], bq[0], bq[1], 2.0, ami_white, 0.85);
+                }
+                for (size_t j = 0; j < RJ; j++)
+                    if (isfinite(proj[2 * j])) am_draw_disc(&r, proj[2 * j], proj[2 * j + 1], 2.0, 0, ami_white, 1.0);
+                /* the error in image pixels: back out of the cell */
+                for (size_t j = 0; j < 2 * RJ; j++) proj[j] = (proj[j] - (j % 2 ? dv : du)) / sc;
+                e = ami_view_error(d->uv + (c * T + t) * J * 2, d->conf + (c * T + t) * J, proj, joint, J);
             }
             for (size_t j = 0; j < J; j++) {
                 const float *uv = d->uv + ((c * T + t) * J + j) * 2;
@@ -284,6 +338,7 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
         }
         am_raster_clip_all(&r);
         if (s == AM_OK) s = ami_sink_frame(&sink, &r.img, err);
+        if (sink.kind == 1) break; /* one PNG: the first frame */
     }
     if (open) {
         if (s == AM_OK) s = ami_sink_close(&sink, err);
@@ -293,6 +348,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     for (size_t c = 0; vr && c < C; c++) am_video_reader_close(vr[c]);
     am_free(vr);
     am_free(cams);
+    am_free(place);
+    am_free(cell);
     am_image_release(&clip);
     am_raster_release(&r);
     am_free(joint);

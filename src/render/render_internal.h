@@ -61,6 +61,12 @@ void ami_layout_backdrop(am_raster *r, const am_layout *layout, const am_studio 
  * scratch: [J][2] + [B][6] doubles. */
 void ami_draw_rig_2d(am_raster *r, const am_rig *rig, const am_camera *cam, const double *pose,
                      double *scratch, double scale, double du, double dv);
+/* N cameras in a grid (the overlay's and the render's): ceil(sqrt(C)) columns of cells 640 px
+ * wide (480 from three columns), as tall as the tallest camera's aspect asks (even); camera c's
+ * image scaled by place[c][0] and shifted by (place[c][1], place[c][2]) to sit centred in its
+ * cell inside a 1 px border, clip[c] the pixels it covers. *W x *H the grid's size. */
+void ami_camera_grid(const am_camera *const *cams, size_t C, int *W, int *H, double (*place)[3],
+                     int (*clip)[4]);
 /* White text on a dark box (2x font). */
 void ami_label(am_raster *r, int x, int y, const char *text);
 

@@ -113,7 +113,9 @@ static double ami_json_num(json_t *obj, const char *a, const char *b)
 
 static void ami_gate_row(am_buf *b, const char *what, const char *value, const char *verdict, const char *cls)
 {
-    am_buf_printf(b, "<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", what, value, cls, verdict);
+    am_buf_printf(b, "<tr><td>");
+    ami_html_text(b, what); /* a camera's name comes from a file */
+    am_buf_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", value, cls, verdict);
 }
 
 static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
@@ -123,8 +125,8 @@ static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
     json_t *sync = extra ? json_object_get(extra, "sync") : NULL;
     json_t *pa = sync ? json_object_get(sync, "paw_agreement") : NULL;
     paw = pa ? ami_json_num(pa, "score", NULL) : NAN;
-    double rf = ami_json_num(extra, "reproj_px", "front"), rs = ami_json_num(extra, "reproj_px", "side");
-    bool any = pa || isfinite(rf) || isfinite(rs);
+    json_t *rpx = extra ? json_object_get(extra, "reproj_px") : NULL;
+    bool any = pa || (json_is_object(rpx) && json_object_size(rpx) > 0);
     if (any) {
         am_buf_printf(b, "<table class=\"gates\"><tr><th>gate</th><th>value</th><th>verdict</th></tr>\n");
         char v[64];
@@ -138,15 +140,21 @@ static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
                 ami_gate_row(b, "paw agreement", "null", "the feet barely move: judge by the reprojection error", "look");
             }
         }
-        const char *views[2] = {"front", "side"};
-        double rv[2] = {rf, rs};
-        for (int k = 0; k < 2; k++) {
-            if (!isfinite(rv[k])) continue;
-            snprintf(v, sizeof v, "%.2f px", rv[k]);
-            char what[64];
-            snprintf(what, sizeof what, "reprojection error, %s view", views[k]);
-            ami_gate_row(b, what, v, rv[k] <= 10 ? "good" : rv[k] <= 20 ? "look at the overlay" : "poor fit",
-                         rv[k] <= 10 ? "ok" : rv[k] <= 20 ? "look" : "bad");
+        /* per view (front, side) or camera, as motion.json's reproj_px holds them */
+        json_t *rp = extra ? json_object_get(extra, "reproj_px") : NULL;
+        const char *key;
+        json_t *val;
+        /* two views: front and side only (not the solve's front_x_only diagnostic) */
+        bool two = rp && (json_object_get(rp, "front") || json_object_get(rp, "side"));
+        if (json_is_object(rp)) json_object_foreach(rp, key, val) {
+            if (!json_is_number(val) || (two && strcmp(key, "front") != 0 && strcmp(key, "side") != 0)) continue;
+            double e = json_number_value(val);
+            snprintf(v, sizeof v, "%.2f px", e);
+            char what[160];
+            bool view = strcmp(key, "front") == 0 || strcmp(key, "side") == 0;
+            snprintf(what, sizeof what, "reprojection error, %s%.100s%s", view ? "" : "camera ", key, view ? " view" : "");
+            ami_gate_row(b, what, v, e <= 10 ? "good" : e <= 20 ? "look at the overlay" : "poor fit",
+                         e <= 10 ? "ok" : e <= 20 ? "look" : "bad");
         }
         am_buf_printf(b, "</table>\n");
     }
@@ -224,9 +232,9 @@ static const char *const ami_viewer_js[] = {
     "  const { GLTFLoader } = await import(gl);\n",
     "  const { OrbitControls } = await import(oc);\n",
     "  const el = document.getElementById('glb');\n",
-    "  if (!el) { msg('No animation.glb was given to this report.'); document.body.dataset.viewer = 'none'; return; }\n",
-    "  const bin = Uint8Array.from(atob(el.textContent.replace(/\\s+/g, '')), (c) => c.charCodeAt(0));\n",
-    "  const gltf = await new Promise((res, rej) => new GLTFLoader().parse(bin.buffer, '', res, rej));\n",
+    "  if (!el && !AM.tracks) { msg('No animation.glb was given to this report.'); document.body.dataset.viewer = 'none'; return; }\n",
+    "  const bin = el ? Uint8Array.from(atob(el.textContent.replace(/\\s+/g, '')), (c) => c.charCodeAt(0)) : null;\n",
+    "  const gltf = bin ? await new Promise((res, rej) => new GLTFLoader().parse(bin.buffer, '', res, rej)) : {scene: new THREE.Group(), animations: []};\n",
     "  const canvas = document.getElementById('view');\n",
     "  const renderer = new THREE.WebGLRenderer({canvas, antialias: true, preserveDrawingBuffer: true});\n",
     "  renderer.setSize(canvas.width, canvas.height, false);\n",
@@ -241,7 +249,10 @@ static const char *const ami_viewer_js[] = {
     "  const clip = gltf.animations[0];\n",
     "  const duration = clip ? clip.duration : 0;\n",
     "  if (clip) mixer.clipAction(clip).play();\n",
-    "  const nodes = AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  const pts = AM.tracks ? AM.names : null;\n",
+    "  const nodes = pts ? pts.map(() => true) : AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  const lines = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({color: 0xff9a3c, depthTest: false}));\n",
+    "  if (pts) { lines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(AM.edges.length * 6), 3)); lines.renderOrder = 1; scene.add(lines); }\n",
     "  const markers = new THREE.Group();\n",
     "  const sg = new THREE.SphereGeometry(AM.size * 0.012, 10, 8);\n",
     "  const sm = new THREE.MeshBasicMaterial({color: 0xffffff, depthTest: false});\n",
@@ -254,30 +265,99 @@ static const char *const ami_viewer_js[] = {
     "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
     "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
     "  const p = new THREE.Vector3();\n",
-    "  const at = (k, out) => (AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
+    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
     "  let frame = 0, playing = false, t0 = 0;\n",
     "  function setFrame(i) {\n",
     "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
     "    if (clip) mixer.setTime(Math.min(frame / AM.fps, Math.max(0, duration - 1e-6)));\n",
     "    gltf.scene.updateMatrixWorld(true);\n",
-    "    nodes.forEach((n, k) => { if (n) { at(k, p); markers.children[k].position.copy(p); } markers.children[k].visible = !!n; });\n",
+    "    nodes.forEach((n, k) => { const ok = n && at(k, p); if (ok) markers.children[k].position.copy(p); markers.children[k].visible = !!ok; });\n",
+    "    if (pts) { const a = lines.geometry.attributes.position; AM.edges.forEach(([i, j], e) => { const u = AM.tracks[frame][i], v = AM.tracks[frame][j]; a.array.set(u && v ? u.concat(v) : [0, 0, 0, 0, 0, 0], e * 6); }); a.needsUpdate = true; }\n",
     "    scrub.value = frame; label.textContent = 'frame ' + frame + ' / ' + (AM.frames - 1);\n",
     "    renderer.render(scene, camera);\n",
     "  }\n",
-    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n) return null; at(k, p); return [p.x, -p.z, p.y]; }); }\n",
+    "  function joints() { gltf.scene.updateMatrixWorld(true); return nodes.map((n, k) => { if (!n || !at(k, p)) return null; return [p.x, -p.z, p.y]; }); }\n",
     "  scrub.max = AM.frames - 1;\n",
     "  scrub.addEventListener('input', () => { playing = false; play.textContent = 'play'; setFrame(Number(scrub.value)); });\n",
     "  play.addEventListener('click', () => { playing = !playing; play.textContent = playing ? 'pause' : 'play'; t0 = performance.now() - frame / AM.fps * 1000; });\n",
-    "  toggle.addEventListener('change', () => { markers.visible = toggle.checked; renderer.render(scene, camera); });\n",
+    "  toggle.addEventListener('change', () => { markers.visible = lines.visible = toggle.checked; renderer.render(scene, camera); });\n",
     "  controls.addEventListener('change', () => renderer.render(scene, camera));\n",
     "  function tick(now) { if (playing) { const f = Math.floor((now - t0) / 1000 * AM.fps); if (f >= AM.frames) t0 = now; setFrame(f % AM.frames); } requestAnimationFrame(tick); }\n",
     "  setFrame(0);\n",
     "  requestAnimationFrame(tick);\n",
-    "  window.anymoveViewer = {setFrame, joints, names: AM.joints.map((j) => j.name), frames: AM.frames, fps: AM.fps, ready: true};\n",
+    "  window.anymoveViewer = {setFrame, joints, names: pts || AM.joints.map((j) => j.name), frames: AM.frames, fps: AM.fps, ready: true};\n",
     "  document.body.dataset.viewer = 'ready';\n",
     "}\n",
     "viewer().catch((e) => { msg('viewer: ' + e.message); document.body.dataset.viewer = 'failed'; });\n",
     NULL};
+
+/* Reprojection error per frame and view or camera: the fit's joints through each camera (the
+ * layout's two for a two-view det) against the seen detections, mean over joints. Camera c's
+ * frame k is the fit's frame k + offset (motion.json's time_offsets, else the det's), the joints
+ * interpolated between frames for a fractional offset. */
+static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_layout *L, const double *joints, size_t T,
+                                 const char *const *joint_names, size_t J, json_t *extra, am_error *err)
+{
+    am_mdet *own = NULL;
+    am_calib *lay = NULL;
+    const am_mdet *d = job->mdet;
+    const am_calib *cal = job->cameras;
+    if (job->det) {
+        AMI_TRY(am_mdet_from_two_view(job->det, &own, err));
+        am_status s = am_cameras_from_layout(L, &lay, err);
+        if (s != AM_OK) {
+            am_mdet_free(own);
+            return s;
+        }
+        d = own, cal = lay;
+    }
+    size_t C = d->camera_count, DT = d->frame_count, DJ = d->joint_count;
+    double *series = am_alloc_array(C * T + 1, sizeof(double));
+    const char **names = am_alloc_array(C + 1, sizeof(char *));
+    int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
+    am_status s = series && names && rj ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
+    for (size_t j = 0; s == AM_OK && j < DJ; j++) {
+        rj[j] = -1;
+        for (size_t k = 0; k < J && rj[j] < 0; k++)
+            if (strcmp(joint_names[k], d->names[j]) == 0) rj[j] = (int32_t)k;
+    }
+    json_t *offs = extra ? json_object_get(extra, "time_offsets") : NULL;
+    for (size_t c = 0; s == AM_OK && c < C; c++) {
+        names[c] = d->cameras[c];
+        int ci = am_calib_find(cal, d->cameras[c]);
+        json_t *o = offs ? json_object_get(offs, d->cameras[c]) : NULL;
+        double off = o && json_is_number(o) ? json_number_value(o) : d->time_offset ? d->time_offset[c] : 0.0;
+        for (size_t t = 0; t < T; t++) {
+            series[c * T + t] = NAN;
+            double k = round((double)t - off), ft = k + off;
+            if (ci < 0 || k < 0 || k >= (double)DT || ft < 0 || ft > (double)(T - 1)) continue;
+            size_t f0 = (size_t)floor(ft), f1 = f0 + 1 < T ? f0 + 1 : f0;
+            double w = ft - (double)f0, sum = 0;
+            size_t n = 0;
+            for (size_t j = 0; j < DJ; j++) {
+                size_t at = (c * DT + (size_t)k) * DJ + j;
+                const float *uv = d->uv + at * 2;
+                if (rj[j] < 0 || !(d->conf[at] > 0) || !isfinite(uv[0])) continue;
+                double p[3], pu[2];
+                for (int e = 0; e < 3; e++)
+                    p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
+                if (!isfinite(p[0] + p[1] + p[2]) || !am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
+                sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
+                n++;
+            }
+            if (n) series[c * T + t] = sum / (double)n;
+        }
+    }
+    if (s == AM_OK)
+        ami_svg_lines(b, C == 2 && job->det ? "Reprojection error per frame" : "Reprojection error per frame and camera", "px",
+                      T, C, names, series, NULL);
+    am_free(series);
+    am_free(names);
+    am_free(rj);
+    am_mdet_free(own);
+    am_calib_free(lay);
+    return s;
+}
 
 am_status am_report_write(const am_report_job *job, am_error *err)
 {
@@ -285,21 +365,30 @@ am_status am_report_write(const am_report_job *job, am_error *err)
     am_scope_enter(&scope, &job->ctx);
     ami_stage stage = ami_stage_begin("report");
     const am_rig *rig = job->rig;
-    const am_motion *mo = job->motion;
-    size_t T = mo->frame_count, J = rig->joint_count, B = rig->bone_count;
+    const am_motion *mo = rig ? job->motion : NULL;
+    const am_joints *pts = rig ? NULL : job->points;
+    if (!mo && !pts) {
+        am_scope_leave(&scope, NULL);
+        return AM_FAIL(err, AM_E_USAGE, "a report needs a rig with its motion, or points");
+    }
+    size_t T = mo ? mo->frame_count : pts->frame_count, J = rig ? rig->joint_count : pts->joint_count;
+    size_t B = rig ? rig->bone_count : 0;
+    const char *const *jnames = rig ? (const char *const *)rig->joint_names : (const char *const *)pts->names;
+    double fps = mo ? mo->fps : pts->fps;
     am_layout L;
     if (job->layout) L = *job->layout;
     else am_layout_default(&L);
     am_status s = AM_OK;
     json_t *extra = NULL;
-    if (mo->extra_json) s = ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &extra, err);
+    if (mo && mo->extra_json) s = ami_json_parse(mo->extra_json, strlen(mo->extra_json), "motion.json", &extra, err);
     double *joints = am_alloc_array(T * J * 3 + 1, sizeof(double));
     double *series = am_alloc_array((T + 1) * (B + 2 * 4 + 8), sizeof(double));
     const char **names = am_alloc_array(B + 16, sizeof(char *));
     bool *dashed = am_alloc_array(B + 16, sizeof(bool));
     if (s == AM_OK && (!joints || !series || !names || !dashed)) s = AM_FAIL(err, AM_E_NOMEM, "report");
     if (s == AM_OK) {
-        if (mo->joints && mo->joint_count == J) memcpy(joints, mo->joints, T * J * 3 * sizeof(double));
+        if (pts) memcpy(joints, pts->joints, T * J * 3 * sizeof(double));
+        else if (mo->joints && mo->joint_count == J) memcpy(joints, mo->joints, T * J * 3 * sizeof(double));
         else am_rig_fk_clip(rig, mo, joints);
     }
     am_buf b = {0};
@@ -315,35 +404,15 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                       "svg .frame{fill:none;stroke:#999}figure{margin:8px 0}#view{border:1px solid #999}"
                       ".controls{margin:6px 0}</style>\n</head><body>\n<h1>");
         ami_html_text(&b, job->title ? job->title : "anymove report");
-        am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, mo->fps, J, B);
+        if (rig) am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, fps, J, B);
+        else am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu points, %zu edges.</p>\n", T, fps, J, job->edge_count);
         ami_gates(&b, job, extra);
         am_buf_printf(&b, "<section id=\"plots\"><h2>Plots</h2>\n");
         const am_det *det = job->det;
-        /* reprojection per frame and view (detections against the fit, SPEC 3) */
-        if (det) {
-            for (size_t t = 0; t < T; t++)
-                for (int v = 0; v < 2; v++) {
-                    double sum = 0;
-                    size_t n = 0;
-                    for (size_t j = 0; t < det->frame_count && j < det->joint_count; j++) {
-                        int rj = am_rig_find_joint(rig, det->names[j]);
-                        const float *uv = (v == 0 ? det->front_uv : det->side_uv) + (t * det->joint_count + j) * 2;
-                        float cf = (v == 0 ? det->front_conf : det->side_conf)[t * det->joint_count + j];
-                        if (rj < 0 || !(cf > 0) || !isfinite(uv[0])) continue;
-                        const double *p = joints + (t * J + (size_t)rj) * 3;
-                        double pu = v == 0 ? L.front_cx + p[0] / L.m_per_px : L.side_cx - p[1] / L.m_per_px;
-                        double pv = L.ground_v - p[2] / L.m_per_px;
-                        sum += hypot(uv[0] - pu, uv[1] - pv);
-                        n++;
-                    }
-                    series[(size_t)v * T + t] = n ? sum / (double)n : NAN;
-                }
-            names[0] = "front", names[1] = "side";
-            dashed[0] = dashed[1] = false;
-            ami_svg_lines(&b, "Reprojection error per frame", "px", T, 2, names, series, dashed);
-        }
+        /* reprojection per frame and view (the two views of SPEC 3) or camera */
+        if (job->det || (job->mdet && job->cameras)) s = ami_reproj_plot(&b, job, &L, joints, T, jnames, J, extra, err);
         /* paw heights in both views */
-        for (size_t f = 0; f < job->feet_count; f++) {
+        for (size_t f = 0; rig && f < job->feet_count; f++) {
             int rj = am_rig_find_joint(rig, job->feet[f]);
             if (rj < 0) continue;
             int dj = -1;
@@ -432,7 +501,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                 }
                 e[j] = n ? 100 * sum / (double)n : NAN;
             }
-            if (e) ami_svg_bars(&b, "Per-joint error against the truth (mean)", "cm", J, (const char *const *)rig->joint_names, e);
+            if (e) ami_svg_bars(&b, "Per-joint error against the truth (mean)", "cm", J, jnames, e);
             am_free(e);
         }
         /* per-bone angles: each bone's rotation away from rest */
@@ -480,7 +549,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         ami_jw w;
         ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
         ami_jw_object(&w, NULL);
-        ami_jw_number(&w, "fps", mo->fps > 0 ? mo->fps : 30);
+        ami_jw_number(&w, "fps", fps > 0 ? fps : 30);
         ami_jw_int(&w, "frames", (int64_t)T);
         ami_jw_number(&w, "size", size);
         ami_jw_numbers(&w, "centre", gc, 1, (const size_t[1]){3});
@@ -488,9 +557,37 @@ am_status am_report_write(const am_report_job *job, am_error *err)
         const char *script_name = job->script_path ? strrchr(job->script_path, '/') : NULL;
         script_name = script_name ? script_name + 1 : job->script_path ? job->script_path : "";
         ami_jw_string(&w, "script", script_name);
+        if (pts) {
+            /* points: the viewer draws them (and the edges) from here, in glTF axes, null where missing */
+            ami_jw_strings(&w, "names", jnames, J);
+            ami_jw_array(&w, "edges");
+            for (size_t e = 0; e < job->edge_count; e++) {
+                ami_jw_row(&w, NULL);
+                ami_jw_int(&w, NULL, job->edges[2 * e]);
+                ami_jw_int(&w, NULL, job->edges[2 * e + 1]);
+                ami_jw_close(&w);
+            }
+            ami_jw_close(&w);
+            ami_jw_array(&w, "tracks");
+            for (size_t t = 0; t < T; t++) {
+                ami_jw_row(&w, NULL);
+                for (size_t j = 0; j < J; j++) {
+                    const double *q = joints + (t * J + j) * 3;
+                    if (!isfinite(q[0] + q[1] + q[2])) {
+                        ami_jw_null(&w, NULL);
+                        continue;
+                    }
+                    double g[3];
+                    am_gltf_from_world(q, g);
+                    ami_jw_numbers(&w, NULL, g, 1, (const size_t[1]){3});
+                }
+                ami_jw_close(&w);
+            }
+            ami_jw_close(&w);
+        }
         ami_jw_array(&w, "joints");
         char nb[512];
-        for (size_t j = 0; j < J; j++) {
+        for (size_t j = 0; rig && j < J; j++) {
             int head_of = -1, tail_of = -1;
             bool leaf = true;
             for (size_t bb = 0; bb < B; bb++) {

@@ -8,7 +8,7 @@
 #include "core/internal.h"
 #include "render_internal.h"
 
-static const char *const ami_view_names[AM_VIEW_COUNT] = {"layout", "front", "side", "three-quarter", "camera"};
+static const char *const ami_view_names[AM_VIEW_COUNT] = {"layout", "front", "side", "three-quarter", "camera", "cameras"};
 
 const char *am_view_name(am_view view) { return view < AM_VIEW_COUNT ? ami_view_names[view] : "?"; }
 
@@ -93,8 +93,8 @@ struct am_render_views {
     am_layout layout;
     int width, height;
     size_t count;
-    am_camera cam[2];
-    int clip[2][4];
+    am_camera *cam;           /* [count] */
+    int (*clip)[4];           /* [count] */
     int divider[2];           /* columns of the layout's divider, or -1 */
     am_raster backdrop;       /* the studio, drawn once */
     double *pose;             /* [B][16] + [J][3] scratch */
@@ -107,6 +107,8 @@ void am_render_views_free(am_render_views *v)
     if (!v) return;
     am_raster_release(&v->backdrop);
     am_free(v->pose);
+    am_free(v->cam);
+    am_free(v->clip);
     am_free(v);
 }
 
@@ -133,8 +135,15 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
     else am_layout_default(&v->layout);
     v->divider[0] = v->divider[1] = -1;
     am_status s = AM_OK;
+    size_t C = job->view == AM_VIEW_CAMERAS && job->cameras ? job->cameras->camera_count : 0;
+    if (job->view == AM_VIEW_CAMERAS && C == 0) s = AM_FAIL(err, AM_E_USAGE, "a grid of cameras needs a calibration with cameras");
     v->pose = am_alloc_array(rig->bone_count * 16 + rig->joint_count * 3, sizeof(double));
-    if (!v->pose) s = AM_FAIL(err, AM_E_NOMEM, "pose scratch");
+    v->cam = am_alloc_array(C + 2, sizeof *v->cam);
+    v->clip = am_alloc_array(C + 2, sizeof *v->clip);
+    const am_camera **grid = am_alloc_array(C + 1, sizeof *grid);
+    double (*place)[3] = am_alloc_array(C + 1, sizeof *place);
+    if (s == AM_OK && (!v->pose || !v->cam || !v->clip || !grid || !place)) s = AM_FAIL(err, AM_E_NOMEM, "pose scratch");
+    for (size_t c = 0; s == AM_OK && c < C; c++) grid[c] = &job->cameras->cameras[c];
     am_camera front, side;
     if (s == AM_OK) s = ami_layout_cameras(&v->layout, &front, &side, err);
     const am_layout *L = &v->layout;
@@ -151,6 +160,9 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
             nh = (int)lround(job->camera->height);
         }
         break;
+    case AM_VIEW_CAMERAS:
+        if (s == AM_OK) ami_camera_grid(grid, C, &nw, &nh, place, v->clip);
+        break;
     default: if (s == AM_OK) s = AM_FAIL(err, AM_E_ARG, "unknown view %d", (int)job->view);
     }
     if (s == AM_OK && (nw < 1 || nh < 1)) s = AM_FAIL(err, AM_E_VALUE, "the view is %d x %d px", nw, nh);
@@ -163,10 +175,19 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
         oy = 0.5 * (v->height - nh * sc);
     }
     if (s == AM_OK) {
-        v->count = 1;
         int full[4] = {0, 0, v->width, v->height};
-        memcpy(v->clip[0], full, sizeof full);
-        if (job->view == AM_VIEW_LAYOUT) {
+        /* a grid's clips are its cells (from the switch above) */
+        if (job->view != AM_VIEW_CAMERAS) v->count = 1, memcpy(v->clip[0], full, sizeof full);
+        if (job->view == AM_VIEW_CAMERAS) {
+            /* each camera into its cell, then the whole grid scaled to the output */
+            v->count = C;
+            for (size_t c = 0; c < C; c++) {
+                v->cam[c] = *grid[c];
+                ami_camera_fit(&v->cam[c], place[c][0], place[c][1], place[c][2]);
+                ami_camera_fit(&v->cam[c], sc, ox, oy);
+                for (int k = 0; k < 4; k++) v->clip[c][k] = (int)lround(v->clip[c][k] * sc + (k % 2 ? oy : ox));
+            }
+        } else if (job->view == AM_VIEW_LAYOUT) {
             v->count = 2;
             v->cam[0] = front;
             v->cam[1] = side;
@@ -214,12 +235,15 @@ am_status am_render_views_create(const am_render_job *job, am_render_views **out
             am_camera_three_quarter(&v->cam[0], box, job->orbit, v->width, v->height);
         }
     }
+    am_free(grid);
+    am_free(place);
     if (s == AM_OK) s = am_raster_init(&v->backdrop, v->width, v->height, err);
     if (s == AM_OK) {
         const am_studio *st = job->style.studio;
         am_studio d;
         if (!st) am_studio_default(&d), st = &d;
-        am_image_fill(&v->backdrop.img, st->wall);
+        /* a grid's cells on the divider's colour, as the overlay's */
+        am_image_fill(&v->backdrop.img, job->view == AM_VIEW_CAMERAS ? st->divider : st->wall);
         for (size_t i = 0; i < v->count; i++) {
             am_raster_clip(&v->backdrop, v->clip[i][0], v->clip[i][1], v->clip[i][2], v->clip[i][3]);
             am_render_backdrop(&v->backdrop, &v->cam[i], st);

@@ -1,10 +1,12 @@
 // Opens a report.html from file:// in headless Chromium (playwright-core, Debian's chromium):
 // no console error, the viewer's joints at three frames equal motion.json's joints (FK) to 1e-4
 // of the body size, and a screenshot of the whole page (1100 px wide, device scale 1, the viewer
-// stopped at frame 0, nothing animating, timings masked) compared with GOLDEN.png: mean absolute
+// stopped at frame 0, nothing animating, timings masked: "1.23 s" and report.json's timing keys) compared with GOLDEN.png: mean absolute
 // difference <= 1 grey level and <= 6 in every tile of 32 x 32 page px (a rerun of the same solve
 // gives 0; one plot without its lines gives 16 in its tile, plot lines 1 px thinner 21).
 // AM_UPDATE_GOLDEN=1 writes GOLDEN.png instead (after a Chromium or font update moves the text).
+// MOTION.json: motion.json, or {joint_names, joints} with null for a missing point
+// (tests/cli/joints_json.py from a joints.npz: triangulate's points report).
 // usage: node report_check.mjs REPORT.html MOTION.json SHOT.png GOLDEN.png
 import fs from 'fs';
 import path from 'path';
@@ -31,7 +33,7 @@ await page.waitForFunction(() => document.body.dataset.viewer, null, {timeout: 3
 const state = await page.evaluate(() => document.body.dataset.viewer);
 const J = motion.joints[0].length, T = motion.joints.length;
 let lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-for (const p of motion.joints[0]) for (let c = 0; c < 3; c++) { lo[c] = Math.min(lo[c], p[c]); hi[c] = Math.max(hi[c], p[c]); }
+for (const p of motion.joints[0]) if (p) for (let c = 0; c < 3; c++) { lo[c] = Math.min(lo[c], p[c]); hi[c] = Math.max(hi[c], p[c]); }
 const size = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
 let worst = 0, compared = 0;
 if (state === 'ready') {
@@ -40,8 +42,10 @@ if (state === 'ready') {
     const got = await page.evaluate((i) => { window.anymoveViewer.setFrame(i); return window.anymoveViewer.joints(); }, f);
     names.forEach((n, k) => {
       const j = motion.joint_names.indexOf(n);
-      if (j < 0 || !got[k]) return;
+      if (j < 0) return;
       const want = motion.joints[f][j];
+      if (!want !== !got[k]) { worst = Infinity; return; } // a point shown where none is, or missing
+      if (!want) return;
       worst = Math.max(worst, Math.hypot(got[k][0] - want[0], got[k][1] - want[1], got[k][2] - want[2]) / size);
       compared++;
     });
@@ -57,7 +61,10 @@ if (state === 'ready') {
   await page.evaluate(() => {
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode())
-      n.nodeValue = n.nodeValue.replace(/\b\d+\.\d+ s\b/g, (m) => m.replace(/\d/g, '#'));
+      n.nodeValue = n.nodeValue.replace(/\b\d+\.\d+ s\b/g, (m) => m.replace(/\d/g, '#'))
+        // report.json's timings (rig: timings_s {...}; ik: solve_ms, frames_per_s): one width
+        .replace(/("(?:timings_s|[a-z_]*_ms|[a-z_]*per_s|[a-z_]*seconds)"\s*:\s*)(\{[^}]*\}|-?[0-9][0-9.eE+-]*)/g,
+                 (m, k, v) => k + v.replace(/-?[0-9][0-9.eE+-]*/g, '#.###'));
     window.anymoveViewer.setFrame(0);
   });
   const png = await page.screenshot({path: shot, fullPage: true, animations: 'disabled', caret: 'hide'});

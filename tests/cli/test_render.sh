@@ -4,7 +4,7 @@
 # Chromium with no console error, its viewer's joints equal motion.json's to 1e-4 of the body
 # size and its screenshot matches tests/data/render/report_solve.png (tests/cli/report_check.mjs).
 . "$(dirname "$0")/lib.sh"
-am_need_tool ffprobe ffmpeg node chromium
+am_need_tool ffprobe ffmpeg node chromium /usr/bin/python3
 W="$AM_SOURCE/examples/creatures/wolf"
 WK="$AM_SOURCE/examples/walker"
 
@@ -48,16 +48,48 @@ if [ -f "$TMP/so/report.html" ] && [ -f "$TMP/so/report_three.js" ]; then am_pas
 if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so/report.html" "$TMP/so/motion.json" "$TMP/shot.png" "$AM_SOURCE/tests/data/render/report_solve.png" 2>&1); then
   am_pass "report_in_chromium: $out"; else am_fail report_in_chromium "$out"; fi
 # rig and ik: --report and --render add their pictures to the set; the viewer plays rig.glb /
-# animation.glb with the joints of motion.json (FK) to 1e-4 of the body size
-expect rig_report_render 0 "" -- "$AM_BIN" rig "$AM_SOURCE/examples/tracks/grison_walk.tracks.npz" --bones 15 -o "$TMP/rg" --report --render -q
-expect ik_report_render 0 "" -- "$AM_BIN" ik "$TMP/rg/motion.json" --rig "$TMP/rg/rig.json" -o "$TMP/ik" --report --render -q
+# animation.glb with the joints of motion.json (FK) to 1e-4 of the body size, and each page's
+# screenshot matches its golden (relative paths, so the titles do not name this machine's folders)
+ln -s "$AM_SOURCE/examples/tracks/grison_walk.tracks.npz" "$TMP/grison.tracks.npz"
+expect rig_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' rig grison.tracks.npz --bones 15 -o rg --report --render -q"
+expect ik_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' ik rg/motion.json --rig rg/rig.json -o ik --report --render -q"
 for d in rg ik; do
   miss=""
   for f in report.html report_three.js render_layout.png render_three_quarter.png; do [ -s "$TMP/$d/$f" ] || miss="$miss $f"; done
   if [ -z "$miss" ]; then am_pass "${d}_pictures_written"; else am_fail "${d}_pictures_written" "missing:$miss"; fi
-  if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/$d/report.html" "$TMP/$d/motion.json" "$TMP/${d}_shot.png" 2>&1); then
+  if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/$d/report.html" "$TMP/$d/motion.json" "$TMP/${d}_shot.png" "$AM_SOURCE/tests/data/render/report_$d.png" 2>&1); then
     am_pass "${d}_report_in_chromium: $out"; else am_fail "${d}_report_in_chromium" "$out"; fi
 done
+
+# N cameras: solve --cameras --report --render plots the reprojection per frame and camera and
+# renders through every calibrated camera in a grid (render_cameras.png) and in 3/4
+"$AM_BIN" exam --rig "$W/rig.json" --cameras 4 --frames 30 --seed 3 -o "$TMP/ex4" -q
+expect solve_cameras_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' solve ex4/det.npz --cameras ex4/calibration.toml --rig '$W/rig.json' -o so4 --report --render -q"
+miss=""
+for f in report.html report_three.js render_cameras.png render_three_quarter.png; do [ -s "$TMP/so4/$f" ] || miss="$miss $f"; done
+if [ -z "$miss" ] && [ ! -e "$TMP/so4/render_layout.png" ]; then am_pass solve_cameras_pictures_written; else am_fail solve_cameras_pictures_written "missing:$miss"; fi
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$TMP/so4/render_cameras.png")
+if [ "$got" = "1280,720" ]; then am_pass render_cameras_grid_2x2; else am_fail render_cameras_grid_2x2 "ffprobe says '$got'"; fi
+if grep -q "Reprojection error per frame and camera" "$TMP/so4/report.html" && grep -q "camera cam_3" "$TMP/so4/report.html"; then
+  am_pass solve_cameras_report_per_camera; else am_fail solve_cameras_report_per_camera "no per-camera plot or gate"; fi
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/so4/report.html" "$TMP/so4/motion.json" "$TMP/so4_shot.png" "$AM_SOURCE/tests/data/render/report_solve_cameras.png" 2>&1); then
+  am_pass "solve_cameras_report_in_chromium: $out"; else am_fail solve_cameras_report_in_chromium "$out"; fi
+expect render_camera_grid 0 "cameras view" -- "$AM_BIN" render "$TMP/so4" --camera "$TMP/ex4/calibration.toml" --frames 3:5 -o "$TMP/grid.mp4"
+got=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 "$TMP/grid.mp4")
+if [ "$got" = "1280,720,2" ]; then am_pass render_camera_grid_frames; else am_fail render_camera_grid_frames "ffprobe says '$got'"; fi
+
+# triangulate --report --render: no rig, so the page's viewer moves the points themselves (equal
+# to joints.npz's, missing ones hidden) joined by the rig's bones; render_cameras.png is the middle
+# frame's detections with the points reprojected through each camera
+expect triangulate_report_render 0 "" -- bash -c "cd '$TMP' && '$AM_BIN' triangulate ex4/det.npz --cameras ex4/calibration.toml --rig '$W/rig.json' -o tri --report --render -q"
+miss=""
+for f in joints.npz report.html report_three.js render_cameras.png; do [ -s "$TMP/tri/$f" ] || miss="$miss $f"; done
+if [ -z "$miss" ]; then am_pass triangulate_pictures_written; else am_fail triangulate_pictures_written "missing:$miss"; fi
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$TMP/tri/render_cameras.png")
+if [ "$got" = "1280,720" ]; then am_pass triangulate_render_grid; else am_fail triangulate_render_grid "ffprobe says '$got'"; fi
+/usr/bin/python3 "$AM_SOURCE/tests/cli/joints_json.py" "$TMP/tri/joints.npz" "$TMP/tri_points.json"
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/tri/report.html" "$TMP/tri_points.json" "$TMP/tri_shot.png" "$AM_SOURCE/tests/data/render/report_triangulate.png" 2>&1); then
+  am_pass "triangulate_report_in_chromium: $out"; else am_fail triangulate_report_in_chromium "$out"; fi
 
 # dataset: the meta's layout pixels are SPEC 3's projection of its true joints, each picture shows
 # the pose its meta records (tests/cli/dataset_check.py), and one seed gives the same files
