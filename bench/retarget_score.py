@@ -19,6 +19,7 @@
 Helper bones' joints are left out everywhere.
 """
 import json
+import os
 import sys
 
 import numpy as np
@@ -61,16 +62,9 @@ def rot(a, b, rig):
     return max(qangle(qa, qb).max(), qangle(ra, rb).max())
 
 
-def roll0(n):
-    """SPEC 2.2: a bone's rest frame from its direction (columns X, Y, Z)."""
-    x, y, z = n
-    theta = 1 + y
-    if theta > 6.1e-3 or x * x + z * z > 6.25e-8:
-        if theta <= 6.1e-3:
-            t = x * x + z * z
-            theta = t / 2 + t * t / 8
-        return np.array([[1 - x * x / theta, -x, -x * z / theta], [x, y, z], [-x * z / theta, -z, 1 - z * z / theta]]).T
-    return np.array([[-1.0, 0, 0], [0, -1, 0], [0, 0, 1]]).T
+# SPEC 2.2's roll-0 rest frame (columns X, Y, Z), the one the variant maker uses
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cli"))
+from rig_variant import roll0  # noqa: E402
 
 
 def qmat(q):
@@ -116,7 +110,7 @@ def bound(a, b, arig, brig, ren):
     # B's exact world maps (SPEC 2.3, true inverses) for every frame
     J = {k: np.array(v, float) for k, v in brig["joints"].items()}
     bones = {x[0]: x for x in brig["bones"]}
-    Rr = {n: roll0((J[x[2]] - J[x[1]]) / np.linalg.norm(J[x[2]] - J[x[1]])) for n, x in bones.items()}
+    Rr = {n: roll0(J[x[1]], J[x[2]]) for n, x in bones.items()}
     idx = {n: i for i, n in enumerate(b["bones"])}
     T = len(b["trans"])
     quat = np.array(b["quat"])
