@@ -6,23 +6,15 @@
 
 #include "capture_internal.h"
 #include "core/internal.h"
+#include "fit/fit_json.h"
 #include "io/json_internal.h"
 
 static am_capture_opts ami_capture_opts_defaults(const am_capture_opts *in)
 {
     am_capture_opts o = in ? *in : (am_capture_opts){0};
-    if (o.scale_start_px <= 0) o.scale_start_px = 40.0;
-    if (o.scale_end_px <= 0) o.scale_end_px = 6.0;
-    if (o.w_accel <= 0) o.w_accel = 150.0;
-    if (o.w_accel_trans <= 0) o.w_accel_trans = 2000.0;
-    if (o.w_vel <= 0) o.w_vel = 1.0;
-    if (o.w_rest <= 0) o.w_rest = 0.5;
-    if (o.w_ground <= 0) o.w_ground = 2000.0;
-    if (o.w_contact <= 0) o.w_contact = 3000.0;
+    /* The fit's weights and iterations pass through as given: zero takes am_fit's defaults. */
     if (o.front_v_weight <= 0) o.front_v_weight = 1.0;
-    if (o.accel_huber_px <= 0) o.accel_huber_px = 1.0;
     if (o.max_lag <= 0) o.max_lag = 12;
-    if (o.iterations == 0) o.iterations = 2;
     return o;
 }
 
@@ -138,35 +130,12 @@ static am_status ami_cap_extra_json(const am_capture_result *r, size_t T, char *
     ami_jw_bool(&w, "height_rescaled", s->height_rescaled);
     ami_jw_int(&w, "swaps_repaired", (int64_t)s->swaps_repaired);
     ami_jw_close(&w);
-    ami_jw_object(&w, "contacts");
-    for (size_t c = 0; c < r->contact_count; c++) {
-        ami_jw_array(&w, r->contact_names[c]);
-        for (size_t t = 0; t < T;) {
-            if (!r->contact[t * r->contact_count + c]) {
-                t++;
-                continue;
-            }
-            size_t e = t;
-            while (e + 1 < T && r->contact[(e + 1) * r->contact_count + c]) e++;
-            ami_jw_row(&w, NULL);
-            ami_jw_int(&w, NULL, (int64_t)t);
-            ami_jw_int(&w, NULL, (int64_t)e);
-            ami_jw_close(&w);
-            t = e + 1;
-        }
-        ami_jw_close(&w);
-    }
-    ami_jw_close(&w);
-    ami_jw_row(&w, "ground_velocity");
-    for (int k = 0; k < 3; k++) ami_jw_number_or_null(&w, NULL, r->ground_vel[k]);
-    ami_jw_close(&w);
-    ami_jw_record(&w, "foot_slide_mm");
-    ami_jw_number_or_null(&w, "mean", r->slide_mean_mm);
-    ami_jw_number_or_null(&w, "max", r->slide_max_mm);
-    ami_jw_number_or_null(&w, "before_lock_mean", r->fit_slide_mean_mm);
-    ami_jw_number_or_null(&w, "before_lock_max", r->fit_slide_max_mm);
-    ami_jw_int(&w, "plants", (int64_t)r->plant_count);
-    ami_jw_close(&w);
+    ami_fit_json_plants(&w, &(ami_plants_json){.frame_count = T, .contact_count = r->contact_count,
+                                               .plant_count = r->plant_count, .contact_names = r->contact_names,
+                                               .contact = r->contact, .ground_vel = r->ground_vel,
+                                               .slide_mean_mm = r->slide_mean_mm, .slide_max_mm = r->slide_max_mm,
+                                               .fit_slide_mean_mm = r->fit_slide_mean_mm,
+                                               .fit_slide_max_mm = r->fit_slide_max_mm});
     ami_jw_close(&w);
     return ami_jw_take_string(&w, out, err);
 }

@@ -3,7 +3,42 @@
 
 #include "core/internal.h"
 #include "fit_internal.h"
+#include "fit_json.h"
 #include "io/json_internal.h"
+
+void ami_fit_json_plants(ami_jw *w, const ami_plants_json *p)
+{
+    const size_t T = p->frame_count, C = p->contact_count;
+    ami_jw_object(w, "contacts");
+    for (size_t c = 0; c < C; c++) {
+        ami_jw_array(w, p->contact_names[c]);
+        for (size_t t = 0; t < T;) {
+            if (!p->contact[t * C + c]) {
+                t++;
+                continue;
+            }
+            size_t e = t;
+            while (e + 1 < T && p->contact[(e + 1) * C + c]) e++;
+            ami_jw_row(w, NULL);
+            ami_jw_int(w, NULL, (int64_t)t);
+            ami_jw_int(w, NULL, (int64_t)e);
+            ami_jw_close(w);
+            t = e + 1;
+        }
+        ami_jw_close(w);
+    }
+    ami_jw_close(w);
+    ami_jw_row(w, "ground_velocity");
+    for (int k = 0; k < 3; k++) ami_jw_number_or_null(w, NULL, p->ground_vel[k]);
+    ami_jw_close(w);
+    ami_jw_record(w, "foot_slide_mm");
+    ami_jw_number_or_null(w, "mean", p->slide_mean_mm);
+    ami_jw_number_or_null(w, "max", p->slide_max_mm);
+    ami_jw_number_or_null(w, "before_lock_mean", p->fit_slide_mean_mm);
+    ami_jw_number_or_null(w, "before_lock_max", p->fit_slide_max_mm);
+    ami_jw_int(w, "plants", (int64_t)p->plant_count);
+    ami_jw_close(w);
+}
 
 am_status ami_fit_extra_json(const am_fit_result *r, const double *offsets, bool offsets_found, char **out,
                              am_error *err)
@@ -36,35 +71,12 @@ am_status ami_fit_extra_json(const am_fit_result *r, const double *offsets, bool
         ami_jw_close(&w);
     }
     ami_jw_int(&w, "swaps_repaired", (int64_t)r->swaps_repaired);
-    ami_jw_object(&w, "contacts");
-    for (size_t c = 0; c < r->contact_count; c++) {
-        ami_jw_array(&w, r->contact_names[c]);
-        for (size_t t = 0; t < T;) {
-            if (!r->contact[t * r->contact_count + c]) {
-                t++;
-                continue;
-            }
-            size_t e = t;
-            while (e + 1 < T && r->contact[(e + 1) * r->contact_count + c]) e++;
-            ami_jw_row(&w, NULL);
-            ami_jw_int(&w, NULL, (int64_t)t);
-            ami_jw_int(&w, NULL, (int64_t)e);
-            ami_jw_close(&w);
-            t = e + 1;
-        }
-        ami_jw_close(&w);
-    }
-    ami_jw_close(&w);
-    ami_jw_row(&w, "ground_velocity");
-    for (int k = 0; k < 3; k++) ami_jw_number_or_null(&w, NULL, r->ground_vel[k]);
-    ami_jw_close(&w);
-    ami_jw_record(&w, "foot_slide_mm");
-    ami_jw_number_or_null(&w, "mean", r->slide_mean_mm);
-    ami_jw_number_or_null(&w, "max", r->slide_max_mm);
-    ami_jw_number_or_null(&w, "before_lock_mean", r->fit_slide_mean_mm);
-    ami_jw_number_or_null(&w, "before_lock_max", r->fit_slide_max_mm);
-    ami_jw_int(&w, "plants", (int64_t)r->plant_count);
-    ami_jw_close(&w);
+    ami_fit_json_plants(&w, &(ami_plants_json){.frame_count = T, .contact_count = r->contact_count,
+                                               .plant_count = r->plant_count, .contact_names = r->contact_names,
+                                               .contact = r->contact, .ground_vel = r->ground_vel,
+                                               .slide_mean_mm = r->slide_mean_mm, .slide_max_mm = r->slide_max_mm,
+                                               .fit_slide_mean_mm = r->fit_slide_mean_mm,
+                                               .fit_slide_max_mm = r->fit_slide_max_mm});
     ami_jw_record(&w, "fit");
     ami_jw_int(&w, "windows", (int64_t)r->windows);
     /* No timing here: the motion is a result, and a rerun (or a batch) must give the same bytes;

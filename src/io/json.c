@@ -135,22 +135,6 @@ am_status ami_json_load_file(const char *path, size_t max_bytes, json_t **out, a
 
 /* ---- getters ---- */
 
-const char *ami_json_type_name(const json_t *v)
-{
-    if (!v) return "nothing";
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "an unknown value";
-}
-
 static const char *ami_json_type_want(json_type t)
 {
     switch (t) {
@@ -164,6 +148,11 @@ static const char *ami_json_type_want(json_type t)
     case JSON_NULL: return "null";
     }
     return "a value";
+}
+
+const char *ami_json_type_name(const json_t *v)
+{
+    return v ? ami_json_type_want(json_typeof(v)) : "nothing";
 }
 
 static bool ami_json_has_type(const json_t *v, json_type type)
