@@ -5,7 +5,8 @@
 # and the bad inputs of issue 13 (exit 2, naming the bones, nothing written).
 . "$(dirname "$0")/lib.sh"
 am_need_shared data/gltf/quaternius/Fox.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/KnightCharacter.glb \
-  data/bvh/cmu/01_01.bvh data/bvh/cmu/08_01_trimmed.bvh data/gltf/khronos_fox/Fox.glb
+  data/bvh/cmu/01_01.bvh data/bvh/cmu/08_01_trimmed.bvh data/gltf/khronos_fox/Fox.glb \
+  data/bvh/animated_drawings/dab.bvh
 am_need_tool node /usr/bin/python3 jq ffmpeg ffprobe
 D=$AM_SHARED/data
 Q=$D/gltf/quaternius
@@ -80,6 +81,16 @@ expect print_map 0 '"LeftUpLeg": "UpperLeg.L"' -- "$AM_BIN" retarget "$D/bvh/cmu
 # the Knight's "Thumb.R" sits on its left hand: the side of X wins over the name
 expect print_map_side 0 '"LThumb": "Thumb.R"' -- "$AM_BIN" retarget "$D/bvh/cmu/01_01.bvh" --scale 0.01 \
   --to "$Q/KnightCharacter.glb" --print-map -q
+# helpers and end sites never map: AnimatedDrawings' RightHandEnd/LeftHandEnd (end-site bones of
+# the BVH) drive nothing, the Knight's pole targets (helpers) are excluded, not driven
+"$AM_BIN" retarget "$D/bvh/animated_drawings/dab.bvh" --up z --scale 0.01 --to "$Q/KnightCharacter.glb" --print-map -q \
+  > "$TMP/dab_map.json" 2>/dev/null
+if out=$(jq -e '([.bones | to_entries[] | select(.key | test("End$")) | select(.value != null)] | length == 0) and
+                ([.bones[] | select(. != null) | select(test("Pole"))] | length == 0) and
+                ([.rules | to_entries[] | select(.key | test("PoleTarget")) | .value | test("^excluded")] | length == 2 and all)' \
+         "$TMP/dab_map.json" 2>&1); then am_pass helpers_and_ends_unmapped
+else am_fail helpers_and_ends_unmapped "$(jq -c '.bones, .rules' "$TMP/dab_map.json" | head -c 600)"; fi
+grep -q 'JOINT RightHandEnd' "$D/bvh/animated_drawings/dab.bvh" || am_fail helpers_and_ends_source "dab.bvh has no RightHandEnd"
 # a map file overrides entries; the map written says so
 printf '{"bones": {"Tail8": null, "Tail7": "Tail6"}}' > "$TMP/ov.json"
 expect map_override 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --map "$TMP/ov.json" --ik none -o "$TMP/ov" -q
