@@ -402,6 +402,17 @@ static am_status ami_branches(const ami_skel *sk, const ami_path *p, ami_branch 
     return AM_OK;
 }
 
+/* v in the rest frame of bone b (R_rest(b)^T v; the world itself for no bone) */
+static void ami_in_frame(const ami_skel *sk, int32_t b, const double v[3], double out[3])
+{
+    if (b < 0) {
+        memcpy(out, v, 3 * sizeof(double));
+        return;
+    }
+    const double *R = sk->rig->rest_rot + 9 * (size_t)b;
+    for (int i = 0; i < 3; i++) out[i] = R[i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
+}
+
 static double ami_branch_cost(const ami_matcher *m, const ami_branch *x, const ami_branch *y)
 {
     const ami_skel *A = m->a, *B = m->b;
@@ -410,10 +421,16 @@ static double ami_branch_cost(const ami_matcher *m, const ami_branch *x, const a
     /* a limb never becomes a tail, nor a left limb a right one */
     double c = sa == sb ? 0.0 : 3.0;
     c += 1.5 * fabs(x->u - y->u);
-    double da[3], db[3];
+    /* Direction and attachment are compared in the world and in the frame of the bone the
+     * branch hangs from, the better of the two: a bind pose that turns a whole arm turns the
+     * fingers on its hand with it (world directions change, local ones do not), while two
+     * designs may differ in the parents' frames. */
+    double da[3], db[3], la_[3], lb_[3];
     am_vec3_sub(A->sub_centroid + 3 * (size_t)a, A->heads + 3 * (size_t)a, da);
     am_vec3_sub(B->sub_centroid + 3 * (size_t)b, B->heads + 3 * (size_t)b, db);
-    c += ami_angle(da, db) / AM_PI;
+    ami_in_frame(A, A->spar[a], da, la_);
+    ami_in_frame(B, B->spar[b], db, lb_);
+    c += fmin(ami_angle(da, db), ami_angle(la_, lb_)) / AM_PI;
     /* where a branch hangs from its path bone: a limb turned in its bind pose still hangs at
      * the same place (a spider's four legs a side differ mostly by that) */
     double pa[3], pb[3];
@@ -421,7 +438,9 @@ static double ami_branch_cost(const ami_matcher *m, const ami_branch *x, const a
     am_vec3_sub(B->heads + 3 * (size_t)b, B->heads + 3 * (size_t)B->spar[b], pb);
     am_vec3_scale(pa, 1.0 / A->size, pa);
     am_vec3_scale(pb, 1.0 / B->size, pb);
-    c += 3.0 * am_vec3_dist(pa, pb);
+    ami_in_frame(A, A->spar[a], pa, la_);
+    ami_in_frame(B, B->spar[b], pb, lb_);
+    c += 3.0 * fmin(am_vec3_dist(pa, pb), am_vec3_dist(la_, lb_));
     double la = A->reach[a] / A->size, lb = B->reach[b] / B->size;
     if (la > 0 && lb > 0) c += 0.5 * fabs(log(la / lb));
     c += 0.4 * fabs(log((double)A->sub_count[a] / (double)B->sub_count[b]));

@@ -108,6 +108,13 @@ typedef struct ami_run {
     double *disp;                 /* [T][Bt][3] world displacement of sliding target bones carried
                                      over from the source's loc, or NULL when none slides */
     am_retarget_report *report;   /* NULL when the caller wants none */
+    /* Rest frames that are not orthonormal (SPEC 2.2: within 6 degrees of -Y, to 3e-5): SPEC
+     * 2.3's FK through them is not a rotation, so the deltas above (quaternions) are off it by
+     * up to 3e-5 of each turn. Where it matters the run follows the exact FK (docs/retarget.md,
+     * "Frames that are not orthonormal"). */
+    uint8_t *sflag, *tflag;       /* [Bs], [Bt]: the bone or an ancestor below the root has one */
+    double *es;                   /* [T][Bs][9] the source's exact world map times its delta's
+                                     inverse (identity off sflag), NULL when sflag is all 0 */
 } ami_run;
 
 /* Heads of target frame t from its deltas and root head (ht[t][root] set): parents first. */

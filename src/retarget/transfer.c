@@ -89,6 +89,84 @@ static void ami_motion_deltas(const am_rig *rig, const double *rq, const am_moti
     }
 }
 
+/* ---- frames that are not orthonormal ------------------------------------------------------ */
+
+/* SPEC 2.3's world map of a bone, W_b = W_parent R_rest(b) R(e_b) R_rest(b)^-1 (R_rest's true
+ * inverse), is the delta above only when every rest frame on the way is orthonormal. */
+static void ami_rest_inv3(const am_rig *rig, size_t b, double Ai[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Ai[3 * i + j] = rig->rest_inv[16 * b + 4 * (size_t)i + (size_t)j];
+}
+
+/* flag[b]: bone b's rest frame, or one of an ancestor's below the root, is not orthonormal (to
+ * 1e-13): its world map is not its delta. The root's world map is its root_quat whatever its
+ * frame. Returns whether any bone is flagged. */
+static bool ami_inexact_flags(const am_rig *rig, uint8_t *flag)
+{
+    bool any = false;
+    flag[0] = 0;
+    for (size_t b = 1; b < rig->bone_count; b++) {
+        const double *A = rig->rest_rot + 9 * b;
+        double worst = 0.0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double d = A[i] * A[j] + A[3 + i] * A[3 + j] + A[6 + i] * A[6 + j] - (i == j);
+                worst = fmax(worst, fabs(d));
+            }
+        flag[b] = worst > 1e-13 || flag[rig->parent[b]];
+        any |= flag[b] != 0;
+    }
+    return any;
+}
+
+/* W = Wp R_rest(b) R(q) R_rest(b)^-1 */
+static void ami_exact_map(const am_rig *rig, size_t b, const double Wp[9], const double q[4], double W[9])
+{
+    double R[9], Ai[9], t[9], u[9];
+    am_quat_unit_to_mat3(q, R);
+    ami_rest_inv3(rig, b, Ai);
+    am_mat3_mul(rig->rest_rot + 9 * b, R, t);
+    am_mat3_mul(t, Ai, u);
+    am_mat3_mul(Wp, u, W);
+}
+
+/* The source's exact FK at frame t for flagged bones: es (W times the delta's inverse) and the
+ * heads of the bones in need (SPEC 2.3: h_b = h_p + W_p (d_b + R_rest(b) loc_b)). */
+static void ami_source_exact(ami_run *r, size_t t, const uint8_t *need, double *W)
+{
+    const am_rig *S = r->S;
+    size_t B = S->bone_count;
+    const double *g = r->gs + t * B * 4;
+    double *h = r->hs + t * B * 3, *e = r->es + t * B * 9;
+    am_quat_unit_to_mat3(g, W);
+    am_mat3_identity(e);
+    for (size_t b = 1; b < B; b++) {
+        size_t p = (size_t)S->parent[b];
+        if (!r->sflag[b]) {
+            am_quat_unit_to_mat3(g + 4 * b, W + 9 * b);
+            am_mat3_identity(e + 9 * b);
+            continue;
+        }
+        double L[4], G[9], Gt[9];
+        ami_local_quat(r->src, t, b, L);
+        ami_exact_map(S, b, W + 9 * p, L, W + 9 * b);
+        am_quat_unit_to_mat3(g + 4 * b, G);
+        am_mat3_transpose(G, Gt);
+        am_mat3_mul(W + 9 * b, Gt, e + 9 * b);
+        if (need && !need[b]) continue;
+        double d[3], v[3];
+        for (int k = 0; k < 3; k++) d[k] = S->rest_mat[16 * b + 4 * (size_t)k + 3] - S->rest_mat[16 * p + 4 * (size_t)k + 3];
+        if (r->src->loc) {
+            double lw[3];
+            am_mat3_mul_vec3(S->rest_rot + 9 * b, r->src->loc + (t * B + b) * 3, lw);
+            am_vec3_add(d, lw, d);
+        }
+        am_mat3_mul_vec3(W + 9 * p, d, v);
+        am_vec3_add(h + 3 * p, v, h + 3 * b);
+    }
+}
+
 void ami_target_heads(ami_run *r, size_t t)
 {
     const ami_skel *sk = &r->st;
@@ -118,6 +196,38 @@ static void ami_source_point(const ami_run *r, const double *gref, const double 
     am_vec3_sub(rest, r->ss.heads + 3 * (size_t)sb, d);
     am_quat_rotate(gref + 4 * (size_t)sb, d, out);
     am_vec3_add(out, href + 3 * (size_t)sb, out);
+}
+
+/* The rotation A taking p[main] (turned by the start rotation A0) exactly onto q[main], then
+ * turned about q[main] by the angle that best carries the other p's onto their q's (least
+ * squares in the plane across q[main]; no turn when every other pair lies along it). */
+static void ami_swing_twist_fit(const double A0[4], const double *p, const double *q, size_t n, size_t main,
+                                double A[4])
+{
+    double u[3], sw[4], A1[4], axis[3];
+    am_quat_rotate(A0, p + 3 * main, u);
+    am_quat_from_two_vectors(u, q + 3 * main, sw);
+    am_quat_mul(sw, A0, A1);
+    am_vec3_scale(q + 3 * main, 1.0 / am_vec3_norm(q + 3 * main), axis);
+    double sn = 0.0, cs = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        if (k == main) continue;
+        /* across the axis p[k] is p[k] - p[main] (and q alike): the difference keeps the few
+         * digits of a direction a hair off the axis (the roll of a leg seen only through a foot
+         * 1e-7 off its tail) */
+        double dp[3], dq[3], v[3], a[3], b[3], c[3];
+        am_vec3_sub(p + 3 * k, p + 3 * main, dp);
+        am_vec3_sub(q + 3 * k, q + 3 * main, dq);
+        am_quat_rotate(A1, dp, v);
+        am_vec3_madd(v, -am_vec3_dot(v, axis), axis, a);
+        am_vec3_madd(dq, -am_vec3_dot(dq, axis), axis, b);
+        am_vec3_cross(a, b, c);
+        sn += am_vec3_dot(c, axis);
+        cs += am_vec3_dot(a, b);
+    }
+    double tw[4];
+    am_quat_from_axis_angle(axis, sn != 0.0 || cs != 0.0 ? atan2(sn, cs) : 0.0, tw);
+    am_quat_mul(tw, A1, A);
 }
 
 /* ALIGN: Tref(g) = A_g, parents first. */
@@ -223,7 +333,8 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
             double avt[3];
             am_quat_rotate(Ap, vt, avt);
             double c = am_vec3_dot(avt, vs), nn = am_vec3_norm(avt) * am_vec3_norm(vs);
-            if (nn > 0 && c > 0.5 * nn) {
+            /* (a chain of the same design has real tails: its leaf aligns whatever the turn) */
+            if (nn > 0 && (limb[g] == 2 || c > 0.5 * nn)) {
                 memcpy(pts, vt, sizeof vt);
                 memcpy(pts + 3 * (B + 1) * 2, vs, sizeof vs);
                 n = 1;
@@ -247,7 +358,14 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
             if (am_vec3_norm(c) > flat * am_vec3_norm(qs + 3 * k) * am_vec3_norm(qs)) line_s = false;
         }
         bool line = line_t || line_s;
-        if (n == 1 || line) {
+        if (limb[g] == 2 && n > 1 && !line) {
+            /* A chain of the same design is the same rigid shape turned: the longest direction
+             * exactly, then the twist about it that best fits the others. Kabsch would read
+             * two directions a hair apart (an IK-driven foot whose head sits 1e-7 of the leg
+             * off its tail) as one line and put the bone on their mean, 1e-7 rad off its
+             * tail. */
+            ami_swing_twist_fit(Ap, pts, pts + 3 * (B + 1) * 2, n, longest, A);
+        } else if (n == 1 || line) {
             double av[3], sw[4];
             am_quat_rotate(Ap, pts + 3 * longest, av);
             am_quat_from_two_vectors(av, pts + 3 * (B + 1) * 2 + 3 * longest, sw);
@@ -385,6 +503,9 @@ static void ami_run_free(ami_run *r)
     am_free(r->tref_heads);
     am_free(r->slides);
     am_free(r->disp);
+    am_free(r->sflag);
+    am_free(r->tflag);
+    am_free(r->es);
 }
 
 /* The source's deltas and heads of every frame. */
@@ -442,14 +563,22 @@ static am_status ami_source_frames(ami_run *r, am_error *err)
     uint8_t *need = am_alloc_array(B, 1);
     AMI_CHECK(err, need, AM_E_NOMEM, "source heads");
     ami_source_needs(r, need);
+    double *W = r->es ? am_alloc_array(B * 9, sizeof *W) : NULL;
+    if (r->es && !W) {
+        am_free(need);
+        return AM_FAIL(err, AM_E_NOMEM, "source maps");
+    }
     for (size_t t = 0; t < T; t++) {
         if ((t & 255) == 0 && !ami_progress("retarget: transfer", 0.5 * (double)t / (double)T)) {
             am_free(need);
+            am_free(W);
             return AM_FAIL(err, AM_E_CANCELLED, "retarget stopped at frame %zu", t);
         }
         ami_motion_deltas(r->S, r->rs, r->src, t, need, r->gs + t * B * 4, r->hs + t * B * 3);
+        if (r->es) ami_source_exact(r, t, need, W);
     }
     am_free(need);
+    am_free(W);
     return AM_OK;
 }
 
@@ -561,6 +690,11 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
                     double d[3], v[3];
                     am_vec3_sub(r->ss.heads + 3 * (size_t)s, r->ss.heads + 3 * (size_t)sp, d);
                     am_quat_rotate(gs + 4 * (size_t)sp, d, v);
+                    if (r->es && r->sflag[sp]) {
+                        double w[3];
+                        am_mat3_mul_vec3(r->es + (t * Bs + (size_t)sp) * 9, v, w);
+                        memcpy(v, w, sizeof w);
+                    }
                     for (int k = 0; k < 3; k++)
                         out[k] = r->scale[k] * (hs[3 * (size_t)s + (size_t)k] - hs[3 * (size_t)sp + (size_t)k] - v[k]);
                 }
@@ -581,12 +715,34 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
     return AM_OK;
 }
 
+/* A bone's local rotation against SPEC 2.3's exact map (frames that are not orthonormal): the
+ * rotation R with W_parent R_rest R R_rest^-1 closest to the wanted world map D, taken so that
+ * the bone's own axis (its tail) points exactly where D puts it, the twist about it fitted to
+ * D's other two axes. M = R_rest^-1 W_parent^-1 D R_rest is R itself when everything is
+ * orthonormal. */
+static void ami_local_exact(const am_rig *rig, size_t b, const double Wp[9], const double D[9], double L[4])
+{
+    double Wpi[9], Ai[9], t[9], u[9], M[9];
+    if (!am_mat3_inverse(Wp, Wpi)) am_mat3_identity(Wpi);
+    ami_rest_inv3(rig, b, Ai);
+    am_mat3_mul(Ai, Wpi, t);
+    am_mat3_mul(t, D, u);
+    am_mat3_mul(u, rig->rest_rot + 9 * b, M);
+    /* columns of M: where the bone's Y, X, Z go */
+    const double p[9] = {0, 1, 0, 1, 0, 0, 0, 0, 1};
+    const double q[9] = {M[1], M[4], M[7], M[0], M[3], M[6], M[2], M[5], M[8]};
+    const double id[4] = {1, 0, 0, 0};
+    ami_swing_twist_fit(id, p, q, 3, 0, L);
+    am_quat_normalize(L, L);
+}
+
 /* Local rotations, translations and the root of the output motion. */
 static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
 {
     const ami_skel *st = &r->st;
     const am_rig *T = r->T;
-    size_t F = r->frames, B = st->B;
+    const am_retarget_map *map = r->map;
+    size_t F = r->frames, B = st->B, Bs = r->S->bone_count;
     bool any_loc = false;
     for (size_t g = 1; g < B; g++) any_loc |= r->slides[g] != 0;
     if (any_loc && !out->loc) {
@@ -598,8 +754,43 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
     /* bones that hold their rest pose relative to their parent: no driver, and a reference pose
      * that is the parent's (every pose but a given --target-pose) */
     uint8_t *rest_local = am_alloc_array(B, 1);
-    AMI_CHECK(err, rest_local, AM_E_NOMEM, "motion");
-    for (size_t b = 1; b < B; b++) rest_local[b] = r->map->source[b] < 0 && !r->opts.target_pose;
+    /* bones written against the exact FK: the target's frame or an ancestor's is not
+     * orthonormal, or the source's map is not its delta; and every bone below one */
+    uint8_t *exact = am_alloc_array(B, 1);
+    bool any_exact = false;
+    if (!rest_local || !exact) {
+        am_free(rest_local);
+        am_free(exact);
+        return AM_FAIL(err, AM_E_NOMEM, "motion");
+    }
+    exact[0] = 0;
+    /* Only ALIGN from the two rests aims at world joints (SPEC 5's closure). DELTA's promise is
+     * the bind-relative rotations, and a given pose's is that its frame comes out as that pose:
+     * the deltas give both exactly (and invert exactly: A -> B -> A). */
+    bool aim_world = r->opts.pose == AM_RETARGET_POSE_ALIGN && !r->opts.target_pose && !r->opts.source_pose;
+    for (size_t b = 1; b < B; b++) {
+        int32_t s = map->source[b];
+        rest_local[b] = s < 0 && !r->opts.target_pose;
+        exact[b] = aim_world && (r->tflag[b] || exact[T->parent[b]] ||
+                                 (s >= 0 && map->source_b[b] < 0 && r->es && r->sflag[s]));
+        any_exact |= exact[b] != 0;
+    }
+    /* exact world maps and heads of the frame being written */
+    double *W = NULL, *H = NULL;
+    uint8_t *done = NULL;
+    if (any_exact) {
+        W = am_alloc_array(B * 9, sizeof *W);
+        H = am_alloc_array(B * 3, sizeof *H);
+        done = am_alloc_array(B, 1);
+        if (!W || !H || !done) {
+            am_free(rest_local);
+            am_free(exact);
+            am_free(W);
+            am_free(H);
+            am_free(done);
+            return AM_FAIL(err, AM_E_NOMEM, "motion");
+        }
+    }
     for (size_t t = 0; t < F; t++) {
         const double *g = r->gt + t * B * 4, *h = r->ht + t * B * 3;
         memcpy(out->trans + 3 * t, h, 3 * sizeof(double));
@@ -611,6 +802,7 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
         memset(out->euler + t * B * 3, 0, 3 * sizeof(double));
         if (out->quat) am_quat_identity(out->quat + t * B * 4);
         if (out->loc) memset(out->loc + t * B * 3, 0, 3 * sizeof(double));
+        if (W) am_quat_unit_to_mat3(g, W);
         for (size_t b = 1; b < B; b++) {
             size_t p = (size_t)T->parent[b];
             double pi[4], rel[4], ri[4], L[4];
@@ -618,43 +810,110 @@ static am_status ami_write_motion(ami_run *r, am_motion *out, am_error *err)
                 /* a bone without a driver holds its rest relative to its parent: exactly */
                 memset(out->euler + (t * B + b) * 3, 0, 3 * sizeof(double));
                 if (out->quat) am_quat_identity(out->quat + (t * B + b) * 4);
-                goto loc;
+                if (W) memcpy(W + 9 * b, W + 9 * p, 9 * sizeof(double));
+                continue;
             }
-            ami_qconj(g + 4 * p, pi);
-            am_quat_mul(pi, g + 4 * b, rel);
-            ami_qconj(r->rt + 4 * b, ri);
-            am_quat_mul(ri, rel, L);
-            am_quat_mul(L, r->rt + 4 * b, L);
-            /* a product of unit quaternions: renormalised only when rounding has added up */
-            double n2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2] + L[3] * L[3];
-            if (fabs(n2 - 1.0) > 1e-14) am_quat_normalize(L, L);
+            if (exact[b]) {
+                /* the wanted world map: the target's delta, times the source's exact map over
+                 * its delta (how far the source's own FK is off a rotation there) */
+                double D[9], G[9];
+                int32_t s = map->source[b];
+                am_quat_unit_to_mat3(g + 4 * b, G);
+                if (s >= 0 && map->source_b[b] < 0 && r->es && r->sflag[s])
+                    am_mat3_mul(r->es + (t * Bs + (size_t)s) * 9, G, D);
+                else memcpy(D, G, sizeof D);
+                ami_local_exact(T, b, W + 9 * p, D, L);
+            } else {
+                ami_qconj(g + 4 * p, pi);
+                am_quat_mul(pi, g + 4 * b, rel);
+                ami_qconj(r->rt + 4 * b, ri);
+                am_quat_mul(ri, rel, L);
+                am_quat_mul(L, r->rt + 4 * b, L);
+                /* a product of unit quaternions: renormalised only when rounding has added up */
+                double n2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2] + L[3] * L[3];
+                if (fabs(n2 - 1.0) > 1e-14) am_quat_normalize(L, L);
+            }
             /* one hemisphere from frame to frame: curves stay continuous */
             double *prev = t && out->quat ? out->quat + ((t - 1) * B + b) * 4 : NULL;
             if (prev ? L[0] * prev[0] + am_vec3_dot(L + 1, prev + 1) < 0 : L[0] < 0)
                 for (int k = 0; k < 4; k++) L[k] = -L[k];
+            if (W) {
+                if (exact[b]) ami_exact_map(T, b, W + 9 * p, L, W + 9 * b);
+                else am_quat_unit_to_mat3(g + 4 * b, W + 9 * b);
+            }
             if (out->quat) memcpy(out->quat + (t * B + b) * 4, L, sizeof L);
             double R[9], *e = out->euler + (t * B + b) * 3;
             am_quat_unit_to_mat3(L, R);
             if (t) am_mat3_to_euler_xyz_near(R, out->euler + ((t - 1) * B + b) * 3, e);
             else am_mat3_to_euler_xyz(R, e);
-        loc:
-            if (out->loc && r->slides[b]) {
+        }
+        if (!out->loc) continue;
+        /* Translations of the bones that slide: the head where the position parents put it. On
+         * the exact FK (any_exact), heads down the position tree, each from its exact parent. */
+        if (done) {
+            memset(done, 0, B);
+            memcpy(H, h, 3 * sizeof(double));
+            done[0] = 1;
+        }
+        for (size_t i = 1; i < B; i++) {
+            size_t b = (size_t)st->order[i], p = (size_t)T->parent[b];
+            double d[3], v[3], lo[3];
+            am_vec3_sub(st->heads + 3 * b, st->heads + 3 * p, d);
+            if (done && done[p] && done[st->ppar[b]] && (exact[b] || exact[p] || exact[st->ppar[b]])) {
+                /* the pipeline's offset from the position parent, carried by the exact map */
+                size_t pp = (size_t)st->ppar[b];
+                double want[3], dp[3], off[3], Wpi[9], Ai[9], loc_w[3];
+                am_vec3_sub(st->heads + 3 * b, st->heads + 3 * pp, dp);
+                am_quat_rotate(g + 4 * pp, dp, v);
+                am_vec3_sub(h + 3 * b, h + 3 * pp, off);
+                am_vec3_sub(off, v, off);
+                if (!r->slides[b]) am_vec3_set(off, 0, 0, 0);
+                am_mat3_mul_vec3(W + 9 * pp, dp, want);
+                am_vec3_add(want, H + 3 * pp, want);
+                am_vec3_add(want, off, want);
+                memcpy(H + 3 * b, want, sizeof want);
+                done[b] = 1;
+                if (!r->slides[b]) continue;
+                /* loc = R_rest^-1 (W_p^-1 (want - h_p) - d) */
+                if (!am_mat3_inverse(W + 9 * p, Wpi)) am_mat3_identity(Wpi);
+                am_vec3_sub(want, H + 3 * p, v);
+                am_mat3_mul_vec3(Wpi, v, loc_w);
+                am_vec3_sub(loc_w, d, loc_w);
+                ami_rest_inv3(T, b, Ai);
+                am_mat3_mul_vec3(Ai, loc_w, lo);
+            } else {
+                if (done && done[p]) {
+                    double w[3];
+                    am_mat3_mul_vec3(W + 9 * p, d, w);
+                    am_vec3_add(H + 3 * p, w, H + 3 * b);
+                    done[b] = 1;
+                }
+                if (!r->slides[b]) continue;
                 /* the head where the position parents put it, less where the rig's parent
                  * would, in the bone's rest frame turned by the parent's delta */
-                double d[3], v[3], gr[4], gri[4], lo[3];
-                am_vec3_sub(st->heads + 3 * b, st->heads + 3 * p, d);
+                double gr[4], gri[4];
                 am_quat_rotate(g + 4 * p, d, v);
                 am_vec3_sub(h + 3 * b, h + 3 * p, d);
                 am_vec3_sub(d, v, d);
                 am_quat_mul(g + 4 * p, r->rt + 4 * b, gr);
                 ami_qconj(gr, gri);
                 am_quat_rotate(gri, d, lo);
-                if (am_vec3_norm(lo) > tiny) loc_used = true;
-                memcpy(out->loc + (t * B + b) * 3, lo, sizeof lo);
+                if (done && done[b]) {
+                    double w[3], x[3];
+                    am_mat3_mul_vec3(T->rest_rot + 9 * b, lo, w);
+                    am_mat3_mul_vec3(W + 9 * p, w, x);
+                    am_vec3_add(H + 3 * b, x, H + 3 * b);
+                }
             }
+            if (am_vec3_norm(lo) > tiny) loc_used = true;
+            memcpy(out->loc + (t * B + b) * 3, lo, sizeof lo);
         }
     }
     am_free(rest_local);
+    am_free(exact);
+    am_free(W);
+    am_free(H);
+    am_free(done);
     if (out->loc && !loc_used) {
         am_free(out->loc);
         out->loc = NULL;
@@ -693,6 +952,20 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     }
     ami_rest_quats(r.S, r.rs);
     ami_rest_quats(r.T, r.rt);
+    r.sflag = am_alloc_array(Bs, 1);
+    r.tflag = am_alloc_array(Bt, 1);
+    if (!r.sflag || !r.tflag) {
+        st = AM_FAIL(err, AM_E_NOMEM, "retarget of %zu frames x %zu bones", T, Bt);
+        goto done;
+    }
+    ami_inexact_flags(r.T, r.tflag);
+    if (ami_inexact_flags(r.S, r.sflag)) {
+        r.es = am_alloc_array(T * Bs * 9, sizeof *r.es);
+        if (!r.es) {
+            st = AM_FAIL(err, AM_E_NOMEM, "source maps of %zu frames x %zu bones", T, Bs);
+            goto done;
+        }
+    }
     /* Bones that may translate: feet hanging from their legs (they follow the leg's end, off it
      * as the source's foot is off its own), and bones whose source slides (loc). A source foot
      * hanging from the body does not slide a target bone that hangs from its parent. */

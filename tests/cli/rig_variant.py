@@ -78,7 +78,7 @@ def main():
         if len(kids) == 1:
             turned.add(kids[0])
     euler = {}
-    for name in turned:
+    for name in sorted(turned):  # sorted: a set's order changes with the hash seed
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
         euler[name] = (axis * np.radians(rng.uniform(20, 45))).tolist()  # small: XYZ ~ rotation vector

@@ -5,7 +5,8 @@
 # and the bad inputs of issue 13 (exit 2, naming the bones, nothing written).
 . "$(dirname "$0")/lib.sh"
 am_need_shared data/gltf/quaternius/Fox.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/KnightCharacter.glb \
-  data/bvh/cmu/01_01.bvh data/gltf/khronos_fox/Fox.glb
+  data/bvh/cmu/01_01.bvh data/bvh/cmu/08_01_trimmed.bvh data/gltf/khronos_fox/Fox.glb \
+  data/bvh/animated_drawings/dab.bvh
 am_need_tool node /usr/bin/python3 jq ffmpeg ffprobe
 D=$AM_SHARED/data
 Q=$D/gltf/quaternius
@@ -80,6 +81,16 @@ expect print_map 0 '"LeftUpLeg": "UpperLeg.L"' -- "$AM_BIN" retarget "$D/bvh/cmu
 # the Knight's "Thumb.R" sits on its left hand: the side of X wins over the name
 expect print_map_side 0 '"LThumb": "Thumb.R"' -- "$AM_BIN" retarget "$D/bvh/cmu/01_01.bvh" --scale 0.01 \
   --to "$Q/KnightCharacter.glb" --print-map -q
+# helpers and end sites never map: AnimatedDrawings' RightHandEnd/LeftHandEnd (end-site bones of
+# the BVH) drive nothing, the Knight's pole targets (helpers) are excluded, not driven
+"$AM_BIN" retarget "$D/bvh/animated_drawings/dab.bvh" --up z --scale 0.01 --to "$Q/KnightCharacter.glb" --print-map -q \
+  > "$TMP/dab_map.json" 2>/dev/null
+if out=$(jq -e '([.bones | to_entries[] | select(.key | test("End$")) | select(.value != null)] | length == 0) and
+                ([.bones[] | select(. != null) | select(test("Pole"))] | length == 0) and
+                ([.rules | to_entries[] | select(.key | test("PoleTarget")) | .value | test("^excluded")] | length == 2 and all)' \
+         "$TMP/dab_map.json" 2>&1); then am_pass helpers_and_ends_unmapped
+else am_fail helpers_and_ends_unmapped "$(jq -c '.bones, .rules' "$TMP/dab_map.json" | head -c 600)"; fi
+grep -q 'JOINT RightHandEnd' "$D/bvh/animated_drawings/dab.bvh" || am_fail helpers_and_ends_source "dab.bvh has no RightHandEnd"
 # a map file overrides entries; the map written says so
 printf '{"bones": {"Tail8": null, "Tail7": "Tail6"}}' > "$TMP/ov.json"
 expect map_override 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --map "$TMP/ov.json" --ik none -o "$TMP/ov" -q
@@ -112,6 +123,42 @@ PY
 "$AM_BIN" fk "$TMP/fv/rig.json" --motion "$TMP/fv/motion.json" > "$TMP/fv_fk.json"
 if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/fv/animation.glb" "$TMP/fv/rig.json" "$TMP/fv_fk.json" 24 2>&1); then
   am_pass variant_threejs; else am_fail variant_threejs "$out"; fi
+
+# SPEC 5 closure on real rigs (B = A re-posed and renamed, tests/cli/rig_variant.py, first clip):
+# exact where every bone can follow A, at the proven bound where SPEC 2.2's frames near -Y make it
+# impossible (docs/retarget.md, "Frames that are not orthonormal"). The Quaternius Fox has a torso
+# 3 degrees off -Y in both rigs and IK feet 1e-7 off their legs: 1e-15. The Knight's feet point
+# 1.9 degrees off -Y in A only (CMU 08_01's rFoot too): A's own FK stretches them and B, rigid
+# there, cannot follow (the bound, 7e-9 of the body size); on the way back (B's motion onto A) A's
+# FK cannot keep their length. Our error must be within 3 times the bound, the bound above the
+# issue's 1e-9 (the limit shown, not assumed), and A->B->A within 1e-9 rad. CMU's renamed hand
+# (a turned arm) also checks that fingers map by their place on the hand, not by world direction.
+closure_case() { # NAME FILE [CONVERT-ARGS]: prints "error bound segment aba back_error back_bound"
+  local d=$TMP/clo_$1 f=$2 score=$AM_SOURCE/bench/retarget_score.py
+  shift 2
+  "$AM_BIN" convert "$f" "$@" -o "$d/a" -q 2>/dev/null
+  /usr/bin/python3 "$AM_SOURCE/tests/cli/rig_variant.py" "$AM_BIN" "$d/a/rig.json" "$d/b/rig.json" --seed 5 --prefix v
+  "$AM_BIN" retarget "$d/a/motion.json" --source-rig "$d/a/rig.json" --to "$d/b/rig.json" --ik none -o "$d/ab" -q 2>/dev/null
+  "$AM_BIN" retarget "$d/ab/motion.json" --source-rig "$d/b/rig.json" --to "$d/a/rig.json" --ik none -o "$d/aba" -q 2>/dev/null
+  jq '{bones: (.bones | to_entries | map({key: .value, value: .key}) | from_entries),
+       joints: (.joints | to_entries | map({key: .value, value: .key}) | from_entries)}' "$d/b/rename.json" > "$d/b/back.json"
+  local fwd back
+  fwd=$(/usr/bin/python3 "$score" bound "$d/a/motion.json" "$d/ab/motion.json" "$d/a/rig.json" "$d/b/rig.json" "$d/b/rename.json")
+  back=$(/usr/bin/python3 "$score" bound "$d/ab/motion.json" "$d/aba/motion.json" "$d/b/rig.json" "$d/a/rig.json" "$d/b/back.json")
+  echo "$fwd $(/usr/bin/python3 "$score" rot "$d/a/motion.json" "$d/aba/motion.json" "$d/a/rig.json") ${back% *}"
+}
+read -r e lb seg aba e2 lb2 < <(closure_case fox "$Q/Fox.glb")
+if awk -v e="$e" -v a="$aba" -v f="$e2" 'BEGIN { exit !(e + 0 < 1e-13 && a + 0 < 1e-12 && f + 0 < 1e-13) }'; then
+  am_pass "closure_exact_fox (A->B joints $e of the body size, bound $lb; B->A $e2; A->B->A $aba rad)"
+else am_fail closure_exact_fox "A->B joints '$e' (bound $lb at $seg), B->A '$e2', A->B->A '$aba' rad"; fi
+for c in knight cmu; do
+  if [ $c = knight ]; then read -r e lb seg aba e2 lb2 < <(closure_case knight "$Q/KnightCharacter.glb")
+  else read -r e lb seg aba e2 lb2 < <(closure_case cmu "$D/bvh/cmu/08_01_trimmed.bvh" --up y); fi
+  if awk -v e="$e" -v b="$lb" -v a="$aba" -v f="$e2" -v g="$lb2" \
+       'BEGIN { exit !(b + 0 > 1e-9 && e + 0 <= 3 * b && g + 0 > 1e-9 && f + 0 <= 3 * g && a + 0 < 1e-9) }'; then
+    am_pass "closure_bound_$c (A->B joints $e of the body size, lower bound $lb at $seg; B->A $e2, bound $lb2; A->B->A $aba rad)"
+  else am_fail "closure_bound_$c" "A->B joints '$e', lower bound '$lb' at $seg; B->A '$e2', bound '$lb2'; A->B->A '$aba' rad"; fi
+done
 
 # the Khronos Fox has no `_end` nodes: a leaf's tail is our importer's guess along the node's own
 # axis, which the re-framed copy turns, so only bone heads (the skin's joints) must agree; they
@@ -164,5 +211,46 @@ expect all_clips_files 0 'animation_Walk.bvh' -- ls "$TMP/all"
 expect all_clips_glb 0 'animation 2 Run' -- "$AM_BIN" info "$TMP/all/animation.glb"
 expect all_clips_report 0 '"Survey"' -- jq -c '.clips | keys' "$TMP/all/report.json"
 expect source_pose_frame 0 '' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --source-pose 0 --target-pose 0 -o "$TMP/sp" -q
+# an explicit matching pose of either rig: the source's pose comes out as the target's, exactly, in
+# both modes (FILE: a motion.json's frame 0; FRAME: a frame of the source clip)
+"$AM_BIN" convert "$Q/Husky.glb" --clip Walk --fps 24 -o "$TMP/husky_walk" -q
+pose_check() { # OUT FRAME: OUT's frame FRAME against the Husky's Walk frame 0, every rotation
+  /usr/bin/python3 - "$1/motion.json" "$2" "$TMP/husky_walk/motion.json" "$AM_SOURCE/bench" <<'PY'
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[4])
+from retarget_score import qangle
+o, t, h = json.load(open(sys.argv[1])), int(sys.argv[2]), json.load(open(sys.argv[3]))
+assert o["bones"] == h["bones"]
+q = qangle(np.array(o["quat"][t]), np.array(h["quat"][0])).max()
+r = qangle(np.array(o["root_quat"][t]), np.array(h["root_quat"][0]))
+print("%.3g" % max(q, r))
+sys.exit(0 if max(q, r) < 1e-9 else 1)
+PY
+}
+for mode in align delta; do
+  "$AM_BIN" retarget "$TMP/fox/motion.json" --source-rig "$TMP/fox/rig.json" --to "$TMP/husky_walk/rig.json" --pose $mode \
+    --source-pose "$TMP/fox/motion.json" --target-pose "$TMP/husky_walk/motion.json" --ik none -o "$TMP/pf_$mode" -q 2>/dev/null
+  if out=$(pose_check "$TMP/pf_$mode" 0 2>&1); then am_pass "pose_files_$mode (frame 0 is the target pose to $out rad)"
+  else am_fail "pose_files_$mode" "$out"; fi
+  "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --fps 24 --to "$TMP/husky_walk/rig.json" --pose $mode --source-pose 7 \
+    --target-pose "$TMP/husky_walk/motion.json" --ik none -o "$TMP/pn_$mode" -q 2>/dev/null
+  if out=$(pose_check "$TMP/pn_$mode" 7 2>&1); then am_pass "pose_frame_$mode (frame 7 is the target pose to $out rad)"
+  else am_fail "pose_frame_$mode" "$out"; fi
+done
+# --root-scale H,V: the root's displacement from frame 0 is the source's times H across and V up
+"$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --fps 24 --to "$Q/Husky.glb" --root-scale 2,0.5 --ik none -o "$TMP/rs" -q 2>/dev/null
+if out=$(/usr/bin/python3 - "$TMP/fox/motion.json" "$TMP/rs/motion.json" "$TMP/rs/report.json" <<'PY' 2>&1
+import json, sys
+import numpy as np
+s, o, rep = (json.load(open(p)) for p in sys.argv[1:4])
+# the root's driver is the Husky's Body (root) driven by the Fox's: heads are trans
+ds, do = np.array(s["trans"]) - s["trans"][0], np.array(o["trans"]) - o["trans"][0]
+e = max(np.abs(do[:, :2] - 2 * ds[:, :2]).max(), np.abs(do[:, 2] - 0.5 * ds[:, 2]).max())
+f = (rep["root_motion"]["scale_horizontal"], rep["root_motion"]["scale_vertical"])
+print("displacement off by %.3g m, factors %s" % (e, f))
+sys.exit(0 if e < 1e-9 and f == (2, 0.5) else 1)
+PY
+); then am_pass "root_scale ($out)"; else am_fail root_scale "$out"; fi
 expect delta_keep 0 'root x1' -- "$AM_BIN" retarget "$Q/Fox.glb" --clip Walk --to "$Q/Husky.glb" --pose delta --root keep -o "$TMP/dk"
 am_done
