@@ -53,11 +53,13 @@ typedef struct am_mdet {
  * loaders' float32 arrays or a caller's views). Every reader of a det goes through these. */
 static inline am_reals am_mdet_uv(const am_mdet *d)
 {
-    return d->uv ? (am_reals){d->uv, AM_DTYPE_F32} : d->uv_view;
+    am_reals own = {d->uv, AM_DTYPE_F32};
+    return d->uv ? own : d->uv_view;
 }
 static inline am_reals am_mdet_conf(const am_mdet *d)
 {
-    return d->conf ? (am_reals){d->conf, AM_DTYPE_F32} : d->conf_view;
+    am_reals own = {d->conf, AM_DTYPE_F32};
+    return d->conf ? own : d->conf_view;
 }
 
 /* An all-NaN / zero-confidence det of the given size (names and cameras unset). More than 2 GiB
