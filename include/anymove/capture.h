@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-/* ---- the exam: a random motion and its two-view reading ---- */
+/* ---- the exam: a random (or given) motion and its two-view reading ---- */
 
 /* All-zero gives a clean 150-frame, 30 fps clip with seed 0. */
 typedef struct am_exam_opts {
@@ -49,6 +49,9 @@ typedef struct am_exam_opts {
     double outliers;      /* probability of a 15-60 px gross error at normal confidence,
                              per (frame, joint, view); default 0 */
     double squash;        /* front heights (above the ground row) scaled by 1 - squash; default 0 */
+    const am_motion *motion; /* read this motion (bound to the rig) instead of a random one; its
+                             frames and fps replace frames and fps, its contacts are the creature's
+                             contact joints where on the ground and still; NULL = random */
     am_context ctx;       /* allocator, limits, progress (stage "exam"); zero = inherited */
 } am_exam_opts;
 

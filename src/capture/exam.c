@@ -136,29 +136,55 @@ static void ami_exam_plants(const uint8_t *low, size_t T, const double *free_pos
     }
 }
 
-static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
-                                   const am_exam_opts *opts_in, am_exam **out, am_error *err)
+/* A given motion as the truth (exam --motion): copied, and each contact planted where it is on
+ * the ground (within 1.5 cm of its rest height) and still (under 2 mm a frame) for 3 frames or
+ * more, the exam's own rule for a plant. */
+static am_status ami_exam_given_truth(const am_rig *rig, const am_motion *given, am_exam *ex, am_error *err)
 {
-    assert(rig && out);
-    *out = NULL;
-    const am_exam_opts o = ami_exam_opts_defaults(opts_in);
-    AMI_CHECK(err, o.frames >= 3 && o.frames <= 1000000, AM_E_ARG, "exam frames %zu (need 3..1e6)", o.frames);
-    AMI_CHECK(err, o.noise_px >= 0 && o.dropout >= 0 && o.dropout <= 1 && o.swap >= 0 && o.swap <= 1 &&
-                       o.outliers >= 0 && o.outliers <= 1 && o.squash >= 0 && o.squash < 1,
-              AM_E_ARG, "exam degradations out of range (probabilities in [0,1], squash in [0,1))");
-    AMI_CHECK(err, o.lag > -(int)o.frames / 2 && o.lag < (int)o.frames / 2, AM_E_ARG, "lag %d too large for %zu frames", o.lag, o.frames);
-    am_layout L;
-    if (cr) L = cr->layout;
-    else am_layout_default(&L);
-    const size_t T = o.frames, B = rig->bone_count, J = rig->joint_count;
-    const double dt = 1.0 / o.fps;
-    ami_rng rng;
-    ami_rng_seed(&rng, o.seed * 0x2545F4914F6CDD1Dull + 17);
+    am_motion *mo = ex->truth;
+    const size_t T = mo->frame_count, B = rig->bone_count, J = rig->joint_count, C = ex->contact_count;
+    memcpy(mo->trans, given->trans, T * 3 * sizeof(double));
+    memcpy(mo->root_quat, given->root_quat, T * 4 * sizeof(double));
+    if (B) memcpy(mo->euler, given->euler, T * B * 3 * sizeof(double));
+    if (given->quat) {
+        if (!(mo->quat = am_alloc_array(T * B, 4 * sizeof(double)))) return AM_FAIL(err, AM_E_NOMEM, "exam motion");
+        memcpy(mo->quat, given->quat, T * B * 4 * sizeof(double));
+    }
+    if (given->loc) {
+        if (!(mo->loc = am_alloc_array(T * B, 3 * sizeof(double)))) return AM_FAIL(err, AM_E_NOMEM, "exam motion");
+        memcpy(mo->loc, given->loc, T * B * 3 * sizeof(double));
+    }
+    AMI_TRY(am_motion_compute_joints(mo, rig, err));
+    for (size_t c = 0; c < C; c++) {
+        size_t j = (size_t)ex->contact_joint[c];
+        double rz = rig->joint_rest[3 * j + 2];
+        for (size_t t = 0; t < T; t++) {
+            const double *p = mo->joints + (t * J + j) * 3, *q = mo->joints + ((t ? t - 1 : t + 1) * J + j) * 3;
+            ex->contact[t * C + c] = p[2] - rz < 0.015 && hypot(hypot(p[0] - q[0], p[1] - q[1]), p[2] - q[2]) < 2e-3;
+        }
+        for (size_t t = 0; t < T;) {
+            if (!ex->contact[t * C + c]) {
+                t++;
+                continue;
+            }
+            size_t e = t;
+            while (e + 1 < T && ex->contact[(e + 1) * C + c]) e++;
+            if (e - t + 1 < 3)
+                for (size_t k = t; k <= e; k++) ex->contact[k * C + c] = 0;
+            t = e + 1;
+        }
+    }
+    return AM_OK;
+}
 
+/* The exam's own truth: per-angle waves and events within the limits, a wandering root, and
+ * the contacts pinned where they run low (ex->truth created, ex->contact sized). */
+static am_status ami_exam_random_truth(const am_rig *rig, am_exam *ex, ami_rng *rng, am_error *err)
+{
+    am_motion *mo = ex->truth;
+    const size_t T = mo->frame_count, B = rig->bone_count, J = rig->joint_count, C = ex->contact_count;
+    const double dt = 1.0 / mo->fps;
     am_status st = AM_OK;
-    am_exam *ex = am_alloc(sizeof *ex);
-    if (!ex) return AM_FAIL(err, AM_E_NOMEM, "exam");
-    ex->lag = o.lag;
     ami_chains ch = {0};
     ami_wave *waves = am_alloc_array(B * 3, sizeof *waves);
     size_t nev = (size_t)(T * dt / 2.0) + 1;
@@ -181,55 +207,28 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
         }
     }
     if ((st = ami_chains_build(rig, &ch, err)) < 0) goto done;
-    if ((st = am_motion_create(rig, T, o.fps, &ex->truth, err)) < 0) goto done;
-
-    /* Contacts from the creature (default: its feet), as rig joints. */
-    if (cr && cr->contact_count) {
-        ex->contact_names = am_alloc_array(cr->contact_count, sizeof(char *));
-        ex->contact_joint = am_alloc_array(cr->contact_count, sizeof(int32_t));
-        if (!ex->contact_names || !ex->contact_joint) {
-            st = AM_FAIL(err, AM_E_NOMEM, "contacts");
-            goto done;
-        }
-        for (size_t c = 0; c < cr->contact_count; c++) {
-            int j = am_rig_find_joint(rig, cr->contacts[c]);
-            if (j < 0) {
-                st = AM_FAIL(err, AM_E_NAME, "creature contact '%s' is not a joint of the rig", cr->contacts[c]);
-                goto done;
-            }
-            ex->contact_names[ex->contact_count] = am_strdup(cr->contacts[c]);
-            ex->contact_joint[ex->contact_count++] = (int32_t)j;
-        }
-    }
-    const size_t C = ex->contact_count;
-    ex->contact = am_alloc_array(T * (C ? C : 1), 1);
-    if (!ex->contact) {
-        st = AM_FAIL(err, AM_E_NOMEM, "contacts");
-        goto done;
-    }
 
     /* Per-angle waves, amplitude in the unbounded space. The twist (Y) of a bone gets less:
      * real limbs twist little, and it is mostly unobservable. */
     for (size_t b = 1; b < B; b++)
-        for (int a = 0; a < 3; a++) ami_wave_init(&waves[3 * b + (size_t)a], &rng, a == 1 ? 0.12 : 0.35, 0.15, 1.1);
+        for (int a = 0; a < 3; a++) ami_wave_init(&waves[3 * b + (size_t)a], rng, a == 1 ? 0.12 : 0.35, 0.15, 1.1);
     for (size_t e = 0; e < nev; e++) {
-        ev[e].center = (T * dt) * ami_rng_uniform(&rng);
-        ev[e].width = 0.5 + 0.7 * ami_rng_uniform(&rng);
-        ev[e].pitch = ami_rng_uniform(&rng) < 0.5 ? (ami_rng_uniform(&rng) - 0.5) * 0.9 : 0.0;
+        ev[e].center = (T * dt) * ami_rng_uniform(rng);
+        ev[e].width = 0.5 + 0.7 * ami_rng_uniform(rng);
+        ev[e].pitch = ami_rng_uniform(rng) < 0.5 ? (ami_rng_uniform(rng) - 0.5) * 0.9 : 0.0;
         for (size_t b = 1; b < B; b++) {
-            ev[e].on[b] = ami_rng_uniform(&rng) < 0.4;
+            ev[e].on[b] = ami_rng_uniform(rng) < 0.4;
             for (int a = 0; a < 3; a++)
-                ev[e].target[3 * b + (size_t)a] = (ami_rng_uniform(&rng) < 0.5 ? -1.0 : 1.0) *
-                                                   (0.3 + 0.7 * ami_rng_uniform(&rng)) * (a == 1 ? 0.3 : 1.0);
+                ev[e].target[3 * b + (size_t)a] = (ami_rng_uniform(rng) < 0.5 ? -1.0 : 1.0) *
+                                                   (0.3 + 0.7 * ami_rng_uniform(rng)) * (a == 1 ? 0.3 : 1.0);
         }
     }
     ami_wave turn, speed, pitchw, rollw;
-    ami_wave_init(&turn, &rng, 0.5, 0.05, 0.4);
-    ami_wave_init(&speed, &rng, 0.3, 0.05, 0.3);
-    ami_wave_init(&pitchw, &rng, 0.08, 0.1, 0.6);
-    ami_wave_init(&rollw, &rng, 0.05, 0.1, 0.6);
-    double yaw = 2.0 * AM_PI * ami_rng_uniform(&rng), pos[2] = {0.0, 0.0};
-    am_motion *mo = ex->truth;
+    ami_wave_init(&turn, rng, 0.5, 0.05, 0.4);
+    ami_wave_init(&speed, rng, 0.3, 0.05, 0.3);
+    ami_wave_init(&pitchw, rng, 0.08, 0.1, 0.6);
+    ami_wave_init(&rollw, rng, 0.05, 0.1, 0.6);
+    double yaw = 2.0 * AM_PI * ami_rng_uniform(rng), pos[2] = {0.0, 0.0};
     const double *rest_root = rig->joint_rest + 3 * (size_t)rig->head_joint[0];
 
     for (size_t t = 0; t < T; t++) {
@@ -345,6 +344,85 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
             t = e + 1;
         }
     }
+done:
+    for (size_t e = 0; ev && e < nev; e++) {
+        am_free(ev[e].on);
+        am_free(ev[e].target);
+    }
+    am_free(ev);
+    am_free(waves);
+    am_free(pose);
+    am_free(axes);
+    am_free(jt);
+    am_free(freep);
+    am_free(alpha);
+    am_free(target);
+    am_free(low);
+    am_free(cand);
+    ami_chains_free(&ch);
+    return st;
+}
+
+static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
+                                   const am_exam_opts *opts_in, am_exam **out, am_error *err)
+{
+    assert(rig && out);
+    *out = NULL;
+    const am_exam_opts o = ami_exam_opts_defaults(opts_in);
+    const am_motion *given = o.motion;
+    if (given) {
+        AMI_CHECK(err, given->bone_count == rig->bone_count && given->euler && given->trans && given->root_quat,
+                  AM_E_ARG, "exam motion: not bound to the rig (%zu bones, the rig %zu)", given->bone_count, rig->bone_count);
+        AMI_CHECK(err, am_fps_valid(given->fps), AM_E_VALUE, "exam motion: fps %g", given->fps);
+    }
+    const size_t T = given ? given->frame_count : o.frames;
+    const double fps = given ? given->fps : o.fps;
+    AMI_CHECK(err, T >= 3 && T <= 1000000, AM_E_ARG, "exam frames %zu (need 3..1e6)", T);
+    AMI_CHECK(err, o.noise_px >= 0 && o.dropout >= 0 && o.dropout <= 1 && o.swap >= 0 && o.swap <= 1 &&
+                       o.outliers >= 0 && o.outliers <= 1 && o.squash >= 0 && o.squash < 1,
+              AM_E_ARG, "exam degradations out of range (probabilities in [0,1], squash in [0,1))");
+    AMI_CHECK(err, o.lag > -(int)T / 2 && o.lag < (int)T / 2, AM_E_ARG, "lag %d too large for %zu frames", o.lag, T);
+    am_layout L;
+    if (cr) L = cr->layout;
+    else am_layout_default(&L);
+    const size_t J = rig->joint_count;
+    ami_rng rng;
+    ami_rng_seed(&rng, o.seed * 0x2545F4914F6CDD1Dull + 17);
+
+    am_status st = AM_OK;
+    am_exam *ex = am_alloc(sizeof *ex);
+    if (!ex) return AM_FAIL(err, AM_E_NOMEM, "exam");
+    ex->lag = o.lag;
+    if ((st = am_motion_create(rig, T, fps, &ex->truth, err)) < 0) goto done;
+
+    /* Contacts from the creature (default: its feet), as rig joints. */
+    if (cr && cr->contact_count) {
+        ex->contact_names = am_alloc_array(cr->contact_count, sizeof(char *));
+        ex->contact_joint = am_alloc_array(cr->contact_count, sizeof(int32_t));
+        if (!ex->contact_names || !ex->contact_joint) {
+            st = AM_FAIL(err, AM_E_NOMEM, "contacts");
+            goto done;
+        }
+        for (size_t c = 0; c < cr->contact_count; c++) {
+            int j = am_rig_find_joint(rig, cr->contacts[c]);
+            if (j < 0) {
+                st = AM_FAIL(err, AM_E_NAME, "creature contact '%s' is not a joint of the rig", cr->contacts[c]);
+                goto done;
+            }
+            ex->contact_names[ex->contact_count] = am_strdup(cr->contacts[c]);
+            ex->contact_joint[ex->contact_count++] = (int32_t)j;
+        }
+    }
+    const size_t C = ex->contact_count;
+    ex->contact = am_alloc_array(T * (C ? C : 1), 1);
+    if (!ex->contact) {
+        st = AM_FAIL(err, AM_E_NOMEM, "contacts");
+        goto done;
+    }
+
+    st = given ? ami_exam_given_truth(rig, given, ex, err) : ami_exam_random_truth(rig, ex, &rng, err);
+    if (st < 0) goto done;
+    am_motion *mo = ex->truth;
     if ((st = am_motion_compute_joints(mo, rig, err)) < 0) goto done;
     ex->body_size = am_body_size(mo->joints, J, NULL);
 
@@ -357,7 +435,7 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
     }
     det->frame_count = T;
     det->joint_count = J;
-    det->fps = o.fps;
+    det->fps = fps;
     det->front_uv = am_alloc_array(T * J * 2, sizeof(float));
     det->side_uv = am_alloc_array(T * J * 2, sizeof(float));
     det->front_conf = am_alloc_array(T * J, sizeof(float));
@@ -430,21 +508,6 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
     }
 
 done:
-    for (size_t e = 0; ev && e < nev; e++) {
-        am_free(ev[e].on);
-        am_free(ev[e].target);
-    }
-    am_free(ev);
-    am_free(waves);
-    am_free(pose);
-    am_free(axes);
-    am_free(jt);
-    am_free(freep);
-    am_free(alpha);
-    am_free(target);
-    am_free(low);
-    am_free(cand);
-    ami_chains_free(&ch);
     if (st < 0) {
         am_exam_free(ex);
         return st;

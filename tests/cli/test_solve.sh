@@ -90,4 +90,41 @@ for k in 1 2 3 4 5; do
   if [ ! -e "$TMP/out$k" ]; then am_pass "bad_input_no_output_$k"; else am_fail "bad_input_no_output_$k" "$TMP/out$k exists"; fi
 done
 expect score_wrong_truth 2 '' -- "$AM_BIN" score solve "$TMP/bad/names.npz" "$TMP/s/motion.json"
+# exam --motion: a given clip (a synthetic trot, 5 cycles of 30 frames) is the truth, read in the
+# two views like a random one; solved, it loops (shape --loop) with the truth's period and a seam
+# below the clip's own mean frame-to-frame change (issue 14: shape on solved captures).
+"$AM_BIN" synth gait --rig "$W/rig.json" --gait trot --frames 150 -o "$TMP/trot.json" -q
+expect exam_given_motion 0 'exam: 150 frames' -- "$AM_BIN" exam --rig "$W/rig.json" --creature "$W/creature.json" --motion "$TMP/trot.json" --seed 1 -o "$TMP/gm"
+"$AM_BIN" fk "$W/rig.json" --motion "$TMP/trot.json" > "$TMP/trot_fk.json"
+if out=$(/usr/bin/python3 - "$TMP" <<'PY'
+import json, sys
+import numpy as np
+d = sys.argv[1]
+z = np.load(d + "/gm/truth.npz")
+fk = json.load(open(d + "/trot_fk.json"))
+assert list(z["names"]) == fk["joint_names"], "joint order"
+err = np.abs(z["joints"] - np.array(fk["joints"])).max()
+assert err < 1e-12, "truth joints differ from FK of the given motion by %g m" % err
+assert z["joints"].shape[0] == 150 and float(z["fps"]) == 30.0
+print("truth = FK of the given motion to %.1e m" % err)
+PY
+); then am_pass "exam_given_truth_is_the_motion: $out"; else am_fail exam_given_truth_is_the_motion "$out"; fi
+"$AM_BIN" solve "$TMP/gm/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" -o "$TMP/gms" -q
+expect shape_solved_capture 0 'a loop' -- "$AM_BIN" shape "$TMP/gms/motion.json" --rig "$W/rig.json" --loop -o "$TMP/gms_loop.json"
+if out=$(/usr/bin/python3 - "$TMP/gms_loop.shape_report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["loop_error"]
+assert r["period_frames"] == 30, "period %s, the truth's is 30" % r["period_frames"]
+for k in ("position_jump_pct", "velocity_jump_pct"):
+    assert e["after"][k] <= e["mean_step_pct"], "seam %s %.3f above the mean step %.3f" % (k, e["after"][k], e["mean_step_pct"])
+print("period 30, seam %.3f / %.3f %% vs mean step %.3f %%" % (e["after"]["position_jump_pct"], e["after"]["velocity_jump_pct"], e["mean_step_pct"]))
+PY
+); then am_pass "shape_solved_capture_seam: $out"; else am_fail shape_solved_capture_seam "$out"; fi
+expect exam_motion_not_with_cameras 2 '--motion is read in the two views only' -- "$AM_BIN" exam --rig "$W/rig.json" --motion "$TMP/trot.json" --cameras 3 -o "$TMP/gm2"
+expect exam_motion_not_with_frames 2 '--motion gives the frames and fps' -- "$AM_BIN" exam --rig "$W/rig.json" --motion "$TMP/trot.json" --frames 20 -o "$TMP/gm2"
+echo '{"fps": 30, "bones": ["nothing"], "trans": [[0,0,0]], "root_quat": [[1,0,0,0]], "euler": [[[0,0,0]]]}' > "$TMP/other.json"
+expect exam_motion_of_another_rig 2 'other.json' -- "$AM_BIN" exam --rig "$W/rig.json" --motion "$TMP/other.json" -o "$TMP/gm2"
+if [ ! -e "$TMP/gm2" ] || [ -z "$(ls -A "$TMP/gm2")" ]; then am_pass exam_motion_refusals_write_nothing; else am_fail exam_motion_refusals_write_nothing "$(ls "$TMP/gm2")"; fi
+
 am_done
