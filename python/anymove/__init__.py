@@ -987,6 +987,55 @@ def _det_view(det, what="triangulate"):
     return ctypes.pointer(m), (m, uv, conf, off, ce, ce_c, ne, ne_c)
 
 
+def _is_two_view(det):
+    """A mapping of arrays in the two-view layout: SPEC 4.2's keys (front_uv, ...) or the
+    N-camera layout of the cameras "front" and "side" (SPEC 3's views)."""
+    return "front_uv" in det or ("uv" in det and [str(c) for c in det.get("cameras", ())] == ["front", "side"])
+
+
+def _two_view_view(det, what):
+    """An am_det over the caller's arrays, read in place by the library (am_reals views):
+    front_uv / side_uv (T, J, 2), front_conf / side_conf (T, J), or uv (2, T, J, 2) and conf
+    (2, T, J) of the cameras ["front", "side"] (views at its two halves); C-contiguous float32
+    or float64 as they are, anything else converted once to float64. Checked by
+    am_det_validate, the loader's checks and messages. Returns (pointer, kept objects)."""
+    if "front_uv" in det:
+        uvs = [_real_array(det[k], np.shape(det[k])[1:], f"{what}: {k}") for k in ("front_uv", "side_uv")]
+        cfs = [_real_array(det[k], np.shape(det[k])[1:], f"{what}: {k}") for k in ("front_conf", "side_conf")]
+        if uvs[0].ndim != 3 or uvs[0].shape[2] != 2:
+            raise ValueError(f"{what}: front_uv must have shape (T, J, 2), got {uvs[0].shape}")
+        T, J = uvs[0].shape[:2]
+        for k, a in zip(("side_uv", "front_conf", "side_conf"), uvs[1:] + cfs):
+            want = (T, J, 2) if k == "side_uv" else (T, J)
+            if a.shape != want:
+                raise ValueError(f"{what}: {k} must have shape {want} to match front_uv, got {a.shape}")
+        uv_views = [C.reals(a) for a in uvs]
+        conf_views = [C.reals(a) for a in cfs]
+        arrays = uvs + cfs
+    else:
+        uv = _real_array(det["uv"], np.shape(det["uv"])[1:], what + ": uv")
+        conf = _real_array(det["conf"], np.shape(det["conf"])[1:], what + ": conf")
+        if uv.ndim != 4 or uv.shape[0] != 2 or uv.shape[3] != 2:
+            raise ValueError(f"{what}: uv of the cameras front and side must have shape (2, T, J, 2), got {uv.shape}")
+        T, J = uv.shape[1:3]
+        if conf.shape != (2, T, J):
+            raise ValueError(f"{what}: conf must have shape {(2, T, J)}, got {conf.shape}")
+        uv_views = [C.am_reals(data=uv.ctypes.data + v * uv.strides[0], dtype=C.reals(uv).dtype) for v in (0, 1)]
+        conf_views = [C.am_reals(data=conf.ctypes.data + v * conf.strides[0], dtype=C.reals(conf).dtype) for v in (0, 1)]
+        arrays = [uv, conf]
+    names = list(det["names"])
+    if len(names) != J:
+        raise ValueError(f"{what}: names must be {J} joint names")
+    ne, ne_c = _cstrings(names)
+    d = C.am_det(frame_count=T, joint_count=J, fps=float(det.get("fps", 30.0)), names=ne_c)
+    d.uv_view[0], d.uv_view[1] = uv_views
+    d.conf_view[0], d.conf_view[1] = conf_views
+    err = C.am_error()
+    with _Call():
+        _check(C.am_det_validate(byref(d), byref(err)), err)
+    return ctypes.pointer(d), (d, arrays, ne, ne_c)
+
+
 def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, ransac=True,
                 refine=False, rig=None, edges=None, progress=None):
     """Joints read in N calibrated cameras -> 3D joints (`anymove triangulate`).
@@ -1164,8 +1213,9 @@ def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, 
     call = _Call(progress)
     cr = C._CR()
     det_is_path = isinstance(det, (str, bytes, os.PathLike))
-    if not det_is_path and cameras is None:
-        raise ValueError("solve: detections as arrays are the N-camera layout: they need cameras")
+    if not det_is_path and cameras is None and not _is_two_view(det):
+        raise ValueError("solve: detections as arrays of other cameras than front and side need cameras "
+                         "(their calibration)")
     det_path = _path(det) if det_is_path else det
     try:
         with call:
@@ -1194,11 +1244,17 @@ def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_l
     o.window = window or 0
     det = ctypes.c_void_p()
     res = POINTER(C.am_capture_result)()
+    is_path = isinstance(det_path, bytes)
+    keep = ()
     try:
-        _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        if is_path:
+            _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        else:  # the caller's arrays, read in place (am_det's views)
+            view, keep = _two_view_view(det_path, "solve")
+            det = ctypes.cast(view, ctypes.c_void_p)
         s = C.am_capture_solve(det, rig._p, cr, byref(o), byref(res), byref(err))
         if s < 0:
-            C.am_error_set_file(byref(err), det_path)
+            C.am_error_set_file(byref(err), det_path if is_path else None)
             _raise(s, err)
         owner = _Owned(res, C.am_capture_result_free)
         res = None  # the owner frees it now
@@ -1214,7 +1270,7 @@ def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_l
     finally:
         if res:
             C.am_capture_result_free(res)
-        if det:
+        if det and is_path:
             C.am_det_free(det)
 
 

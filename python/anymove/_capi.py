@@ -397,6 +397,16 @@ class am_mv_solve_result(Structure):
 AM_CAPTURE_NO_WARP, AM_CAPTURE_NO_SWAP_REPAIR, AM_CAPTURE_NO_FOOT_LOCK, AM_CAPTURE_NO_CONTACTS = 1, 2, 4, 8
 AM_FIT_NO_CONTACTS, AM_FIT_NO_FOOT_LOCK, AM_FIT_NO_SWAP_REPAIR = 1, 2, 4
 AM_MV_SEARCH_OFFSETS = 1
+class am_det(Structure):
+    """The two-view det (io.h, SPEC 4.2); a caller's arrays go in uv_view / conf_view."""
+    _fields_ = [("frame_count", c_size_t), ("joint_count", c_size_t), ("front_uv", _fp),
+                ("side_uv", _fp), ("front_conf", _fp), ("side_conf", _fp), ("fps", c_double),
+                ("names", _sp), ("has_calib", c_bool), ("calib", c_double * 6),
+                ("uv_view", am_reals * 2), ("conf_view", am_reals * 2)]
+
+
+am_det_validate = _fn("am_det_validate", c_int, POINTER(am_det), _E)
+am_mdet_from_two_view = _fn("am_mdet_from_two_view", c_int, POINTER(am_det), POINTER(_MD), _E)
 _CR = c_void_p  # am_creature: opaque here
 _CRES = POINTER(am_capture_result)
 _MRES = POINTER(am_mv_solve_result)

@@ -309,7 +309,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_ik_job": C.am_ik_job, "am_stats": C.am_stats, "am_gltf_opts": C.am_gltf_opts,
                "am_import_opts": C.am_import_opts, "am_progress": C.am_progress,
                "am_bvh": C.am_bvh_head, "am_bvh_opts": C.am_bvh_opts,
-               "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet,
+               "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet, "am_det": C.am_det,
                "am_calib_read_opts": C.am_calib_read_opts,
                "am_triangulate_opts": C.am_triangulate_opts,
                "am_triangulation": C.am_triangulation, "am_buf": C.am_buf,

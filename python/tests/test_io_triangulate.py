@@ -1,5 +1,6 @@
 """BVH / glTF I/O and triangulation through the binding against the CLI on the same inputs:
 the files the binding writes are the CLI's bytes, the arrays its outputs' numbers."""
+import ctypes
 import json
 import os
 import warnings
@@ -297,6 +298,99 @@ def test_solve_two_view_equals_cli(tmp_path):
     res2.motion.save(tmp_path / "py2.json")
     assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
     assert not np.array_equal(res2.joints, res.joints)
+
+
+def _two_view_arrays(det, dtype, layout):
+    """A two-view det.npz as arrays: SPEC 4.2's keys, or uv/conf of the cameras front, side."""
+    with np.load(det) as z:
+        names, fps = [str(n) for n in z["names"]], float(z["fps"])
+        if layout == "keys":
+            arrays = {k: np.ascontiguousarray(z[k], dtype=dtype)
+                      for k in ("front_uv", "side_uv", "front_conf", "side_conf")}
+        else:
+            arrays = {"uv": np.ascontiguousarray(np.stack([z["front_uv"], z["side_uv"]]), dtype=dtype),
+                      "conf": np.ascontiguousarray(np.stack([z["front_conf"], z["side_conf"]]), dtype=dtype),
+                      "cameras": ["front", "side"]}
+    return dict(arrays, names=names, fps=fps)
+
+
+@pytest.fixture(scope="module")
+def exam2(tmp_path_factory):
+    d = tmp_path_factory.mktemp("exam2")
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--seed", "3", "--frames", "40", "-o", d / "ex", "-q")
+    cli("solve", d / "ex" / "det.npz", "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json",
+        "-o", d / "cli", "-q")
+    return d
+
+
+@pytest.mark.parametrize("layout", ["keys", "cameras"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_solve_two_view_from_arrays_in_place(exam2, tmp_path, dtype, layout, monkeypatch):
+    arrays = _two_view_arrays(exam2 / "ex" / "det.npz", dtype, layout)
+    seen = {}
+    real = anymove._capi.am_capture_solve
+
+    def spy(d, *rest):
+        v = ctypes.cast(d, ctypes.POINTER(anymove._capi.am_det)).contents
+        assert not v.front_uv and not v.side_uv and not v.front_conf and not v.side_conf
+        seen["uv"] = [v.uv_view[i].data for i in (0, 1)]
+        seen["conf"] = [v.conf_view[i].data for i in (0, 1)]
+        seen["dtype"] = {v.uv_view[i].dtype for i in (0, 1)} | {v.conf_view[i].dtype for i in (0, 1)}
+        return real(d, *rest)
+    monkeypatch.setattr(anymove._capi, "am_capture_solve", spy)
+    res = anymove.solve(arrays, anymove.load_rig(f"{WOLF}/rig.json"), f"{WOLF}/creature.json")
+    # the library read the caller's buffers (either dtype), not copies
+    if layout == "keys":
+        want_uv = [arrays["front_uv"].ctypes.data, arrays["side_uv"].ctypes.data]
+        want_conf = [arrays["front_conf"].ctypes.data, arrays["side_conf"].ctypes.data]
+    else:
+        want_uv = [arrays["uv"].ctypes.data, arrays["uv"][1].ctypes.data]
+        want_conf = [arrays["conf"].ctypes.data, arrays["conf"][1].ctypes.data]
+    assert seen["uv"] == want_uv and seen["conf"] == want_conf
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert seen["dtype"] == {want}
+    # the CLI's outputs on the same det.npz, byte for byte
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (exam2 / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((exam2 / "cli" / "report.txt").read_text())
+
+
+def test_solve_two_view_arrays_errors(exam2, tmp_path):
+    arrays = _two_view_arrays(exam2 / "ex" / "det.npz", np.float64, "keys")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    # am_det_validate: the loader's checks and messages (the CLI's on the same det.npz)
+    bad = dict(arrays, side_conf=arrays["side_conf"].copy())
+    bad["side_conf"][2, 1] = 1.5
+    np.savez(tmp_path / "bad.npz", **{k: np.asarray(v, dtype=np.float32) if k != "names" else np.asarray(v)
+                                       for k, v in bad.items()})
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(bad, rig)
+    r = cli("solve", tmp_path / "bad.npz", "--rig", f"{WOLF}/rig.json", "-o", tmp_path / "o", check=False)
+    assert e.value.name == "E_VALUE" and r.returncode == 2
+    assert e.value.message == "side_conf[2][1] = 1.5 is outside [0, 1]" and e.value.message in r.stderr
+    nan = dict(arrays, front_uv=arrays["front_uv"].copy())
+    nan["front_uv"][0, 0, 0] = np.nan
+    with pytest.raises(anymove.InputError, match=r"front_uv\[0\]\[0\] = \(nan, .*\) is not finite") as e:
+        anymove.solve(nan, rig)
+    assert e.value.name == "E_NONFINITE"
+    with pytest.raises(anymove.InputError, match="appears twice"):
+        anymove.solve(dict(arrays, names=[arrays["names"][0]] * len(arrays["names"])), rig)
+    with pytest.raises(anymove.InputError, match="fps"):
+        anymove.solve(dict(arrays, fps=0.0), rig)
+    with pytest.raises(ValueError, match="to match front_uv"):
+        anymove.solve(dict(arrays, side_conf=arrays["side_conf"][:-1]), rig)
+    # a NaN pixel where the confidence is 0 is "not seen", as in a file: the same fit
+    hidden = dict(arrays, front_uv=arrays["front_uv"].copy(), front_conf=arrays["front_conf"].copy())
+    hidden["front_uv"][5, 3] = np.nan
+    hidden["front_conf"][5, 3] = 0
+    np.savez(tmp_path / "hidden.npz", **{k: np.asarray(v, dtype=np.float32) if k != "names" else np.asarray(v)
+                                          for k, v in hidden.items()})
+    a, b = anymove.solve(hidden, rig), anymove.solve(tmp_path / "hidden.npz", rig)
+    assert np.array_equal(a.joints, b.joints)
+    # other cameras than front and side want their calibration
+    with pytest.raises(ValueError, match="need cameras"):
+        anymove.solve(dict(uv=np.zeros((3, 4, 2, 2)), conf=np.zeros((3, 4, 2)), cameras=["a", "b", "c"],
+                           names=["x", "y"]), rig)
 
 
 def test_solve_cameras_equals_cli(tmp_path):
