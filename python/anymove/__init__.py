@@ -1037,16 +1037,20 @@ def _two_view_view(det, what):
 
 
 def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, ransac=True,
-                refine=False, rig=None, edges=None, progress=None):
+                refine=False, rig=None, edges=None, creature=None, progress=None):
     """Joints read in N calibrated cameras -> 3D joints (`anymove triangulate`).
 
     det: a det.npz path (SPEC 4.2.1, or a two-view SPEC 4.2 file), or a mapping of arrays:
     uv (C, T, J, 2) image pixels (NaN = not seen), conf (C, T, J) in [0, 1], cameras (C names
     of the calibration), names (J joint names), fps, time_offset (C,) frames or absent;
     C-contiguous float32 or float64 uv and conf are read in place by the library (no copy;
-    other dtypes and layouts are converted once); bad values raise anymove.InputError.
+    other dtypes and layouts are converted once); bad values raise anymove.InputError. Two
+    views as arrays: uv (2, T, J, 2) / conf of the cameras ["front", "side"] (in place), or
+    SPEC 4.2's keys front_uv, side_uv (T, J, 2), front_conf, side_conf (T, J) (checked in
+    place as the loader checks a file, then stacked once into one (2, T, J, 2) array).
     cameras: an anipose calibration.toml or Pose2Sim Calib*.toml path; None for a two-view
-    det (the orthographic cameras of SPEC 3). scale: calibration length unit in metres
+    det (the orthographic cameras of SPEC 3, on the layout of creature: a creature.json path,
+    None = the wolf's; --creature). scale: calibration length unit in metres
     (0.001 for mm). threshold: RANSAC / camera-drop reprojection threshold, px (default 15);
     min_conf: detections below are ignored (default 0.1; 0 uses every one); ransac=False:
     every camera that sees a point (--no-ransac); refine=True: the whole-clip refinement,
@@ -1071,12 +1075,15 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
         raise ValueError("triangulate: scale must be positive")
     if scale != 1.0 and cameras is None:
         raise ValueError("triangulate: scale is the calibration's unit: it needs cameras")
+    if creature is not None and cameras is not None:
+        raise ValueError("triangulate: creature gives the two-view layout; with cameras it has no use")
     err = C.am_error()
     call = _Call(progress)
     opts.ctx = call.ctx
     d = POINTER(C.am_mdet)()
     cal = C._CAL()
     tri = POINTER(C.am_triangulation)()
+    cr = C._CR()
     keep, owned = (), True
     det_is_path = isinstance(det, (str, bytes, os.PathLike))
     where = _path(cameras) if cameras is not None else (_path(det) if det_is_path else None)
@@ -1085,13 +1092,24 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
             if det_is_path:
                 _check(C.am_mdet_load(_path(det), byref(d), byref(err)), err)
             else:
+                if "front_uv" in det:  # SPEC 4.2's keys: checked in place, then one [C][T][J][2]
+                    _, held = _two_view_view(det, "triangulate")
+                    uv, conf = held[1][:2], held[1][2:]
+                    det = dict(det, uv=np.stack(uv).astype(np.result_type(*uv), copy=False),
+                               conf=np.stack(conf).astype(np.result_type(*conf), copy=False),
+                               cameras=["front", "side"])
                 d, keep = _det_view(det)
                 owned = False
+            two_view = d.contents.two_view or (not det_is_path and _is_two_view(det))
             if cameras is not None:
                 ro = C.am_calib_read_opts(scale=float(scale))
                 _check(C.am_calib_load(_path(cameras), byref(ro), byref(cal), byref(err)), err)
-            elif d.contents.two_view:
-                _check(C.am_cameras_from_layout(None, byref(cal), byref(err)), err)
+            elif two_view:
+                layout = None
+                if creature is not None:
+                    _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
+                    layout = ctypes.c_void_p(cr.value + C.CREATURE_LAYOUT_OFFSET)
+                _check(C.am_cameras_from_layout(layout, byref(cal), byref(err)), err)
             else:
                 raise ValueError(f"triangulate: the det holds {d.contents.camera_count} cameras: "
                                  f"give their calibration (cameras=)")
@@ -1128,6 +1146,8 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
             C.am_mdet_free(d)
         if cal:
             C.am_calib_free(cal)
+        if cr:
+            C.am_creature_free(cr)
 
 
 # ---- solve: a rig fitted to 2D joints, two views (capture.h) or N cameras (multiview.h) ----

@@ -407,7 +407,8 @@ class am_det(Structure):
 
 am_det_validate = _fn("am_det_validate", c_int, POINTER(am_det), _E)
 am_mdet_from_two_view = _fn("am_mdet_from_two_view", c_int, POINTER(am_det), POINTER(_MD), _E)
-_CR = c_void_p  # am_creature: opaque here
+_CR = c_void_p  # am_creature: opaque here but for the offset of its layout (rig.h: after the name)
+CREATURE_LAYOUT_OFFSET = ctypes.sizeof(c_char_p)
 _CRES = POINTER(am_capture_result)
 _MRES = POINTER(am_mv_solve_result)
 am_buf_free = _fn("am_buf_free", None, POINTER(am_buf))

@@ -333,6 +333,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
         lines.append(f'printf("{name} %zu\\n", sizeof({name}));')
         for field, _ in cls._fields_:
             lines.append(f'printf("{name}.{field} %zu\\n", offsetof({name}, {field}));')
+    lines.append('printf("am_creature.layout %zu\\n", offsetof(am_creature, layout));')
     lines.append('printf("am_gltf.warnings %zu\\n", offsetof(am_gltf, warnings)); return 0; }')
     (tmp_path / "layout.c").write_text("\n".join(lines))
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -345,6 +346,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
         for field, _ in cls._fields_:
             assert int(got[f"{name}.{field}"]) == getattr(cls, field).offset, f"{name}.{field}"
     assert int(got["am_gltf.warnings"]) == C.am_gltf_head.warnings.offset
+    assert int(got["am_creature.layout"]) == C.CREATURE_LAYOUT_OFFSET
 
 
 def test_pip_install_offline(tmp_path, walker):

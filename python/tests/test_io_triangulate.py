@@ -269,6 +269,49 @@ def test_triangulate_two_view_and_errors(tmp_path, exam4):
 WOLF = os.path.join(SOURCE, "examples", "creatures", "wolf")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_triangulate_two_view_creature_layout_from_arrays(tmp_path, dtype):
+    # a creature whose layout is not the wolf's: the exam draws it there, --creature reads it back
+    doc = json.loads(open(f"{WOLF}/creature.json").read())
+    doc["layout"] = {"W_FRONT": 500, "W_SIDE": 780, "GROUND_V": 600, "M_PER_PX": 0.004}
+    cr = tmp_path / "creature.json"
+    cr.write_text(json.dumps(doc))
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--creature", cr, "--frames", "24", "--noise", "1", "-o", tmp_path / "ex", "-q")
+    det = tmp_path / "ex" / "det.npz"
+    cli("triangulate", det, "--creature", cr, "-o", tmp_path / "cli", "-q")
+    cli("triangulate", det, "-o", tmp_path / "cli_wolf", "-q")
+    # a det.npz path, and both array layouts, give the CLI's files byte for byte
+    tri = anymove.triangulate(det, creature=cr)
+    tri.save(tmp_path / "py")
+    _same_outputs(tmp_path / "cli", tmp_path / "py")
+    cams = _two_view_arrays(det, dtype, "cameras")
+    t2 = anymove.triangulate(cams, creature=cr)
+    v = t2._det.contents  # uv (2, T, J, 2) of the cameras front, side: read in place
+    assert not v.uv and v.uv_view.data == cams["uv"].ctypes.data and v.conf_view.data == cams["conf"].ctypes.data
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert v.uv_view.dtype == want and v.conf_view.dtype == want
+    t2.save(tmp_path / "py2")
+    _same_outputs(tmp_path / "cli", tmp_path / "py2")
+    keys = _two_view_arrays(det, dtype, "keys")
+    t3 = anymove.triangulate(keys, creature=cr)  # SPEC 4.2's keys: stacked once, same numbers
+    assert t3._det.contents.uv_view.dtype == want
+    t3.save(tmp_path / "py3")
+    _same_outputs(tmp_path / "cli", tmp_path / "py3")
+    assert t3.cameras == ["front", "side"]
+    # the layout matters: the wolf's layout is another triangulation
+    _same_outputs(tmp_path / "cli_wolf", (anymove.triangulate(keys).save(tmp_path / "py4"), tmp_path / "py4")[1])
+    assert not np.array_equal(anymove.triangulate(keys).joints, t3.joints, equal_nan=True)
+    # the loader's checks on the keys, before any stacking
+    bad = dict(keys, front_conf=keys["front_conf"] * 3)
+    with pytest.raises(anymove.InputError, match=r"front_conf\[\d+\]\[\d+\] = .* is outside \[0, 1\]"):
+        anymove.triangulate(bad, creature=cr)
+    with pytest.raises(ValueError, match="no use"):
+        anymove.triangulate(det, tmp_path / "ex" / "none.toml", creature=cr)
+    with pytest.raises(anymove.InputError) as e:
+        anymove.triangulate(det, creature=tmp_path / "absent.json")
+    assert e.value.name == "E_READ"
+
+
 def _untimed(report):
     """report.txt but for the seconds the call took ("0.248 s")."""
     import re
