@@ -36,7 +36,7 @@ import numpy as np
 from . import _capi as C
 
 __all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
-           "Joints", "Triangulation", "SolveResult", "Decomposition", "RetargetResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
+           "Joints", "Triangulation", "SolveResult", "Decomposition", "RetargetResult", "RetargetClips", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
            "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "rig_from_tracks",
            "retarget", "LIBRARY_PATH"]
 __version__ = "0.1.0"
@@ -361,7 +361,22 @@ def load_rig(path, *, scale=1.0, up="y"):
     if scale != 1.0:
         rig.scale(scale)
     rig._loaded = (path, float(scale))  # a glTF character is read again to write its mesh
+    if _is_gltf(path):
+        _record_model(rig, path)
     return rig
+
+
+def _record_model(rig, path):
+    """rig.json's "model": the glTF file the rig is the skeleton of, as an absolute path (what
+    `anymove convert X.glb` and `retarget --to X.glb` write)."""
+    import os
+    copy = C.am_strdup(os.fsencode(os.path.realpath(path)))
+    if not copy:
+        raise MemoryError("model path")
+    field = ctypes.c_void_p.from_address(ctypes.addressof(rig._c) + C.am_rig.model.offset)
+    if field.value:
+        C.am_free(field.value)
+    field.value = copy
 
 
 def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
@@ -1580,51 +1595,101 @@ class RetargetResult:
         self._names = names
         self._report_text = report_text
 
+    def save_rig(self, path):
+        """Write rig.json of the target rig as used (scaled as loaded; a glTF target's "model"
+        the absolute path of its file), the CLI's rig.json."""
+        self.motion.rig.save(path)
+
     def save_animation(self, path, *, mesh=True, clip_name="clip0"):
         """Write animation.glb as the CLI does: the target character of a skinned .glb / .gltf
         target (its mesh, materials and skin kept; mesh=False: bone shapes, --no-mesh) with the
         clip named clip_name (the CLI's name of a BVH or motion.json source's clip: "clip0";
         a glTF source's clip: its name, its last '|' part, other characters than [A-Za-z0-9_-]
         as '_'), else a skinned bone-shape mesh."""
-        rig = self.motion.rig
-        src, scale = rig._loaded
-        err = C.am_error()
-        clips = (POINTER(C.am_motion) * 1)(self.motion._p)
-        names, names_c = _cstrings([clip_name])
-        doc = POINTER(C.am_gltf_head)()
-        with _Call():
-            try:
-                if mesh and src is not None and _is_gltf(src):
-                    o = C.am_gltf_opts(flags=C.AM_GLTF_KEEP_SOURCE)
-                    _check(C.am_gltf_load(_path(src), byref(o), byref(doc), byref(err)), err)
-                ex = C.am_gltf_export(rig=rig._p, clip_count=1, clips=clips, clip_names=names_c,
-                                      source=ctypes.cast(doc, ctypes.c_void_p) if doc else None,
-                                      source_skin=-1)
-                _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
-            finally:
-                if doc:
-                    C.am_gltf_free(doc)
+        _write_clips_glb(self.motion.rig, [self.motion], [clip_name], path, mesh)
 
     def save(self, directory, *, mesh=True, clip_name="clip0"):
-        """Write what `anymove retarget -o DIR` writes but rig.json: motion.json, map.json,
-        animation.glb (save_animation), animation.bvh and report.json (the CLI's bytes but for
-        the seconds in report.json), into directory (made if absent)."""
+        """Write what `anymove retarget -o DIR` writes into directory (made if absent):
+        motion.json, rig.json (save_rig), map.json, animation.glb (save_animation),
+        animation.bvh and report.json (the CLI's bytes but for the seconds in report.json)."""
         import os
         os.makedirs(directory, exist_ok=True)
         self.motion.save(os.path.join(directory, "motion.json"))
+        self.save_rig(os.path.join(directory, "rig.json"))
         self.save_map(os.path.join(directory, "map.json"))
         self.save_animation(os.path.join(directory, "animation.glb"), mesh=mesh, clip_name=clip_name)
         save_motion(self.motion.rig, self.motion, os.path.join(directory, "animation.bvh"))
-        tmp = os.path.join(directory, ".report.json.tmp")
-        with open(tmp, "w") as f:
-            f.write(self._report_text)
-        os.replace(tmp, os.path.join(directory, "report.json"))
+        _write_text(os.path.join(directory, "report.json"), self._report_text)
 
     def save_map(self, path):
         """Write map.json as the CLI does; retarget(map=path) reads it back as overrides."""
         err = C.am_error()
         with _Call():
             _check(C.am_bone_map_write(self._names.p, _path(path), byref(err)), err)
+
+
+class RetargetClips:
+    """What retarget(..., all_clips=True) returns (`anymove retarget --all-clips`): clips, a
+    dict {clip file name: RetargetResult} in the source's clip order (names as the CLI's
+    files: am_clip_file_name); map, rules: the bone map all share; report: {"clips": {name:
+    report.json of the clip}}. save(dir) writes the CLI's files."""
+
+    def __init__(self, clips):
+        self.clips = clips
+        first = next(iter(clips.values()))
+        self.map, self.rules, self.rig = first.map, first.rules, first.motion.rig
+        self.report = {"clips": {k: r.report for k, r in clips.items()}}
+
+    def save(self, directory, *, mesh=True):
+        """motion_<clip>.json and animation_<clip>.bvh per clip, rig.json, animation.glb (every
+        clip, named as its files, on the target's character unless mesh=False), map.json and
+        report.json, as `anymove retarget --all-clips -o DIR` (its bytes but for the seconds)."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        for name, r in self.clips.items():
+            r.motion.save(os.path.join(directory, f"motion_{name}.json"))
+            save_motion(self.rig, r.motion, os.path.join(directory, f"animation_{name}.bvh"))
+        first = next(iter(self.clips.values()))
+        first.save_rig(os.path.join(directory, "rig.json"))
+        _write_clips_glb(self.rig, [r.motion for r in self.clips.values()], list(self.clips),
+                         os.path.join(directory, "animation.glb"), mesh)
+        first.save_map(os.path.join(directory, "map.json"))
+        text = '{"clips": {' + "".join(f'{", " if i else ""}"{name}": {r._report_text}'
+                                       for i, (name, r) in enumerate(self.clips.items())) + "}}\n"
+        _write_text(os.path.join(directory, "report.json"), text)
+
+    def __repr__(self):
+        return f"<anymove.RetargetClips {', '.join(self.clips)}>"
+
+
+def _write_text(path, text):
+    import os
+    tmp = os.path.join(os.path.dirname(path) or ".", "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _write_clips_glb(rig, motions, clip_names, path, mesh):
+    """animation.glb of the CLI: the clips on the glTF character rig was loaded from (its mesh,
+    materials and skin kept) unless mesh=False or rig came from elsewhere, else bone shapes."""
+    src, scale = rig._loaded
+    err = C.am_error()
+    clips = (POINTER(C.am_motion) * len(motions))(*[m._p for m in motions])
+    names, names_c = _cstrings(clip_names)
+    doc = POINTER(C.am_gltf_head)()
+    with _Call():
+        try:
+            if mesh and src is not None and _is_gltf(src):
+                o = C.am_gltf_opts(flags=C.AM_GLTF_KEEP_SOURCE)
+                _check(C.am_gltf_load(_path(src), byref(o), byref(doc), byref(err)), err)
+            ex = C.am_gltf_export(rig=rig._p, clip_count=len(motions), clips=clips, clip_names=names_c,
+                                  source=ctypes.cast(doc, ctypes.c_void_p) if doc else None,
+                                  source_skin=-1)
+            _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
+        finally:
+            if doc:
+                C.am_gltf_free(doc)
 
 
 def _retarget_pose(arg, rig, frames_of, what, keep):
@@ -1675,9 +1740,47 @@ def _target_clip(rig):
     return m
 
 
+def _gltf_clips(rig, what):
+    """Every clip of the glTF rig was loaded from, each at its own key rate and scaled as the
+    rig (the rest pose, "rest", for a document without clips): {file name: Motion}, as
+    `retarget --all-clips` reads its source."""
+    src, scale = rig._loaded
+    if src is None or not _is_gltf(src):
+        raise ValueError(f"{what}: all_clips takes the clips of a .glb / .gltf source: load its rig "
+                         f"with load_rig")
+    err = C.am_error()
+    clips = {}
+    with _Call():
+        doc = _gltf_load(src, err)
+        try:
+            n = doc.contents.animation_count
+            anims = ctypes.cast(doc.contents.animations, POINTER(C.am_gltf_animation))
+            # the clips are sampled on the skeleton in the file's units, then scaled (the CLI's
+            # order: on the scaled rig the file's translations would be read as metres)
+            raw = POINTER(C.am_rig)()
+            _check(C.am_rig_from_gltf(doc, -1, byref(raw), byref(err)), err)
+            raw = Rig(raw)
+            for i in range(n or 1):
+                anim = i if n else -1
+                out = POINTER(C.am_motion)()
+                _check(C.am_motion_from_gltf(doc, -1, raw._p, anim, C.am_gltf_clip_rate(doc, anim),
+                                             byref(out), byref(err)), err)
+                m = Motion(out, rig)  # the same skin, so the same bones in the same order
+                if scale != 1.0:
+                    C.am_motion_scale(m._p, scale)
+                buf = ctypes.create_string_buffer(96)
+                name = C.am_clip_file_name(anims[anim].name if n else b"rest", i, buf, len(buf)).decode()
+                if name in clips:
+                    raise ValueError(f"{what}: two clips of {src} make the same file name {name}")
+                clips[name] = m
+        finally:
+            C.am_gltf_free(doc)
+    return clips
+
+
 def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_min=None,
              root="scale", root_scale=None, ik="feet", source_pose=None, target_pose=None,
-             progress=None):
+             all_clips=False, progress=None):
     """Retarget (`anymove retarget`): the motion `source` of source_rig onto target_rig.
 
     source_rig, target_rig: Rigs (load_rig of rig.json, a skinned .glb or a .bvh, scaled to
@@ -1693,9 +1796,27 @@ def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_mi
     that matches the source's rest (--target-pose): a motion.json path, a Motion or (Motion,
     frame) of target_rig, or a frame number of the first clip of the glTF target_rig was
     loaded from. progress(stage, fraction, seconds) -> False to cancel.
+    all_clips=True (--all-clips): every clip of the glTF source_rig was loaded from (load_rig),
+    each at its own rate and scaled as the rig; source must be None; a source_pose frame
+    number is a frame of its first clip. Returns a RetargetClips then.
     Returns a RetargetResult (motion, joints (T, J, 3) metres, map, rules, report; save()
     and save_animation() write the CLI's files, the character's mesh included)."""
     import json as _json
+    if all_clips:
+        if source is not None:
+            raise ValueError("retarget: all_clips reads the clips of source_rig's glTF: give source=None")
+        clips = _gltf_clips(source_rig, "retarget")
+        first = next(iter(clips.values()))
+        if isinstance(source_pose, (int, np.integer)) and not isinstance(source_pose, bool):
+            if not 0 <= source_pose < first.frame_count:
+                raise ValueError(f"retarget: source_pose: pose frame {source_pose}: the clip has "
+                                 f"{first.frame_count} frames")
+            source_pose = (first, int(source_pose))
+        return RetargetClips({name: retarget(source_rig, m, target_rig, map=map, pose=pose,
+                                             align_min=align_min, root=root, root_scale=root_scale,
+                                             ik=ik, source_pose=source_pose, target_pose=target_pose,
+                                             progress=progress)
+                              for name, m in clips.items()})
     _check_bound(source_rig, source, "retarget")
     if pose not in C.RETARGET_POSES:
         raise ValueError(f"retarget: pose is align or delta, got {pose!r}")

@@ -207,6 +207,13 @@ am_gltf_free = _fn("am_gltf_free", None, POINTER(am_gltf_head))
 am_gltf_find_clip = _fn("am_gltf_find_clip", c_int, POINTER(am_gltf_head), c_char_p,
                         POINTER(c_int), _E)
 am_gltf_clip_rate = _fn("am_gltf_clip_rate", c_double, POINTER(am_gltf_head), c_int)
+am_clip_file_name = _fn("am_clip_file_name", c_char_p, c_char_p, c_size_t, c_char_p, c_size_t)
+
+
+class am_gltf_animation(Structure):
+    _fields_ = [("name", c_char_p), ("channel_count", c_size_t), ("sampler_count", c_size_t),
+                ("channels", c_void_p), ("samplers", c_void_p), ("t_min", c_double),
+                ("t_max", c_double)]
 AM_GLTF_KEEP_SOURCE = 1
 am_rig_from_gltf = _fn("am_rig_from_gltf", c_int, POINTER(am_gltf_head), c_int, POINTER(_R), _E)
 am_motion_from_gltf = _fn("am_motion_from_gltf", c_int, POINTER(am_gltf_head), c_int, _R, c_int,

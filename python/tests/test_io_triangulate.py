@@ -622,6 +622,49 @@ def test_retarget_equals_cli(walker, tmp_path):
 QUAT = os.path.join(SHARED, "data", "gltf", "quaternius")
 
 
+def test_retarget_rig_json_and_all_clips_equal_cli(walker, tmp_path):
+    """rig.json with the character's model path, and --all-clips, as the CLI writes them."""
+    fox, husky = os.path.join(SHARED, "data", "gltf", "khronos_fox", "Fox.glb"), f"{QUAT}/Husky.glb"
+    cli("retarget", fox, "--scale", "0.01", "--all-clips", "--to", husky, "--source-pose", "2",
+        "-o", tmp_path / "cli", "-q")
+    src_rig, target = anymove.load_rig(fox, scale=0.01), anymove.load_rig(husky)
+    out = anymove.retarget(src_rig, None, target, all_clips=True, source_pose=2)
+    assert isinstance(out, anymove.RetargetClips) and len(out.clips) == 3
+    out.save(tmp_path / "py")
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
+    assert sum(n.startswith("motion_") for n in names) == 3
+    for n in names:
+        if n != "report.json":
+            assert (tmp_path / "py" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+
+    def untimed(d):
+        return {k: (untimed(v) if isinstance(v, dict) else v) for k, v in d.items() if "seconds" not in k}
+    cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
+    assert untimed(json.loads((tmp_path / "py" / "report.json").read_text())) == untimed(cli_report)
+    assert untimed(out.report) == untimed(cli_report) and list(cli_report["clips"]) == list(out.clips)
+    rig_doc = json.loads((tmp_path / "cli" / "rig.json").read_text())
+    assert rig_doc["model"] == os.path.realpath(husky)
+    # the source pose is the first clip's frame 2 for every clip: without it, other motions
+    plain = anymove.retarget(src_rig, None, target, all_clips=True)
+    assert list(plain.clips) == list(out.clips)
+    assert not np.array_equal(plain.clips["Walk"].joints, out.clips["Walk"].joints)
+    # rig.json of a rig.json target has no model, as the CLI's
+    cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "-o", tmp_path / "cli2", "-q")
+    src2, mot2 = anymove.load_bvh(DAB, up="z", scale=0.01)
+    anymove.retarget(src2, mot2, anymove.load_rig(f"{walker}/rig.json")).save(tmp_path / "py2")
+    for n in ("rig.json", "motion.json", "animation.glb", "animation.bvh", "map.json"):
+        assert (tmp_path / "py2" / n).read_bytes() == (tmp_path / "cli2" / n).read_bytes(), n
+    with pytest.raises(ValueError, match="source=None"):
+        anymove.retarget(src_rig, mot2, target, all_clips=True)
+    with pytest.raises(ValueError, match="glb"):
+        anymove.retarget(src2, None, target, all_clips=True)
+    # load_rig of a glTF records the model, as `anymove convert X.glb` writes rig.json
+    cli("convert", husky, "-o", tmp_path / "conv", "-q")
+    anymove.load_rig(husky).save(tmp_path / "husky_rig.json")
+    assert (tmp_path / "husky_rig.json").read_bytes() == (tmp_path / "conv" / "rig.json").read_bytes()
+
+
 def test_retarget_character_mesh_and_poses_equal_cli(walker, tmp_path):
     """animation.glb with the target's character, and --source-pose / --target-pose, as the CLI."""
     fox, husky = f"{QUAT}/Fox.glb", f"{QUAT}/Husky.glb"
@@ -631,7 +674,7 @@ def test_retarget_character_mesh_and_poses_equal_cli(walker, tmp_path):
     target = anymove.load_rig(husky)
     res = anymove.retarget(src_rig, src, target)
     res.save(tmp_path / "py", clip_name="Walk")
-    for f in ("motion.json", "map.json", "animation.glb", "animation.bvh"):
+    for f in ("motion.json", "rig.json", "map.json", "animation.glb", "animation.bvh"):
         assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
 
     def untimed(d):
