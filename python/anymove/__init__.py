@@ -1196,9 +1196,70 @@ class SolveResult:
         self.report, self.reproj_px, self.offsets = report, reproj_px, offsets
         self.contact_names, self.contact, self.seconds = contact_names, contact, seconds
 
+    def save(self, directory, *, report=False, render=False, three_dir=None):
+        """Write what `anymove solve -o DIR [--report] [--render]` writes into directory, all
+        together or nothing (an output set): motion.json, animation.glb (clip "capture"),
+        angles.csv, angles.mot, report.txt, and with report=True report.html + report_three.js,
+        with render=True render_layout.png (N cameras: render_cameras.png) and
+        render_three_quarter.png, drawn by the library's am_pictures_write, the CLI's code.
+        three_dir: the npm package three for the report's viewer (default $AM_THREE_DIR, else
+        .deps/npm/node_modules/three beside the library's build folder, as the CLI looks)."""
+        rig, mo = self.motion.rig, self.motion
+        inp = self._inputs
+        pic = C.am_pictures(report=bool(report), render=bool(render), title=inp["title"],
+                            rig=rig._p, motion=mo._p, glb=b"animation.glb",
+                            through_cameras=inp.get("cameras") is not None,
+                            det=inp.get("det"), mdet=inp.get("mdet"), cameras=inp.get("cameras"),
+                            creature=inp["creature"].p if inp["creature"] else None)
+        text = self.report.encode()
+        pic.gate_text = text  # report.txt, shown as written
+        pic.three_dir = _three_dir(three_dir) if report else None
+        names = ["motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"]
+        extra = (c_char_p * 4)()
+        n = ctypes.c_size_t(0)
+        C.am_pictures_names(byref(pic), extra, byref(n))
+        names += [extra[i].decode() for i in range(n.value)]
+        enc, enc_c = _cstrings(names)
+        err = C.am_error()
+        with _Call() as call:
+            pic.ctx = call.ctx
+            st = C._OS()
+            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
+            try:
+                at = lambda name: C.am_outset_path(st, name.encode())
+                _check(C.am_motion_write(mo._p, at("motion.json"), byref(err)), err)
+                _check(C.am_angles_csv_write(at("angles.csv"), rig._p, mo._p, byref(err)), err)
+                _check(C.am_angles_mot_write(at("angles.mot"), rig._p, mo._p, byref(err)), err)
+                _write_clips_glb(rig, [mo], ["capture"], at("animation.glb"), mesh=False)
+                _check(C.am_file_write(at("report.txt"), text, len(text), byref(err)), err)
+                _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
+            except BaseException:
+                C.am_outset_blame(st, byref(err))
+                C.am_outset_abort(st)
+                raise
+            _check(C.am_outset_commit(st, byref(err)), err)
+
     def __repr__(self):
         px = ", ".join(f"{k} {v:.3g}" for k, v in self.reproj_px.items())
         return f"<anymove.SolveResult {self.motion.frame_count} frames, reprojection px: {px}>"
+
+
+def _three_dir(given):
+    """The npm package three the report's viewer embeds: given, $AM_THREE_DIR, or
+    .deps/npm/node_modules/three up to three folders above the library (the CLI's lookup from
+    its own binary), else None (the page says the viewer needs it)."""
+    import os
+    cands = [given] if given else []
+    if os.environ.get("AM_THREE_DIR"):
+        cands.append(os.environ["AM_THREE_DIR"])
+    d = os.path.dirname(os.path.abspath(LIBRARY_PATH))
+    for _ in range(3):
+        cands.append(os.path.join(d, ".deps", "npm", "node_modules", "three"))
+        d = os.path.dirname(d)
+    for c in cands:
+        if c and os.path.exists(os.path.join(c, "build", "three.module.js")):
+            return os.fsencode(c)
+    return None
 
 
 def _report_text(fn, res):
@@ -1257,11 +1318,17 @@ def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, 
             if creature is not None:
                 _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
             if cameras is None:
-                return _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
-                                       foot_lock, iterations, window)
-            return _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
-                                  offsets, search_offsets, swap_repair, contacts, foot_lock,
-                                  iterations, window)
+                res = _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
+                                      foot_lock, iterations, window)
+            else:
+                res = _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
+                                     offsets, search_offsets, swap_repair, contacts, foot_lock,
+                                     iterations, window)
+        # what save(report=, render=) draws: the inputs, alive with the result
+        res._inputs["creature"] = _Owned(cr, C.am_creature_free) if cr else None
+        res._inputs["title"] = os.fsencode(det) if det_is_path else b"arrays"
+        cr = None
+        return res
     finally:
         if cr:
             C.am_creature_free(cr)
@@ -1299,9 +1366,12 @@ def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_l
         names = _strings(r.contact_names, r.contact_count) or []
         T = r.motion.contents.frame_count
         contact = _array(owner, r.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
-        return SolveResult(owner, r.motion, rig, report,
-                           {"front": r.reproj_front, "front_x": r.reproj_front_x,
-                            "side": r.reproj_side}, None, names, contact, r.seconds_total)
+        out = SolveResult(owner, r.motion, rig, report,
+                          {"front": r.reproj_front, "front_x": r.reproj_front_x,
+                           "side": r.reproj_side}, None, names, contact, r.seconds_total)
+        out._inputs = {"det": det, "keep": (_Owned(det, C.am_det_free) if is_path else None, keep)}
+        det = None  # the result holds it now
+        return out
     finally:
         if res:
             C.am_capture_result_free(res)
@@ -1354,10 +1424,15 @@ def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets
         names = _strings(f.contact_names, f.contact_count) or []
         T = f.motion.contents.frame_count
         contact = _array(owner, f.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
-        return SolveResult(owner, f.motion, rig, report,
-                           {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
-                           {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
-                           f.seconds)
+        out = SolveResult(owner, f.motion, rig, report,
+                          {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
+                          {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
+                          f.seconds)
+        out._inputs = {"mdet": det, "cameras": cal,
+                       "keep": (_Owned(det, C.am_mdet_free) if is_path else keep,
+                                _Owned(cal, C.am_calib_free))}
+        det, cal = None, None  # the result holds them now
+        return out
     finally:
         if res:
             C.am_mv_solve_result_free(res)

@@ -576,3 +576,29 @@ am_retarget_run = _fn("am_retarget_run", c_int, POINTER(am_retarget_job), _E)
 am_retarget_report_free = _fn("am_retarget_report_free", None, POINTER(am_retarget_report))
 am_retarget_report_json = _fn("am_retarget_report_json", None, POINTER(am_retarget_report), _RMAP,
                               _R, _R, POINTER(am_buf))
+
+# ---- output sets (core.h) and a result's pictures (render.h am_pictures) ----
+_OS = c_void_p  # am_outset: opaque
+am_outset_open = _fn("am_outset_open", c_int, c_char_p, POINTER(c_char_p), c_size_t, POINTER(_OS), _E)
+am_outset_path = _fn("am_outset_path", c_char_p, _OS, c_char_p)
+am_outset_blame = _fn("am_outset_blame", None, _OS, _E)
+am_outset_commit = _fn("am_outset_commit", c_int, _OS, _E)
+am_outset_abort = _fn("am_outset_abort", None, _OS)
+am_file_write = _fn("am_file_write", c_int, c_char_p, c_void_p, c_size_t, _E)
+am_angles_csv_write = _fn("am_angles_csv_write", c_int, c_char_p, _R, _M, _E)
+am_angles_mot_write = _fn("am_angles_mot_write", c_int, c_char_p, _R, _M, _E)
+
+
+class am_pictures(Structure):
+    _fields_ = [("report", c_bool), ("render", c_bool), ("title", c_char_p), ("rig", _R),
+                ("motion", _M), ("points", POINTER(am_joints)), ("edges", POINTER(c_int32)),
+                ("edge_count", c_size_t), ("points_only", c_bool), ("det", c_void_p),
+                ("mdet", _MD), ("cameras", c_void_p), ("through_cameras", c_bool),
+                ("creature", c_void_p), ("truth", _dp), ("gate_text", c_char_p), ("glb", c_char_p),
+                ("mesh", c_void_p), ("frame_layout", c_bool), ("three_dir", c_char_p),
+                ("ctx", am_context)]
+
+
+am_pictures_names = _fn("am_pictures_names", None, POINTER(am_pictures), POINTER(c_char_p),
+                        POINTER(c_size_t))
+am_pictures_write = _fn("am_pictures_write", c_int, POINTER(am_pictures), _OS, _E)

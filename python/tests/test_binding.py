@@ -310,7 +310,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_import_opts": C.am_import_opts, "am_progress": C.am_progress,
                "am_bvh": C.am_bvh_head, "am_bvh_opts": C.am_bvh_opts,
                "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet, "am_det": C.am_det,
-               "am_gltf_animation": C.am_gltf_animation,
+               "am_gltf_animation": C.am_gltf_animation, "am_pictures": C.am_pictures,
                "am_calib_read_opts": C.am_calib_read_opts,
                "am_triangulate_opts": C.am_triangulate_opts,
                "am_triangulation": C.am_triangulation, "am_buf": C.am_buf,

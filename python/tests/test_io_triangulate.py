@@ -436,6 +436,47 @@ def test_solve_two_view_arrays_errors(exam2, tmp_path):
                            names=["x", "y"]), rig)
 
 
+def _same_solve_dirs(a, b):
+    import re
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    for n in names:
+        x, y = (a / n).read_bytes(), (b / n).read_bytes()
+        if n in ("report.txt", "report.html"):  # the same but for the seconds the solve took
+            x, y = (re.sub(rb"\b\d+(\.\d+)? s\b", b"_ s", v) for v in (x, y))
+        assert x == y, n
+    return names
+
+
+def test_solve_save_report_and_render_equal_cli(exam2, tmp_path):
+    det = exam2 / "ex" / "det.npz"
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json", "--report", "--render",
+        "-o", tmp_path / "cli", "-q")
+    res = anymove.solve(det, anymove.load_rig(f"{WOLF}/rig.json"), f"{WOLF}/creature.json")
+    res.save(tmp_path / "py", report=True, render=True)
+    names = _same_solve_dirs(tmp_path / "cli", tmp_path / "py")
+    assert {"report.html", "render_layout.png", "render_three_quarter.png", "angles.csv"} <= set(names)
+    # without pictures: the CLI's plain output set
+    res.save(tmp_path / "plain")
+    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == \
+        ["angles.csv", "angles.mot", "animation.glb", "motion.json", "report.txt"]
+    # arrays give the same renders (the library reads the det's views)
+    ra = anymove.solve(_two_view_arrays(det, np.float64, "keys"), anymove.load_rig(f"{WOLF}/rig.json"),
+                       f"{WOLF}/creature.json")
+    ra.save(tmp_path / "arr", render=True)
+    for n in ("render_layout.png", "render_three_quarter.png", "motion.json"):
+        assert (tmp_path / "arr" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+
+
+def test_solve_cameras_save_pictures_equal_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "24", "-o", tmp_path / "ex", "-q")
+    det, cal = tmp_path / "ex" / "det.npz", tmp_path / "ex" / "calibration.toml"
+    cli("solve", det, "--cameras", cal, "--rig", f"{WOLF}/rig.json", "--report", "--render", "-o", tmp_path / "cli", "-q")
+    res = anymove.solve(det, anymove.load_rig(f"{WOLF}/rig.json"), cameras=cal)
+    res.save(tmp_path / "py", report=True, render=True)
+    assert "render_cameras.png" in _same_solve_dirs(tmp_path / "cli", tmp_path / "py")
+
+
 def test_solve_cameras_equals_cli(tmp_path):
     cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "48", "--offsets", "2",
         "--hide-offsets", "-o", tmp_path / "ex", "-q")
