@@ -951,21 +951,46 @@ class Triangulation:
                        "mean_all_px": float(c.cam_mean_all_px[i])}
                 for i, name in enumerate(self.cameras)}
 
-    def save(self, directory):
-        """Write what `anymove triangulate -o DIR` writes into directory (made if absent):
-        joints.npz (SPEC 4.2.3), joints.trc (OpenSim, Y up, metres), triangulation.npz
-        (reproj_px, cameras_used, used, cameras, names) and summary.json; each atomically."""
-        import os
-        os.makedirs(directory, exist_ok=True)
+    def save(self, directory, *, report=False, render=False, three_dir=None):
+        """Write what `anymove triangulate -o DIR [--report] [--render]` writes into directory,
+        all together or nothing (an output set): joints.npz (SPEC 4.2.3), joints.trc (OpenSim,
+        Y up, metres), triangulation.npz (reproj_px, cameras_used, used, cameras, names),
+        summary.json, and with report=True report.html + report_three.js, with render=True
+        render_cameras.png, drawn by the library's am_pictures_write (the CLI's code; three_dir
+        as SolveResult.save's)."""
         err = C.am_error()
-        d = os.fsencode(directory)
-        with _Call():
-            _check(C.am_joints_write(os.path.join(d, b"joints.npz"), self._c.joints, byref(err)), err)
-            _check(C.am_trc_write(os.path.join(d, b"joints.trc"), self._c.joints, byref(err)), err)
-            _check(C.am_triangulation_write(os.path.join(d, b"triangulation.npz"), self._p,
-                                            self._det, byref(err)), err)
-            _check(C.am_triangulation_summary_write(os.path.join(d, b"summary.json"), self._p,
-                                                    self._det, byref(err)), err)
+        inp = self._pictures
+        pic = C.am_pictures(report=bool(report), render=bool(render), title=inp["title"],
+                            points=self._c.joints, points_only=True, mdet=self._det,
+                            cameras=inp["cameras"].p, edges=inp["edges"].ctypes.data_as(POINTER(ctypes.c_int32)),
+                            edge_count=len(inp["edges"]))
+        pic.three_dir = _three_dir(three_dir) if report else None
+        names = ["joints.npz", "joints.trc", "triangulation.npz", "summary.json"]
+        extra = (c_char_p * 4)()
+        n = ctypes.c_size_t(0)
+        C.am_pictures_names(byref(pic), extra, byref(n))
+        names += [extra[i].decode() for i in range(n.value)]
+        enc, enc_c = _cstrings(names)
+        with _Call() as call:
+            pic.ctx = call.ctx
+            st = C._OS()
+            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
+            try:
+                at = lambda name: C.am_outset_path(st, name.encode())
+                _check(C.am_joints_write(at("joints.npz"), self._c.joints, byref(err)), err)
+                _check(C.am_trc_write(at("joints.trc"), self._c.joints, byref(err)), err)
+                _check(C.am_triangulation_write(at("triangulation.npz"), self._p, self._det, byref(err)), err)
+                _check(C.am_triangulation_summary_write(at("summary.json"), self._p, self._det, byref(err)), err)
+                if report or render:
+                    with open(at("summary.json"), "rb") as f:  # the page shows it as written
+                        summary = f.read()
+                    pic.gate_text = summary
+                    _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
+            except BaseException:
+                C.am_outset_blame(st, byref(err))
+                C.am_outset_abort(st)
+                raise
+            _check(C.am_outset_commit(st, byref(err)), err)
 
     def __repr__(self):
         return (f"<anymove.Triangulation {self.camera_count} cameras, {self.frame_count} frames, "
@@ -1152,7 +1177,10 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
                 _raise(s, err)
             _doc_warnings(tri.contents.warnings, stacklevel=3)
         result = Triangulation(tri, d, owned, keep)
-        tri, d = None, None  # the result owns them now
+        # what save(report=, render=) draws: the calibration and the edges, alive with it
+        result._pictures = {"cameras": _Owned(cal, C.am_calib_free), "edges": e,
+                            "title": _path(det) if det_is_path else b"arrays"}
+        tri, d, cal = None, None, None  # the result owns them now
         return result
     finally:
         if tri:
