@@ -90,18 +90,11 @@ static void ami_source_free(ami_source *s)
     memset(s, 0, sizeof *s);
 }
 
-/* "AnimalArmature|Walk" -> "Walk", anything but [A-Za-z0-9_-] -> '_'. */
+/* The clip's name in file names (am_clip_file_name), allocated. */
 static char *ami_clip_file_name(const char *name, size_t index)
 {
-    const char *bar = name ? strrchr(name, '|') : NULL;
-    const char *s = bar && bar[1] ? bar + 1 : name;
     char buf[96];
-    if (!s || !*s) snprintf(buf, sizeof buf, "clip%zu", index);
-    else snprintf(buf, sizeof buf, "%s", s);
-    for (char *p = buf; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-            *p = '_';
-    return am_strdup(buf);
+    return am_strdup(am_clip_file_name(name, index, buf, sizeof buf));
 }
 
 static am_status ami_source_alloc(ami_source *s, size_t n, am_error *err)

@@ -44,34 +44,9 @@ const char *am_cli_find_file(const char *dir, const char *name, char *buf, size_
 /* The npm package three (AM_THREE_DIR, else .deps/npm/node_modules/three beside the build or
  * the working folder), or NULL. */
 const char *am_cli_three_dir(char *buf, size_t size);
-/* --report and --render of a pipeline command (solve, rig, ik, ...): the result's report.html
- * (with its report_three.js) and two renders of its middle frame, render_layout.png (SPEC 3's
- * front | side; render_cameras.png, a grid through the calibrated cameras, for N cameras) and
- * render_three_quarter.png, joints drawn over the mesh. */
-typedef struct am_cli_pictures {
-    bool report, render;
-    const char *title;          /* the page's heading: the command's input */
-    const am_rig *rig;          /* or NULL: points (triangulate) */
-    const am_motion *motion;    /* bound to rig, with joints */
-    const am_joints *points;    /* without a rig: the report's viewer moves them, and the render
-                                   is render_cameras.png alone: the detections with the points
-                                   reprojected through each camera (mdet, cameras needed) */
-    const int32_t *edges;       /* [edge_count][2] point pairs drawn joined, or NULL */
-    size_t edge_count;
-    bool points_only;           /* a points result (set before am_cli_picture_names) */
-    const am_det *det;          /* two-view detections, or NULL */
-    const am_mdet *mdet;        /* or N cameras' detections, with */
-    const am_calib *cameras;    /* their calibration: reprojection per camera */
-    bool through_cameras;       /* render through the cameras (render_cameras.png, a grid) instead
-                                   of the layout; set before am_cli_picture_names */
-    const am_creature *creature;/* its layout and feet, or NULL */
-    const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
-    const char *gate_text;      /* the command's own report, shown as written, or NULL */
-    const char *glb;            /* the output set's member the viewer plays, or NULL */
-    const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
-    bool frame_layout;          /* the layout render framed on the clip, not the creature's or
-                                   the wolf's: results not captured through a layout (rig, ik) */
-} am_cli_pictures;
+/* --report and --render of a pipeline command (solve, rig, ik, ...): the library's am_pictures
+ * (render.h), written with the CLI's context and the three.js am_cli_three_dir finds. */
+typedef am_pictures am_cli_pictures;
 /* Write report.html (and its three.js script beside it) for a result: glb_path the GLB the
  * viewer plays (NULL: none). */
 am_status am_cli_html_report(const char *cmd, const am_cli_pictures *p, const char *glb_path, const char *html_path,

@@ -284,6 +284,11 @@ AM_NODISCARD am_status am_motion_from_gltf(const am_gltf *doc, int skin, const a
  * at 24, 30 or 60 fps; float keys of 1/24 s rounded to 24), so sampling at it adds nothing
  * between keys; 30 for anim -1, uneven keys or a rate outside [1, 1000]. */
 double am_gltf_clip_rate(const am_gltf *doc, int anim);
+/* A clip's name as a part of a file name, as `retarget` names its files and the clips of its
+ * GLB: the part after the last '|' ("AnimalArmature|Walk" -> "Walk"), every character but
+ * [A-Za-z0-9_-] as '_', "clip<index>" for a NULL or empty name. Written into buf (cut to at
+ * most 95 bytes and size - 1); returns buf. */
+char *am_clip_file_name(const char *name, size_t index, char *buf, size_t size);
 
 /* ---- the triangle meshes of a document as one mesh (bind) ---- */
 typedef struct am_gltf_part {

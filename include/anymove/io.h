@@ -130,11 +130,42 @@ typedef struct am_det {
     char **names;                      /* [J] */
     bool has_calib;
     double calib[6];                   /* [2][3] */
+    am_reals uv_view[2];               /* a caller's det: front (0) and side (1) uv [T][J][2] as
+                                          typed views (float32 or float64, read in place), used
+                                          where front_uv / side_uv is NULL; check with
+                                          am_det_validate */
+    am_reals conf_view[2];             /* likewise front_conf / side_conf [T][J] */
 } am_det;
+
+/* View v's (0 front, 1 side) uv [T][J][2] and conf [T][J] as typed views, whichever fields
+ * hold them (the loader's float32 arrays or a caller's views). am_capture_solve,
+ * am_mdet_from_two_view and the report read a det through these; am_det_write and the
+ * overlay / showcase renderers take a det with its float arrays (a loaded or generated one). */
+static inline am_reals am_det_uv(const am_det *d, int v)
+{
+    am_reals own;
+    own.data = v == 0 ? d->front_uv : d->side_uv;
+    own.dtype = AM_DTYPE_F32;
+    return own.data ? own : d->uv_view[v];
+}
+static inline am_reals am_det_conf(const am_det *d, int v)
+{
+    am_reals own;
+    own.data = v == 0 ? d->front_conf : d->side_conf;
+    own.dtype = AM_DTYPE_F32;
+    return own.data ? own : d->conf_view[v];
+}
+
 /* Shape-checked from the headers before any member is inflated: all four arrays agree on T and
  * J, names has J entries; then fps passes am_fps_valid (checked first), confidences in [0,1],
  * no NaN where confidence > 0. */
 AM_NODISCARD am_status am_det_load(const char *path, am_det **out, am_error *err);
+/* A det a caller built over its own arrays (the views, or the float arrays), checked as
+ * am_det_load checks a file: T, J > 0 (AM_E_EMPTY), joint names present and distinct
+ * (AM_E_NAME, AM_E_DUPLICATE), fps passing am_fps_valid (AM_E_VALUE), confidences in [0, 1]
+ * (AM_E_VALUE) and no non-finite pixel where the confidence is > 0 (AM_E_NONFINITE), with the
+ * loader's messages. The arrays are not changed. A missing array fails an assert. */
+AM_NODISCARD am_status am_det_validate(const am_det *det, am_error *err);
 AM_NODISCARD am_status am_det_write(const char *path, const am_det *det, am_error *err);
 void am_det_free(am_det *det);
 

@@ -383,6 +383,49 @@ typedef struct am_report_job {
  * page exposes window.anymoveViewer (setFrame(i), joints() -> world positions) for tests. */
 AM_NODISCARD am_status am_report_write(const am_report_job *job, am_error *err);
 
+/* ---- a pipeline result's pictures (solve, rig, ik, triangulate: --report / --render) ------ */
+/* report.html (with its report_three.js) and two renders of the middle frame:
+ * render_layout.png (SPEC 3's front | side; render_cameras.png, a grid through the calibrated
+ * cameras, with through_cameras) and render_three_quarter.png, joints drawn over the mesh; for
+ * points without a rig (triangulate) render_cameras.png alone, the detections with the points
+ * reprojected through each camera. What the CLI's --report / --render write, for every caller
+ * of the library (the Python binding's save(report=, render=)). */
+typedef struct am_pictures {
+    bool report, render;
+    const char *title;          /* the page's heading: the command's input */
+    const am_rig *rig;          /* or NULL: points (triangulate) */
+    const am_motion *motion;    /* bound to rig, with joints */
+    const am_joints *points;    /* without a rig: the report's viewer moves them, and the render
+                                   is render_cameras.png alone (mdet, cameras needed) */
+    const int32_t *edges;       /* [edge_count][2] point pairs drawn joined, or NULL */
+    size_t edge_count;
+    bool points_only;           /* a points result (set before am_pictures_names) */
+    const am_det *det;          /* two-view detections, or NULL */
+    const am_mdet *mdet;        /* or N cameras' detections, with */
+    const am_calib *cameras;    /* their calibration: reprojection per camera */
+    bool through_cameras;       /* render through the cameras (render_cameras.png, a grid) instead
+                                   of the layout; set before am_pictures_names */
+    const am_creature *creature;/* its layout and feet, or NULL */
+    const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
+    const char *gate_text;      /* the stage's own report, shown as written, or NULL */
+    const char *glb;            /* the output set's member the viewer plays, or NULL */
+    const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
+    bool frame_layout;          /* the layout render framed on the clip, not the creature's or
+                                   the wolf's: results not captured through a layout (rig, ik) */
+    const char *three_dir;      /* the npm package three for the viewer, or NULL (the page says
+                                   the viewer needs it) */
+    am_context ctx;             /* the jobs' context (stages "report", "render") */
+} am_pictures;
+/* The members they add to an output set, appended to names (room for 4 more) at *count. */
+void am_pictures_names(const am_pictures *p, const char **names, size_t *count);
+/* report.html (and its three.js script beside it) for a result: glb_path the GLB the viewer
+ * plays (NULL: none), read from the file (written before). */
+AM_NODISCARD am_status am_pictures_report(const am_pictures *p, const char *glb_path, const char *html_path,
+                                          const char *script_path, am_error *err);
+/* Write them into the set (after the result's own files, the GLB among them), at the set's
+ * paths of the names am_pictures_names gave. */
+AM_NODISCARD am_status am_pictures_write(const am_pictures *p, am_outset *set, am_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,7 +36,7 @@ import numpy as np
 from . import _capi as C
 
 __all__ = ["Error", "InputError", "SystemFault", "AnymoveWarning", "Rig", "Motion", "IKResult",
-           "Joints", "Triangulation", "SolveResult", "Decomposition", "RetargetResult", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
+           "Joints", "Triangulation", "SolveResult", "Decomposition", "RetargetResult", "RetargetClips", "load_rig", "build_rig", "load_motion", "load_bvh", "save_motion",
            "load_joints", "motion_from_arrays", "fk", "ik", "triangulate", "solve", "rig_from_tracks",
            "retarget", "LIBRARY_PATH"]
 __version__ = "0.1.0"
@@ -361,7 +361,22 @@ def load_rig(path, *, scale=1.0, up="y"):
     if scale != 1.0:
         rig.scale(scale)
     rig._loaded = (path, float(scale))  # a glTF character is read again to write its mesh
+    if _is_gltf(path):
+        _record_model(rig, path)
     return rig
+
+
+def _record_model(rig, path):
+    """rig.json's "model": the glTF file the rig is the skeleton of, as an absolute path (what
+    `anymove convert X.glb` and `retarget --to X.glb` write)."""
+    import os
+    copy = C.am_strdup(os.fsencode(os.path.realpath(path)))
+    if not copy:
+        raise MemoryError("model path")
+    field = ctypes.c_void_p.from_address(ctypes.addressof(rig._c) + C.am_rig.model.offset)
+    if field.value:
+        C.am_free(field.value)
+    field.value = copy
 
 
 def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
@@ -936,21 +951,46 @@ class Triangulation:
                        "mean_all_px": float(c.cam_mean_all_px[i])}
                 for i, name in enumerate(self.cameras)}
 
-    def save(self, directory):
-        """Write what `anymove triangulate -o DIR` writes into directory (made if absent):
-        joints.npz (SPEC 4.2.3), joints.trc (OpenSim, Y up, metres), triangulation.npz
-        (reproj_px, cameras_used, used, cameras, names) and summary.json; each atomically."""
-        import os
-        os.makedirs(directory, exist_ok=True)
+    def save(self, directory, *, report=False, render=False, three_dir=None):
+        """Write what `anymove triangulate -o DIR [--report] [--render]` writes into directory,
+        all together or nothing (an output set): joints.npz (SPEC 4.2.3), joints.trc (OpenSim,
+        Y up, metres), triangulation.npz (reproj_px, cameras_used, used, cameras, names),
+        summary.json, and with report=True report.html + report_three.js, with render=True
+        render_cameras.png, drawn by the library's am_pictures_write (the CLI's code; three_dir
+        as SolveResult.save's)."""
         err = C.am_error()
-        d = os.fsencode(directory)
-        with _Call():
-            _check(C.am_joints_write(os.path.join(d, b"joints.npz"), self._c.joints, byref(err)), err)
-            _check(C.am_trc_write(os.path.join(d, b"joints.trc"), self._c.joints, byref(err)), err)
-            _check(C.am_triangulation_write(os.path.join(d, b"triangulation.npz"), self._p,
-                                            self._det, byref(err)), err)
-            _check(C.am_triangulation_summary_write(os.path.join(d, b"summary.json"), self._p,
-                                                    self._det, byref(err)), err)
+        inp = self._pictures
+        pic = C.am_pictures(report=bool(report), render=bool(render), title=inp["title"],
+                            points=self._c.joints, points_only=True, mdet=self._det,
+                            cameras=inp["cameras"].p, edges=inp["edges"].ctypes.data_as(POINTER(ctypes.c_int32)),
+                            edge_count=len(inp["edges"]))
+        pic.three_dir = _three_dir(three_dir) if report else None
+        names = ["joints.npz", "joints.trc", "triangulation.npz", "summary.json"]
+        extra = (c_char_p * 4)()
+        n = ctypes.c_size_t(0)
+        C.am_pictures_names(byref(pic), extra, byref(n))
+        names += [extra[i].decode() for i in range(n.value)]
+        enc, enc_c = _cstrings(names)
+        with _Call() as call:
+            pic.ctx = call.ctx
+            st = C._OS()
+            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
+            try:
+                at = lambda name: C.am_outset_path(st, name.encode())
+                _check(C.am_joints_write(at("joints.npz"), self._c.joints, byref(err)), err)
+                _check(C.am_trc_write(at("joints.trc"), self._c.joints, byref(err)), err)
+                _check(C.am_triangulation_write(at("triangulation.npz"), self._p, self._det, byref(err)), err)
+                _check(C.am_triangulation_summary_write(at("summary.json"), self._p, self._det, byref(err)), err)
+                if report or render:
+                    with open(at("summary.json"), "rb") as f:  # the page shows it as written
+                        summary = f.read()
+                    pic.gate_text = summary
+                    _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
+            except BaseException:
+                C.am_outset_blame(st, byref(err))
+                C.am_outset_abort(st)
+                raise
+            _check(C.am_outset_commit(st, byref(err)), err)
 
     def __repr__(self):
         return (f"<anymove.Triangulation {self.camera_count} cameras, {self.frame_count} frames, "
@@ -987,17 +1027,70 @@ def _det_view(det, what="triangulate"):
     return ctypes.pointer(m), (m, uv, conf, off, ce, ce_c, ne, ne_c)
 
 
+def _is_two_view(det):
+    """A mapping of arrays in the two-view layout: SPEC 4.2's keys (front_uv, ...) or the
+    N-camera layout of the cameras "front" and "side" (SPEC 3's views)."""
+    return "front_uv" in det or ("uv" in det and [str(c) for c in det.get("cameras", ())] == ["front", "side"])
+
+
+def _two_view_view(det, what):
+    """An am_det over the caller's arrays, read in place by the library (am_reals views):
+    front_uv / side_uv (T, J, 2), front_conf / side_conf (T, J), or uv (2, T, J, 2) and conf
+    (2, T, J) of the cameras ["front", "side"] (views at its two halves); C-contiguous float32
+    or float64 as they are, anything else converted once to float64. Checked by
+    am_det_validate, the loader's checks and messages. Returns (pointer, kept objects)."""
+    if "front_uv" in det:
+        uvs = [_real_array(det[k], np.shape(det[k])[1:], f"{what}: {k}") for k in ("front_uv", "side_uv")]
+        cfs = [_real_array(det[k], np.shape(det[k])[1:], f"{what}: {k}") for k in ("front_conf", "side_conf")]
+        if uvs[0].ndim != 3 or uvs[0].shape[2] != 2:
+            raise ValueError(f"{what}: front_uv must have shape (T, J, 2), got {uvs[0].shape}")
+        T, J = uvs[0].shape[:2]
+        for k, a in zip(("side_uv", "front_conf", "side_conf"), uvs[1:] + cfs):
+            want = (T, J, 2) if k == "side_uv" else (T, J)
+            if a.shape != want:
+                raise ValueError(f"{what}: {k} must have shape {want} to match front_uv, got {a.shape}")
+        uv_views = [C.reals(a) for a in uvs]
+        conf_views = [C.reals(a) for a in cfs]
+        arrays = uvs + cfs
+    else:
+        uv = _real_array(det["uv"], np.shape(det["uv"])[1:], what + ": uv")
+        conf = _real_array(det["conf"], np.shape(det["conf"])[1:], what + ": conf")
+        if uv.ndim != 4 or uv.shape[0] != 2 or uv.shape[3] != 2:
+            raise ValueError(f"{what}: uv of the cameras front and side must have shape (2, T, J, 2), got {uv.shape}")
+        T, J = uv.shape[1:3]
+        if conf.shape != (2, T, J):
+            raise ValueError(f"{what}: conf must have shape {(2, T, J)}, got {conf.shape}")
+        uv_views = [C.am_reals(data=uv.ctypes.data + v * uv.strides[0], dtype=C.reals(uv).dtype) for v in (0, 1)]
+        conf_views = [C.am_reals(data=conf.ctypes.data + v * conf.strides[0], dtype=C.reals(conf).dtype) for v in (0, 1)]
+        arrays = [uv, conf]
+    names = list(det["names"])
+    if len(names) != J:
+        raise ValueError(f"{what}: names must be {J} joint names")
+    ne, ne_c = _cstrings(names)
+    d = C.am_det(frame_count=T, joint_count=J, fps=float(det.get("fps", 30.0)), names=ne_c)
+    d.uv_view[0], d.uv_view[1] = uv_views
+    d.conf_view[0], d.conf_view[1] = conf_views
+    err = C.am_error()
+    with _Call():
+        _check(C.am_det_validate(byref(d), byref(err)), err)
+    return ctypes.pointer(d), (d, arrays, ne, ne_c)
+
+
 def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, ransac=True,
-                refine=False, rig=None, edges=None, progress=None):
+                refine=False, rig=None, edges=None, creature=None, progress=None):
     """Joints read in N calibrated cameras -> 3D joints (`anymove triangulate`).
 
     det: a det.npz path (SPEC 4.2.1, or a two-view SPEC 4.2 file), or a mapping of arrays:
     uv (C, T, J, 2) image pixels (NaN = not seen), conf (C, T, J) in [0, 1], cameras (C names
     of the calibration), names (J joint names), fps, time_offset (C,) frames or absent;
     C-contiguous float32 or float64 uv and conf are read in place by the library (no copy;
-    other dtypes and layouts are converted once); bad values raise anymove.InputError.
+    other dtypes and layouts are converted once); bad values raise anymove.InputError. Two
+    views as arrays: uv (2, T, J, 2) / conf of the cameras ["front", "side"] (in place), or
+    SPEC 4.2's keys front_uv, side_uv (T, J, 2), front_conf, side_conf (T, J) (checked in
+    place as the loader checks a file, then stacked once into one (2, T, J, 2) array).
     cameras: an anipose calibration.toml or Pose2Sim Calib*.toml path; None for a two-view
-    det (the orthographic cameras of SPEC 3). scale: calibration length unit in metres
+    det (the orthographic cameras of SPEC 3, on the layout of creature: a creature.json path,
+    None = the wolf's; --creature). scale: calibration length unit in metres
     (0.001 for mm). threshold: RANSAC / camera-drop reprojection threshold, px (default 15);
     min_conf: detections below are ignored (default 0.1; 0 uses every one); ransac=False:
     every camera that sees a point (--no-ransac); refine=True: the whole-clip refinement,
@@ -1022,12 +1115,15 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
         raise ValueError("triangulate: scale must be positive")
     if scale != 1.0 and cameras is None:
         raise ValueError("triangulate: scale is the calibration's unit: it needs cameras")
+    if creature is not None and cameras is not None:
+        raise ValueError("triangulate: creature gives the two-view layout; with cameras it has no use")
     err = C.am_error()
     call = _Call(progress)
     opts.ctx = call.ctx
     d = POINTER(C.am_mdet)()
     cal = C._CAL()
     tri = POINTER(C.am_triangulation)()
+    cr = C._CR()
     keep, owned = (), True
     det_is_path = isinstance(det, (str, bytes, os.PathLike))
     where = _path(cameras) if cameras is not None else (_path(det) if det_is_path else None)
@@ -1036,13 +1132,24 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
             if det_is_path:
                 _check(C.am_mdet_load(_path(det), byref(d), byref(err)), err)
             else:
+                if "front_uv" in det:  # SPEC 4.2's keys: checked in place, then one [C][T][J][2]
+                    _, held = _two_view_view(det, "triangulate")
+                    uv, conf = held[1][:2], held[1][2:]
+                    det = dict(det, uv=np.stack(uv).astype(np.result_type(*uv), copy=False),
+                               conf=np.stack(conf).astype(np.result_type(*conf), copy=False),
+                               cameras=["front", "side"])
                 d, keep = _det_view(det)
                 owned = False
+            two_view = d.contents.two_view or (not det_is_path and _is_two_view(det))
             if cameras is not None:
                 ro = C.am_calib_read_opts(scale=float(scale))
                 _check(C.am_calib_load(_path(cameras), byref(ro), byref(cal), byref(err)), err)
-            elif d.contents.two_view:
-                _check(C.am_cameras_from_layout(None, byref(cal), byref(err)), err)
+            elif two_view:
+                layout = None
+                if creature is not None:
+                    _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
+                    layout = ctypes.c_void_p(cr.value + C.CREATURE_LAYOUT_OFFSET)
+                _check(C.am_cameras_from_layout(layout, byref(cal), byref(err)), err)
             else:
                 raise ValueError(f"triangulate: the det holds {d.contents.camera_count} cameras: "
                                  f"give their calibration (cameras=)")
@@ -1070,7 +1177,10 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
                 _raise(s, err)
             _doc_warnings(tri.contents.warnings, stacklevel=3)
         result = Triangulation(tri, d, owned, keep)
-        tri, d = None, None  # the result owns them now
+        # what save(report=, render=) draws: the calibration and the edges, alive with it
+        result._pictures = {"cameras": _Owned(cal, C.am_calib_free), "edges": e,
+                            "title": _path(det) if det_is_path else b"arrays"}
+        tri, d, cal = None, None, None  # the result owns them now
         return result
     finally:
         if tri:
@@ -1079,6 +1189,8 @@ def triangulate(det, cameras=None, *, scale=1.0, threshold=None, min_conf=None, 
             C.am_mdet_free(d)
         if cal:
             C.am_calib_free(cal)
+        if cr:
+            C.am_creature_free(cr)
 
 
 # ---- solve: a rig fitted to 2D joints, two views (capture.h) or N cameras (multiview.h) ----
@@ -1112,9 +1224,70 @@ class SolveResult:
         self.report, self.reproj_px, self.offsets = report, reproj_px, offsets
         self.contact_names, self.contact, self.seconds = contact_names, contact, seconds
 
+    def save(self, directory, *, report=False, render=False, three_dir=None):
+        """Write what `anymove solve -o DIR [--report] [--render]` writes into directory, all
+        together or nothing (an output set): motion.json, animation.glb (clip "capture"),
+        angles.csv, angles.mot, report.txt, and with report=True report.html + report_three.js,
+        with render=True render_layout.png (N cameras: render_cameras.png) and
+        render_three_quarter.png, drawn by the library's am_pictures_write, the CLI's code.
+        three_dir: the npm package three for the report's viewer (default $AM_THREE_DIR, else
+        .deps/npm/node_modules/three beside the library's build folder, as the CLI looks)."""
+        rig, mo = self.motion.rig, self.motion
+        inp = self._inputs
+        pic = C.am_pictures(report=bool(report), render=bool(render), title=inp["title"],
+                            rig=rig._p, motion=mo._p, glb=b"animation.glb",
+                            through_cameras=inp.get("cameras") is not None,
+                            det=inp.get("det"), mdet=inp.get("mdet"), cameras=inp.get("cameras"),
+                            creature=inp["creature"].p if inp["creature"] else None)
+        text = self.report.encode()
+        pic.gate_text = text  # report.txt, shown as written
+        pic.three_dir = _three_dir(three_dir) if report else None
+        names = ["motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"]
+        extra = (c_char_p * 4)()
+        n = ctypes.c_size_t(0)
+        C.am_pictures_names(byref(pic), extra, byref(n))
+        names += [extra[i].decode() for i in range(n.value)]
+        enc, enc_c = _cstrings(names)
+        err = C.am_error()
+        with _Call() as call:
+            pic.ctx = call.ctx
+            st = C._OS()
+            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
+            try:
+                at = lambda name: C.am_outset_path(st, name.encode())
+                _check(C.am_motion_write(mo._p, at("motion.json"), byref(err)), err)
+                _check(C.am_angles_csv_write(at("angles.csv"), rig._p, mo._p, byref(err)), err)
+                _check(C.am_angles_mot_write(at("angles.mot"), rig._p, mo._p, byref(err)), err)
+                _write_clips_glb(rig, [mo], ["capture"], at("animation.glb"), mesh=False)
+                _check(C.am_file_write(at("report.txt"), text, len(text), byref(err)), err)
+                _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
+            except BaseException:
+                C.am_outset_blame(st, byref(err))
+                C.am_outset_abort(st)
+                raise
+            _check(C.am_outset_commit(st, byref(err)), err)
+
     def __repr__(self):
         px = ", ".join(f"{k} {v:.3g}" for k, v in self.reproj_px.items())
         return f"<anymove.SolveResult {self.motion.frame_count} frames, reprojection px: {px}>"
+
+
+def _three_dir(given):
+    """The npm package three the report's viewer embeds: given, $AM_THREE_DIR, or
+    .deps/npm/node_modules/three up to three folders above the library (the CLI's lookup from
+    its own binary), else None (the page says the viewer needs it)."""
+    import os
+    cands = [given] if given else []
+    if os.environ.get("AM_THREE_DIR"):
+        cands.append(os.environ["AM_THREE_DIR"])
+    d = os.path.dirname(os.path.abspath(LIBRARY_PATH))
+    for _ in range(3):
+        cands.append(os.path.join(d, ".deps", "npm", "node_modules", "three"))
+        d = os.path.dirname(d)
+    for c in cands:
+        if c and os.path.exists(os.path.join(c, "build", "three.module.js")):
+            return os.fsencode(c)
+    return None
 
 
 def _report_text(fn, res):
@@ -1164,19 +1337,26 @@ def solve(det, rig, creature=None, cameras=None, *, scale=1.0, max_offset=None, 
     call = _Call(progress)
     cr = C._CR()
     det_is_path = isinstance(det, (str, bytes, os.PathLike))
-    if not det_is_path and cameras is None:
-        raise ValueError("solve: detections as arrays are the N-camera layout: they need cameras")
+    if not det_is_path and cameras is None and not _is_two_view(det):
+        raise ValueError("solve: detections as arrays of other cameras than front and side need cameras "
+                         "(their calibration)")
     det_path = _path(det) if det_is_path else det
     try:
         with call:
             if creature is not None:
                 _check(C.am_creature_load(_path(creature), byref(cr), byref(err)), err)
             if cameras is None:
-                return _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
-                                       foot_lock, iterations, window)
-            return _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
-                                  offsets, search_offsets, swap_repair, contacts, foot_lock,
-                                  iterations, window)
+                res = _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts,
+                                      foot_lock, iterations, window)
+            else:
+                res = _solve_cameras(det_path, _path(cameras), scale, rig, cr, call, max_offset,
+                                     offsets, search_offsets, swap_repair, contacts, foot_lock,
+                                     iterations, window)
+        # what save(report=, render=) draws: the inputs, alive with the result
+        res._inputs["creature"] = _Owned(cr, C.am_creature_free) if cr else None
+        res._inputs["title"] = os.fsencode(det) if det_is_path else b"arrays"
+        cr = None
+        return res
     finally:
         if cr:
             C.am_creature_free(cr)
@@ -1194,11 +1374,17 @@ def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_l
     o.window = window or 0
     det = ctypes.c_void_p()
     res = POINTER(C.am_capture_result)()
+    is_path = isinstance(det_path, bytes)
+    keep = ()
     try:
-        _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        if is_path:
+            _check(C.am_det_load(det_path, byref(det), byref(err)), err)
+        else:  # the caller's arrays, read in place (am_det's views)
+            view, keep = _two_view_view(det_path, "solve")
+            det = ctypes.cast(view, ctypes.c_void_p)
         s = C.am_capture_solve(det, rig._p, cr, byref(o), byref(res), byref(err))
         if s < 0:
-            C.am_error_set_file(byref(err), det_path)
+            C.am_error_set_file(byref(err), det_path if is_path else None)
             _raise(s, err)
         owner = _Owned(res, C.am_capture_result_free)
         res = None  # the owner frees it now
@@ -1208,13 +1394,16 @@ def _solve_two_view(det_path, rig, cr, call, warp, swap_repair, contacts, foot_l
         names = _strings(r.contact_names, r.contact_count) or []
         T = r.motion.contents.frame_count
         contact = _array(owner, r.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
-        return SolveResult(owner, r.motion, rig, report,
-                           {"front": r.reproj_front, "front_x": r.reproj_front_x,
-                            "side": r.reproj_side}, None, names, contact, r.seconds_total)
+        out = SolveResult(owner, r.motion, rig, report,
+                          {"front": r.reproj_front, "front_x": r.reproj_front_x,
+                           "side": r.reproj_side}, None, names, contact, r.seconds_total)
+        out._inputs = {"det": det, "keep": (_Owned(det, C.am_det_free) if is_path else None, keep)}
+        det = None  # the result holds it now
+        return out
     finally:
         if res:
             C.am_capture_result_free(res)
-        if det:
+        if det and is_path:
             C.am_det_free(det)
 
 
@@ -1263,10 +1452,15 @@ def _solve_cameras(det_path, cal_path, scale, rig, cr, call, max_offset, offsets
         names = _strings(f.contact_names, f.contact_count) or []
         T = f.motion.contents.frame_count
         contact = _array(owner, f.contact, (T, len(names)), "|u1") if names else np.zeros((T, 0), np.uint8)
-        return SolveResult(owner, f.motion, rig, report,
-                           {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
-                           {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
-                           f.seconds)
+        out = SolveResult(owner, f.motion, rig, report,
+                          {c: float(f.reproj_px[i]) for i, c in enumerate(cams)},
+                          {c: float(r.offsets[i]) for i, c in enumerate(cams)}, names, contact,
+                          f.seconds)
+        out._inputs = {"mdet": det, "cameras": cal,
+                       "keep": (_Owned(det, C.am_mdet_free) if is_path else keep,
+                                _Owned(cal, C.am_calib_free))}
+        det, cal = None, None  # the result holds them now
+        return out
     finally:
         if res:
             C.am_mv_solve_result_free(res)
@@ -1504,51 +1698,101 @@ class RetargetResult:
         self._names = names
         self._report_text = report_text
 
+    def save_rig(self, path):
+        """Write rig.json of the target rig as used (scaled as loaded; a glTF target's "model"
+        the absolute path of its file), the CLI's rig.json."""
+        self.motion.rig.save(path)
+
     def save_animation(self, path, *, mesh=True, clip_name="clip0"):
         """Write animation.glb as the CLI does: the target character of a skinned .glb / .gltf
         target (its mesh, materials and skin kept; mesh=False: bone shapes, --no-mesh) with the
         clip named clip_name (the CLI's name of a BVH or motion.json source's clip: "clip0";
         a glTF source's clip: its name, its last '|' part, other characters than [A-Za-z0-9_-]
         as '_'), else a skinned bone-shape mesh."""
-        rig = self.motion.rig
-        src, scale = rig._loaded
-        err = C.am_error()
-        clips = (POINTER(C.am_motion) * 1)(self.motion._p)
-        names, names_c = _cstrings([clip_name])
-        doc = POINTER(C.am_gltf_head)()
-        with _Call():
-            try:
-                if mesh and src is not None and _is_gltf(src):
-                    o = C.am_gltf_opts(flags=C.AM_GLTF_KEEP_SOURCE)
-                    _check(C.am_gltf_load(_path(src), byref(o), byref(doc), byref(err)), err)
-                ex = C.am_gltf_export(rig=rig._p, clip_count=1, clips=clips, clip_names=names_c,
-                                      source=ctypes.cast(doc, ctypes.c_void_p) if doc else None,
-                                      source_skin=-1)
-                _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
-            finally:
-                if doc:
-                    C.am_gltf_free(doc)
+        _write_clips_glb(self.motion.rig, [self.motion], [clip_name], path, mesh)
 
     def save(self, directory, *, mesh=True, clip_name="clip0"):
-        """Write what `anymove retarget -o DIR` writes but rig.json: motion.json, map.json,
-        animation.glb (save_animation), animation.bvh and report.json (the CLI's bytes but for
-        the seconds in report.json), into directory (made if absent)."""
+        """Write what `anymove retarget -o DIR` writes into directory (made if absent):
+        motion.json, rig.json (save_rig), map.json, animation.glb (save_animation),
+        animation.bvh and report.json (the CLI's bytes but for the seconds in report.json)."""
         import os
         os.makedirs(directory, exist_ok=True)
         self.motion.save(os.path.join(directory, "motion.json"))
+        self.save_rig(os.path.join(directory, "rig.json"))
         self.save_map(os.path.join(directory, "map.json"))
         self.save_animation(os.path.join(directory, "animation.glb"), mesh=mesh, clip_name=clip_name)
         save_motion(self.motion.rig, self.motion, os.path.join(directory, "animation.bvh"))
-        tmp = os.path.join(directory, ".report.json.tmp")
-        with open(tmp, "w") as f:
-            f.write(self._report_text)
-        os.replace(tmp, os.path.join(directory, "report.json"))
+        _write_text(os.path.join(directory, "report.json"), self._report_text)
 
     def save_map(self, path):
         """Write map.json as the CLI does; retarget(map=path) reads it back as overrides."""
         err = C.am_error()
         with _Call():
             _check(C.am_bone_map_write(self._names.p, _path(path), byref(err)), err)
+
+
+class RetargetClips:
+    """What retarget(..., all_clips=True) returns (`anymove retarget --all-clips`): clips, a
+    dict {clip file name: RetargetResult} in the source's clip order (names as the CLI's
+    files: am_clip_file_name); map, rules: the bone map all share; report: {"clips": {name:
+    report.json of the clip}}. save(dir) writes the CLI's files."""
+
+    def __init__(self, clips):
+        self.clips = clips
+        first = next(iter(clips.values()))
+        self.map, self.rules, self.rig = first.map, first.rules, first.motion.rig
+        self.report = {"clips": {k: r.report for k, r in clips.items()}}
+
+    def save(self, directory, *, mesh=True):
+        """motion_<clip>.json and animation_<clip>.bvh per clip, rig.json, animation.glb (every
+        clip, named as its files, on the target's character unless mesh=False), map.json and
+        report.json, as `anymove retarget --all-clips -o DIR` (its bytes but for the seconds)."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        for name, r in self.clips.items():
+            r.motion.save(os.path.join(directory, f"motion_{name}.json"))
+            save_motion(self.rig, r.motion, os.path.join(directory, f"animation_{name}.bvh"))
+        first = next(iter(self.clips.values()))
+        first.save_rig(os.path.join(directory, "rig.json"))
+        _write_clips_glb(self.rig, [r.motion for r in self.clips.values()], list(self.clips),
+                         os.path.join(directory, "animation.glb"), mesh)
+        first.save_map(os.path.join(directory, "map.json"))
+        text = '{"clips": {' + "".join(f'{", " if i else ""}"{name}": {r._report_text}'
+                                       for i, (name, r) in enumerate(self.clips.items())) + "}}\n"
+        _write_text(os.path.join(directory, "report.json"), text)
+
+    def __repr__(self):
+        return f"<anymove.RetargetClips {', '.join(self.clips)}>"
+
+
+def _write_text(path, text):
+    import os
+    tmp = os.path.join(os.path.dirname(path) or ".", "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _write_clips_glb(rig, motions, clip_names, path, mesh):
+    """animation.glb of the CLI: the clips on the glTF character rig was loaded from (its mesh,
+    materials and skin kept) unless mesh=False or rig came from elsewhere, else bone shapes."""
+    src, scale = rig._loaded
+    err = C.am_error()
+    clips = (POINTER(C.am_motion) * len(motions))(*[m._p for m in motions])
+    names, names_c = _cstrings(clip_names)
+    doc = POINTER(C.am_gltf_head)()
+    with _Call():
+        try:
+            if mesh and src is not None and _is_gltf(src):
+                o = C.am_gltf_opts(flags=C.AM_GLTF_KEEP_SOURCE)
+                _check(C.am_gltf_load(_path(src), byref(o), byref(doc), byref(err)), err)
+            ex = C.am_gltf_export(rig=rig._p, clip_count=len(motions), clips=clips, clip_names=names_c,
+                                  source=ctypes.cast(doc, ctypes.c_void_p) if doc else None,
+                                  source_skin=-1)
+            _check(C.am_gltf_write(byref(ex), _path(path), byref(err)), err)
+        finally:
+            if doc:
+                C.am_gltf_free(doc)
 
 
 def _retarget_pose(arg, rig, frames_of, what, keep):
@@ -1599,9 +1843,47 @@ def _target_clip(rig):
     return m
 
 
+def _gltf_clips(rig, what):
+    """Every clip of the glTF rig was loaded from, each at its own key rate and scaled as the
+    rig (the rest pose, "rest", for a document without clips): {file name: Motion}, as
+    `retarget --all-clips` reads its source."""
+    src, scale = rig._loaded
+    if src is None or not _is_gltf(src):
+        raise ValueError(f"{what}: all_clips takes the clips of a .glb / .gltf source: load its rig "
+                         f"with load_rig")
+    err = C.am_error()
+    clips = {}
+    with _Call():
+        doc = _gltf_load(src, err)
+        try:
+            n = doc.contents.animation_count
+            anims = ctypes.cast(doc.contents.animations, POINTER(C.am_gltf_animation))
+            # the clips are sampled on the skeleton in the file's units, then scaled (the CLI's
+            # order: on the scaled rig the file's translations would be read as metres)
+            raw = POINTER(C.am_rig)()
+            _check(C.am_rig_from_gltf(doc, -1, byref(raw), byref(err)), err)
+            raw = Rig(raw)
+            for i in range(n or 1):
+                anim = i if n else -1
+                out = POINTER(C.am_motion)()
+                _check(C.am_motion_from_gltf(doc, -1, raw._p, anim, C.am_gltf_clip_rate(doc, anim),
+                                             byref(out), byref(err)), err)
+                m = Motion(out, rig)  # the same skin, so the same bones in the same order
+                if scale != 1.0:
+                    C.am_motion_scale(m._p, scale)
+                buf = ctypes.create_string_buffer(96)
+                name = C.am_clip_file_name(anims[anim].name if n else b"rest", i, buf, len(buf)).decode()
+                if name in clips:
+                    raise ValueError(f"{what}: two clips of {src} make the same file name {name}")
+                clips[name] = m
+        finally:
+            C.am_gltf_free(doc)
+    return clips
+
+
 def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_min=None,
              root="scale", root_scale=None, ik="feet", source_pose=None, target_pose=None,
-             progress=None):
+             all_clips=False, progress=None):
     """Retarget (`anymove retarget`): the motion `source` of source_rig onto target_rig.
 
     source_rig, target_rig: Rigs (load_rig of rig.json, a skinned .glb or a .bvh, scaled to
@@ -1617,9 +1899,27 @@ def retarget(source_rig, source, target_rig, *, map=None, pose="align", align_mi
     that matches the source's rest (--target-pose): a motion.json path, a Motion or (Motion,
     frame) of target_rig, or a frame number of the first clip of the glTF target_rig was
     loaded from. progress(stage, fraction, seconds) -> False to cancel.
+    all_clips=True (--all-clips): every clip of the glTF source_rig was loaded from (load_rig),
+    each at its own rate and scaled as the rig; source must be None; a source_pose frame
+    number is a frame of its first clip. Returns a RetargetClips then.
     Returns a RetargetResult (motion, joints (T, J, 3) metres, map, rules, report; save()
     and save_animation() write the CLI's files, the character's mesh included)."""
     import json as _json
+    if all_clips:
+        if source is not None:
+            raise ValueError("retarget: all_clips reads the clips of source_rig's glTF: give source=None")
+        clips = _gltf_clips(source_rig, "retarget")
+        first = next(iter(clips.values()))
+        if isinstance(source_pose, (int, np.integer)) and not isinstance(source_pose, bool):
+            if not 0 <= source_pose < first.frame_count:
+                raise ValueError(f"retarget: source_pose: pose frame {source_pose}: the clip has "
+                                 f"{first.frame_count} frames")
+            source_pose = (first, int(source_pose))
+        return RetargetClips({name: retarget(source_rig, m, target_rig, map=map, pose=pose,
+                                             align_min=align_min, root=root, root_scale=root_scale,
+                                             ik=ik, source_pose=source_pose, target_pose=target_pose,
+                                             progress=progress)
+                              for name, m in clips.items()})
     _check_bound(source_rig, source, "retarget")
     if pose not in C.RETARGET_POSES:
         raise ValueError(f"retarget: pose is align or delta, got {pose!r}")

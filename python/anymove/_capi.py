@@ -207,6 +207,13 @@ am_gltf_free = _fn("am_gltf_free", None, POINTER(am_gltf_head))
 am_gltf_find_clip = _fn("am_gltf_find_clip", c_int, POINTER(am_gltf_head), c_char_p,
                         POINTER(c_int), _E)
 am_gltf_clip_rate = _fn("am_gltf_clip_rate", c_double, POINTER(am_gltf_head), c_int)
+am_clip_file_name = _fn("am_clip_file_name", c_char_p, c_char_p, c_size_t, c_char_p, c_size_t)
+
+
+class am_gltf_animation(Structure):
+    _fields_ = [("name", c_char_p), ("channel_count", c_size_t), ("sampler_count", c_size_t),
+                ("channels", c_void_p), ("samplers", c_void_p), ("t_min", c_double),
+                ("t_max", c_double)]
 AM_GLTF_KEEP_SOURCE = 1
 am_rig_from_gltf = _fn("am_rig_from_gltf", c_int, POINTER(am_gltf_head), c_int, POINTER(_R), _E)
 am_motion_from_gltf = _fn("am_motion_from_gltf", c_int, POINTER(am_gltf_head), c_int, _R, c_int,
@@ -397,7 +404,18 @@ class am_mv_solve_result(Structure):
 AM_CAPTURE_NO_WARP, AM_CAPTURE_NO_SWAP_REPAIR, AM_CAPTURE_NO_FOOT_LOCK, AM_CAPTURE_NO_CONTACTS = 1, 2, 4, 8
 AM_FIT_NO_CONTACTS, AM_FIT_NO_FOOT_LOCK, AM_FIT_NO_SWAP_REPAIR = 1, 2, 4
 AM_MV_SEARCH_OFFSETS = 1
-_CR = c_void_p  # am_creature: opaque here
+class am_det(Structure):
+    """The two-view det (io.h, SPEC 4.2); a caller's arrays go in uv_view / conf_view."""
+    _fields_ = [("frame_count", c_size_t), ("joint_count", c_size_t), ("front_uv", _fp),
+                ("side_uv", _fp), ("front_conf", _fp), ("side_conf", _fp), ("fps", c_double),
+                ("names", _sp), ("has_calib", c_bool), ("calib", c_double * 6),
+                ("uv_view", am_reals * 2), ("conf_view", am_reals * 2)]
+
+
+am_det_validate = _fn("am_det_validate", c_int, POINTER(am_det), _E)
+am_mdet_from_two_view = _fn("am_mdet_from_two_view", c_int, POINTER(am_det), POINTER(_MD), _E)
+_CR = c_void_p  # am_creature: opaque here but for the offset of its layout (rig.h: after the name)
+CREATURE_LAYOUT_OFFSET = ctypes.sizeof(c_char_p)
 _CRES = POINTER(am_capture_result)
 _MRES = POINTER(am_mv_solve_result)
 am_buf_free = _fn("am_buf_free", None, POINTER(am_buf))
@@ -558,3 +576,29 @@ am_retarget_run = _fn("am_retarget_run", c_int, POINTER(am_retarget_job), _E)
 am_retarget_report_free = _fn("am_retarget_report_free", None, POINTER(am_retarget_report))
 am_retarget_report_json = _fn("am_retarget_report_json", None, POINTER(am_retarget_report), _RMAP,
                               _R, _R, POINTER(am_buf))
+
+# ---- output sets (core.h) and a result's pictures (render.h am_pictures) ----
+_OS = c_void_p  # am_outset: opaque
+am_outset_open = _fn("am_outset_open", c_int, c_char_p, POINTER(c_char_p), c_size_t, POINTER(_OS), _E)
+am_outset_path = _fn("am_outset_path", c_char_p, _OS, c_char_p)
+am_outset_blame = _fn("am_outset_blame", None, _OS, _E)
+am_outset_commit = _fn("am_outset_commit", c_int, _OS, _E)
+am_outset_abort = _fn("am_outset_abort", None, _OS)
+am_file_write = _fn("am_file_write", c_int, c_char_p, c_void_p, c_size_t, _E)
+am_angles_csv_write = _fn("am_angles_csv_write", c_int, c_char_p, _R, _M, _E)
+am_angles_mot_write = _fn("am_angles_mot_write", c_int, c_char_p, _R, _M, _E)
+
+
+class am_pictures(Structure):
+    _fields_ = [("report", c_bool), ("render", c_bool), ("title", c_char_p), ("rig", _R),
+                ("motion", _M), ("points", POINTER(am_joints)), ("edges", POINTER(c_int32)),
+                ("edge_count", c_size_t), ("points_only", c_bool), ("det", c_void_p),
+                ("mdet", _MD), ("cameras", c_void_p), ("through_cameras", c_bool),
+                ("creature", c_void_p), ("truth", _dp), ("gate_text", c_char_p), ("glb", c_char_p),
+                ("mesh", c_void_p), ("frame_layout", c_bool), ("three_dir", c_char_p),
+                ("ctx", am_context)]
+
+
+am_pictures_names = _fn("am_pictures_names", None, POINTER(am_pictures), POINTER(c_char_p),
+                        POINTER(c_size_t))
+am_pictures_write = _fn("am_pictures_write", c_int, POINTER(am_pictures), _OS, _E)

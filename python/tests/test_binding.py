@@ -309,7 +309,8 @@ def test_struct_layouts_match_the_headers(tmp_path):
                "am_ik_job": C.am_ik_job, "am_stats": C.am_stats, "am_gltf_opts": C.am_gltf_opts,
                "am_import_opts": C.am_import_opts, "am_progress": C.am_progress,
                "am_bvh": C.am_bvh_head, "am_bvh_opts": C.am_bvh_opts,
-               "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet,
+               "am_gltf_export": C.am_gltf_export, "am_mdet": C.am_mdet, "am_det": C.am_det,
+               "am_gltf_animation": C.am_gltf_animation, "am_pictures": C.am_pictures,
                "am_calib_read_opts": C.am_calib_read_opts,
                "am_triangulate_opts": C.am_triangulate_opts,
                "am_triangulation": C.am_triangulation, "am_buf": C.am_buf,
@@ -333,6 +334,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
         lines.append(f'printf("{name} %zu\\n", sizeof({name}));')
         for field, _ in cls._fields_:
             lines.append(f'printf("{name}.{field} %zu\\n", offsetof({name}, {field}));')
+    lines.append('printf("am_creature.layout %zu\\n", offsetof(am_creature, layout));')
     lines.append('printf("am_gltf.warnings %zu\\n", offsetof(am_gltf, warnings)); return 0; }')
     (tmp_path / "layout.c").write_text("\n".join(lines))
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -345,6 +347,7 @@ def test_struct_layouts_match_the_headers(tmp_path):
         for field, _ in cls._fields_:
             assert int(got[f"{name}.{field}"]) == getattr(cls, field).offset, f"{name}.{field}"
     assert int(got["am_gltf.warnings"]) == C.am_gltf_head.warnings.offset
+    assert int(got["am_creature.layout"]) == C.CREATURE_LAYOUT_OFFSET
 
 
 def test_pip_install_offline(tmp_path, walker):

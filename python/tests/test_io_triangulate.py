@@ -1,5 +1,6 @@
 """BVH / glTF I/O and triangulation through the binding against the CLI on the same inputs:
 the files the binding writes are the CLI's bytes, the arrays its outputs' numbers."""
+import ctypes
 import json
 import os
 import warnings
@@ -147,6 +148,22 @@ def test_triangulate_equals_cli(exam4, tmp_path):
     _same_outputs(tmp_path / "cli3", tmp_path / "py3")
 
 
+def test_triangulate_save_pictures_equal_cli(exam4, tmp_path):
+    det, cal = exam4 / "exam" / "det.npz", exam4 / "exam" / "calibration.toml"
+    rig = os.path.join(SOURCE, "examples", "creatures", "wolf", "rig.json")
+    cli("triangulate", det, "--cameras", cal, "--rig", rig, "--report", "--render", "-o", tmp_path / "cli", "-q")
+    tri = anymove.triangulate(det, cal, rig=anymove.load_rig(rig))
+    tri.save(tmp_path / "py", report=True, render=True)
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir()) and "render_cameras.png" in names
+    import re
+    for n in names:
+        x, y = (tmp_path / "cli" / n).read_bytes(), (tmp_path / "py" / n).read_bytes()
+        if n in ("summary.json", "report.html"):  # but for the seconds the call took
+            x, y = (re.sub(rb'(seconds"|seconds&quot;): [0-9.e+-]+', rb'\1: _', v) for v in (x, y))
+        assert x == y, n
+
+
 def _det_arrays(det, dtype):
     with np.load(det) as z:
         arrays = {"uv": np.ascontiguousarray(z["uv"], dtype=dtype),
@@ -268,6 +285,49 @@ def test_triangulate_two_view_and_errors(tmp_path, exam4):
 WOLF = os.path.join(SOURCE, "examples", "creatures", "wolf")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_triangulate_two_view_creature_layout_from_arrays(tmp_path, dtype):
+    # a creature whose layout is not the wolf's: the exam draws it there, --creature reads it back
+    doc = json.loads(open(f"{WOLF}/creature.json").read())
+    doc["layout"] = {"W_FRONT": 500, "W_SIDE": 780, "GROUND_V": 600, "M_PER_PX": 0.004}
+    cr = tmp_path / "creature.json"
+    cr.write_text(json.dumps(doc))
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--creature", cr, "--frames", "24", "--noise", "1", "-o", tmp_path / "ex", "-q")
+    det = tmp_path / "ex" / "det.npz"
+    cli("triangulate", det, "--creature", cr, "-o", tmp_path / "cli", "-q")
+    cli("triangulate", det, "-o", tmp_path / "cli_wolf", "-q")
+    # a det.npz path, and both array layouts, give the CLI's files byte for byte
+    tri = anymove.triangulate(det, creature=cr)
+    tri.save(tmp_path / "py")
+    _same_outputs(tmp_path / "cli", tmp_path / "py")
+    cams = _two_view_arrays(det, dtype, "cameras")
+    t2 = anymove.triangulate(cams, creature=cr)
+    v = t2._det.contents  # uv (2, T, J, 2) of the cameras front, side: read in place
+    assert not v.uv and v.uv_view.data == cams["uv"].ctypes.data and v.conf_view.data == cams["conf"].ctypes.data
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert v.uv_view.dtype == want and v.conf_view.dtype == want
+    t2.save(tmp_path / "py2")
+    _same_outputs(tmp_path / "cli", tmp_path / "py2")
+    keys = _two_view_arrays(det, dtype, "keys")
+    t3 = anymove.triangulate(keys, creature=cr)  # SPEC 4.2's keys: stacked once, same numbers
+    assert t3._det.contents.uv_view.dtype == want
+    t3.save(tmp_path / "py3")
+    _same_outputs(tmp_path / "cli", tmp_path / "py3")
+    assert t3.cameras == ["front", "side"]
+    # the layout matters: the wolf's layout is another triangulation
+    _same_outputs(tmp_path / "cli_wolf", (anymove.triangulate(keys).save(tmp_path / "py4"), tmp_path / "py4")[1])
+    assert not np.array_equal(anymove.triangulate(keys).joints, t3.joints, equal_nan=True)
+    # the loader's checks on the keys, before any stacking
+    bad = dict(keys, front_conf=keys["front_conf"] * 3)
+    with pytest.raises(anymove.InputError, match=r"front_conf\[\d+\]\[\d+\] = .* is outside \[0, 1\]"):
+        anymove.triangulate(bad, creature=cr)
+    with pytest.raises(ValueError, match="no use"):
+        anymove.triangulate(det, tmp_path / "ex" / "none.toml", creature=cr)
+    with pytest.raises(anymove.InputError) as e:
+        anymove.triangulate(det, creature=tmp_path / "absent.json")
+    assert e.value.name == "E_READ"
+
+
 def _untimed(report):
     """report.txt but for the seconds the call took ("0.248 s")."""
     import re
@@ -297,6 +357,140 @@ def test_solve_two_view_equals_cli(tmp_path):
     res2.motion.save(tmp_path / "py2.json")
     assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
     assert not np.array_equal(res2.joints, res.joints)
+
+
+def _two_view_arrays(det, dtype, layout):
+    """A two-view det.npz as arrays: SPEC 4.2's keys, or uv/conf of the cameras front, side."""
+    with np.load(det) as z:
+        names, fps = [str(n) for n in z["names"]], float(z["fps"])
+        if layout == "keys":
+            arrays = {k: np.ascontiguousarray(z[k], dtype=dtype)
+                      for k in ("front_uv", "side_uv", "front_conf", "side_conf")}
+        else:
+            arrays = {"uv": np.ascontiguousarray(np.stack([z["front_uv"], z["side_uv"]]), dtype=dtype),
+                      "conf": np.ascontiguousarray(np.stack([z["front_conf"], z["side_conf"]]), dtype=dtype),
+                      "cameras": ["front", "side"]}
+    return dict(arrays, names=names, fps=fps)
+
+
+@pytest.fixture(scope="module")
+def exam2(tmp_path_factory):
+    d = tmp_path_factory.mktemp("exam2")
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--seed", "3", "--frames", "40", "-o", d / "ex", "-q")
+    cli("solve", d / "ex" / "det.npz", "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json",
+        "-o", d / "cli", "-q")
+    return d
+
+
+@pytest.mark.parametrize("layout", ["keys", "cameras"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_solve_two_view_from_arrays_in_place(exam2, tmp_path, dtype, layout, monkeypatch):
+    arrays = _two_view_arrays(exam2 / "ex" / "det.npz", dtype, layout)
+    seen = {}
+    real = anymove._capi.am_capture_solve
+
+    def spy(d, *rest):
+        v = ctypes.cast(d, ctypes.POINTER(anymove._capi.am_det)).contents
+        assert not v.front_uv and not v.side_uv and not v.front_conf and not v.side_conf
+        seen["uv"] = [v.uv_view[i].data for i in (0, 1)]
+        seen["conf"] = [v.conf_view[i].data for i in (0, 1)]
+        seen["dtype"] = {v.uv_view[i].dtype for i in (0, 1)} | {v.conf_view[i].dtype for i in (0, 1)}
+        return real(d, *rest)
+    monkeypatch.setattr(anymove._capi, "am_capture_solve", spy)
+    res = anymove.solve(arrays, anymove.load_rig(f"{WOLF}/rig.json"), f"{WOLF}/creature.json")
+    # the library read the caller's buffers (either dtype), not copies
+    if layout == "keys":
+        want_uv = [arrays["front_uv"].ctypes.data, arrays["side_uv"].ctypes.data]
+        want_conf = [arrays["front_conf"].ctypes.data, arrays["side_conf"].ctypes.data]
+    else:
+        want_uv = [arrays["uv"].ctypes.data, arrays["uv"][1].ctypes.data]
+        want_conf = [arrays["conf"].ctypes.data, arrays["conf"][1].ctypes.data]
+    assert seen["uv"] == want_uv and seen["conf"] == want_conf
+    want = anymove._capi.AM_DTYPE_F32 if dtype == np.float32 else anymove._capi.AM_DTYPE_F64
+    assert seen["dtype"] == {want}
+    # the CLI's outputs on the same det.npz, byte for byte
+    res.motion.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (exam2 / "cli" / "motion.json").read_bytes()
+    assert _untimed(res.report) == _untimed((exam2 / "cli" / "report.txt").read_text())
+
+
+def test_solve_two_view_arrays_errors(exam2, tmp_path):
+    arrays = _two_view_arrays(exam2 / "ex" / "det.npz", np.float64, "keys")
+    rig = anymove.load_rig(f"{WOLF}/rig.json")
+    # am_det_validate: the loader's checks and messages (the CLI's on the same det.npz)
+    bad = dict(arrays, side_conf=arrays["side_conf"].copy())
+    bad["side_conf"][2, 1] = 1.5
+    np.savez(tmp_path / "bad.npz", **{k: np.asarray(v, dtype=np.float32) if k != "names" else np.asarray(v)
+                                       for k, v in bad.items()})
+    with pytest.raises(anymove.InputError) as e:
+        anymove.solve(bad, rig)
+    r = cli("solve", tmp_path / "bad.npz", "--rig", f"{WOLF}/rig.json", "-o", tmp_path / "o", check=False)
+    assert e.value.name == "E_VALUE" and r.returncode == 2
+    assert e.value.message == "side_conf[2][1] = 1.5 is outside [0, 1]" and e.value.message in r.stderr
+    nan = dict(arrays, front_uv=arrays["front_uv"].copy())
+    nan["front_uv"][0, 0, 0] = np.nan
+    with pytest.raises(anymove.InputError, match=r"front_uv\[0\]\[0\] = \(nan, .*\) is not finite") as e:
+        anymove.solve(nan, rig)
+    assert e.value.name == "E_NONFINITE"
+    with pytest.raises(anymove.InputError, match="appears twice"):
+        anymove.solve(dict(arrays, names=[arrays["names"][0]] * len(arrays["names"])), rig)
+    with pytest.raises(anymove.InputError, match="fps"):
+        anymove.solve(dict(arrays, fps=0.0), rig)
+    with pytest.raises(ValueError, match="to match front_uv"):
+        anymove.solve(dict(arrays, side_conf=arrays["side_conf"][:-1]), rig)
+    # a NaN pixel where the confidence is 0 is "not seen", as in a file: the same fit
+    hidden = dict(arrays, front_uv=arrays["front_uv"].copy(), front_conf=arrays["front_conf"].copy())
+    hidden["front_uv"][5, 3] = np.nan
+    hidden["front_conf"][5, 3] = 0
+    np.savez(tmp_path / "hidden.npz", **{k: np.asarray(v, dtype=np.float32) if k != "names" else np.asarray(v)
+                                          for k, v in hidden.items()})
+    a, b = anymove.solve(hidden, rig), anymove.solve(tmp_path / "hidden.npz", rig)
+    assert np.array_equal(a.joints, b.joints)
+    # other cameras than front and side want their calibration
+    with pytest.raises(ValueError, match="need cameras"):
+        anymove.solve(dict(uv=np.zeros((3, 4, 2, 2)), conf=np.zeros((3, 4, 2)), cameras=["a", "b", "c"],
+                           names=["x", "y"]), rig)
+
+
+def _same_solve_dirs(a, b):
+    import re
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    for n in names:
+        x, y = (a / n).read_bytes(), (b / n).read_bytes()
+        if n in ("report.txt", "report.html"):  # the same but for the seconds the solve took
+            x, y = (re.sub(rb"\b\d+(\.\d+)? s\b", b"_ s", v) for v in (x, y))
+        assert x == y, n
+    return names
+
+
+def test_solve_save_report_and_render_equal_cli(exam2, tmp_path):
+    det = exam2 / "ex" / "det.npz"
+    cli("solve", det, "--rig", f"{WOLF}/rig.json", "--creature", f"{WOLF}/creature.json", "--report", "--render",
+        "-o", tmp_path / "cli", "-q")
+    res = anymove.solve(det, anymove.load_rig(f"{WOLF}/rig.json"), f"{WOLF}/creature.json")
+    res.save(tmp_path / "py", report=True, render=True)
+    names = _same_solve_dirs(tmp_path / "cli", tmp_path / "py")
+    assert {"report.html", "render_layout.png", "render_three_quarter.png", "angles.csv"} <= set(names)
+    # without pictures: the CLI's plain output set
+    res.save(tmp_path / "plain")
+    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == \
+        ["angles.csv", "angles.mot", "animation.glb", "motion.json", "report.txt"]
+    # arrays give the same renders (the library reads the det's views)
+    ra = anymove.solve(_two_view_arrays(det, np.float64, "keys"), anymove.load_rig(f"{WOLF}/rig.json"),
+                       f"{WOLF}/creature.json")
+    ra.save(tmp_path / "arr", render=True)
+    for n in ("render_layout.png", "render_three_quarter.png", "motion.json"):
+        assert (tmp_path / "arr" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+
+
+def test_solve_cameras_save_pictures_equal_cli(tmp_path):
+    cli("exam", "--rig", f"{WOLF}/rig.json", "--cameras", "3", "--frames", "24", "-o", tmp_path / "ex", "-q")
+    det, cal = tmp_path / "ex" / "det.npz", tmp_path / "ex" / "calibration.toml"
+    cli("solve", det, "--cameras", cal, "--rig", f"{WOLF}/rig.json", "--report", "--render", "-o", tmp_path / "cli", "-q")
+    res = anymove.solve(det, anymove.load_rig(f"{WOLF}/rig.json"), cameras=cal)
+    res.save(tmp_path / "py", report=True, render=True)
+    assert "render_cameras.png" in _same_solve_dirs(tmp_path / "cli", tmp_path / "py")
 
 
 def test_solve_cameras_equals_cli(tmp_path):
@@ -485,6 +679,49 @@ def test_retarget_equals_cli(walker, tmp_path):
 QUAT = os.path.join(SHARED, "data", "gltf", "quaternius")
 
 
+def test_retarget_rig_json_and_all_clips_equal_cli(walker, tmp_path):
+    """rig.json with the character's model path, and --all-clips, as the CLI writes them."""
+    fox, husky = os.path.join(SHARED, "data", "gltf", "khronos_fox", "Fox.glb"), f"{QUAT}/Husky.glb"
+    cli("retarget", fox, "--scale", "0.01", "--all-clips", "--to", husky, "--source-pose", "2",
+        "-o", tmp_path / "cli", "-q")
+    src_rig, target = anymove.load_rig(fox, scale=0.01), anymove.load_rig(husky)
+    out = anymove.retarget(src_rig, None, target, all_clips=True, source_pose=2)
+    assert isinstance(out, anymove.RetargetClips) and len(out.clips) == 3
+    out.save(tmp_path / "py")
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "py").iterdir())
+    assert sum(n.startswith("motion_") for n in names) == 3
+    for n in names:
+        if n != "report.json":
+            assert (tmp_path / "py" / n).read_bytes() == (tmp_path / "cli" / n).read_bytes(), n
+
+    def untimed(d):
+        return {k: (untimed(v) if isinstance(v, dict) else v) for k, v in d.items() if "seconds" not in k}
+    cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
+    assert untimed(json.loads((tmp_path / "py" / "report.json").read_text())) == untimed(cli_report)
+    assert untimed(out.report) == untimed(cli_report) and list(cli_report["clips"]) == list(out.clips)
+    rig_doc = json.loads((tmp_path / "cli" / "rig.json").read_text())
+    assert rig_doc["model"] == os.path.realpath(husky)
+    # the source pose is the first clip's frame 2 for every clip: without it, other motions
+    plain = anymove.retarget(src_rig, None, target, all_clips=True)
+    assert list(plain.clips) == list(out.clips)
+    assert not np.array_equal(plain.clips["Walk"].joints, out.clips["Walk"].joints)
+    # rig.json of a rig.json target has no model, as the CLI's
+    cli("retarget", DAB, "--up", "z", "--scale", "0.01", "--to", f"{walker}/rig.json", "-o", tmp_path / "cli2", "-q")
+    src2, mot2 = anymove.load_bvh(DAB, up="z", scale=0.01)
+    anymove.retarget(src2, mot2, anymove.load_rig(f"{walker}/rig.json")).save(tmp_path / "py2")
+    for n in ("rig.json", "motion.json", "animation.glb", "animation.bvh", "map.json"):
+        assert (tmp_path / "py2" / n).read_bytes() == (tmp_path / "cli2" / n).read_bytes(), n
+    with pytest.raises(ValueError, match="source=None"):
+        anymove.retarget(src_rig, mot2, target, all_clips=True)
+    with pytest.raises(ValueError, match="glb"):
+        anymove.retarget(src2, None, target, all_clips=True)
+    # load_rig of a glTF records the model, as `anymove convert X.glb` writes rig.json
+    cli("convert", husky, "-o", tmp_path / "conv", "-q")
+    anymove.load_rig(husky).save(tmp_path / "husky_rig.json")
+    assert (tmp_path / "husky_rig.json").read_bytes() == (tmp_path / "conv" / "rig.json").read_bytes()
+
+
 def test_retarget_character_mesh_and_poses_equal_cli(walker, tmp_path):
     """animation.glb with the target's character, and --source-pose / --target-pose, as the CLI."""
     fox, husky = f"{QUAT}/Fox.glb", f"{QUAT}/Husky.glb"
@@ -494,7 +731,7 @@ def test_retarget_character_mesh_and_poses_equal_cli(walker, tmp_path):
     target = anymove.load_rig(husky)
     res = anymove.retarget(src_rig, src, target)
     res.save(tmp_path / "py", clip_name="Walk")
-    for f in ("motion.json", "map.json", "animation.glb", "animation.bvh"):
+    for f in ("motion.json", "rig.json", "map.json", "animation.glb", "animation.bvh"):
         assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
 
     def untimed(d):

@@ -72,16 +72,20 @@ static am_status ami_cap_load_obs(ami_cap *c, const am_det *det, am_error *err)
     }
     am_buf_free(&unknown);
     size_t seen = 0;
+    /* a loaded det's float32 arrays or a caller's views (float32 or float64), read in place */
+    const am_reals FU = am_det_uv(det, 0), SU = am_det_uv(det, 1), FK = am_det_conf(det, 0), SK = am_det_conf(det, 1);
+    assert(am_reals_valid(FU) && am_reals_valid(SU) && am_reals_valid(FK) && am_reals_valid(SK));
     for (size_t t = 0; t < T; t++)
         for (size_t k = 0; k < DJ; k++) {
             size_t src = t * DJ + k, dst = t * J + (size_t)map[k];
-            double cf = det->front_conf[src], cs = det->side_conf[src];
+            double cf = am_reals_at(FK, src), cs = am_reals_at(SK, src);
             if (!isfinite(cf) || !isfinite(cs) || cf < 0 || cf > 1 || cs < 0 || cs > 1) {
                 am_free(map);
                 return AM_FAIL(err, isfinite(cf) && isfinite(cs) ? AM_E_VALUE : AM_E_NONFINITE,
                                "frame %zu joint '%s': confidence out of [0, 1]", t, det->names[k]);
             }
-            const float *fu = det->front_uv + 2 * src, *su = det->side_uv + 2 * src;
+            const double fu[2] = {am_reals_at(FU, 2 * src), am_reals_at(FU, 2 * src + 1)};
+            const double su[2] = {am_reals_at(SU, 2 * src), am_reals_at(SU, 2 * src + 1)};
             if ((cf > 0 && (!isfinite(fu[0]) || !isfinite(fu[1]))) || (cs > 0 && (!isfinite(su[0]) || !isfinite(su[1])))) {
                 am_free(map);
                 return AM_FAIL(err, AM_E_NONFINITE, "frame %zu joint '%s': non-finite position with confidence > 0", t,

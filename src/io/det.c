@@ -44,20 +44,26 @@ static am_status ami_det_float(const char *path, const am_array *a, const char *
     return am_array_to_f32(a, *out, err);
 }
 
-static am_status ami_det_check_view(const char *path, const char *view, const float *uv,
-                                    const float *conf, size_t T, size_t J, am_error *err)
+/* The values a det may hold, for a loaded file (path) and a caller's views alike:
+ * confidences in [0, 1], a finite pixel wherever the confidence is > 0. */
+am_status ami_det_values(const am_det *det, const char *path, am_error *err)
 {
-    for (size_t t = 0; t < T; t++) {
-        for (size_t j = 0; j < J; j++) {
-            float c = conf[t * J + j];
-            if (!(c >= 0.0f && c <= 1.0f))
-                return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0,
-                                  "%s_conf[%zu][%zu] = %g is outside [0, 1]", view, t, j, (double)c);
-            const float *p = uv + (t * J + j) * 2;
-            if (c > 0.0f && !(isfinite(p[0]) && isfinite(p[1])))
-                return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
-                                  "%s_uv[%zu][%zu] = (%g, %g) is not finite but %s_conf is %g",
-                                  view, t, j, (double)p[0], (double)p[1], view, (double)c);
+    const size_t T = det->frame_count, J = det->joint_count;
+    for (int v = 0; v < 2; v++) {
+        const char *view = v == 0 ? "front" : "side";
+        const am_reals U = am_det_uv(det, v), K = am_det_conf(det, v);
+        for (size_t t = 0; t < T; t++) {
+            for (size_t j = 0; j < J; j++) {
+                double c = am_reals_at(K, t * J + j);
+                if (!(c >= 0.0 && c <= 1.0))
+                    return AM_FAIL_AT(err, AM_E_VALUE, path, 0, 0, "%s_conf[%zu][%zu] = %g is outside [0, 1]", view,
+                                      t, j, c);
+                double u = am_reals_at(U, (t * J + j) * 2), w = am_reals_at(U, (t * J + j) * 2 + 1);
+                if (c > 0.0 && !(isfinite(u) && isfinite(w)))
+                    return AM_FAIL_AT(err, AM_E_NONFINITE, path, 0, 0,
+                                      "%s_uv[%zu][%zu] = (%g, %g) is not finite but %s_conf is %g", view, t, j, u, w,
+                                      view, c);
+            }
         }
     }
     return AM_OK;
@@ -113,8 +119,7 @@ static am_status ami_det_fill(const char *path, const am_npz *z, am_det *det, am
     AMI_TRY(ami_det_float(path, am_npz_find(z, "front_conf"), "front_conf", &det->front_conf,
                           err));
     AMI_TRY(ami_det_float(path, am_npz_find(z, "side_conf"), "side_conf", &det->side_conf, err));
-    AMI_TRY(ami_det_check_view(path, "front", det->front_uv, det->front_conf, T, J, err));
-    AMI_TRY(ami_det_check_view(path, "side", det->side_uv, det->side_conf, T, J, err));
+    AMI_TRY(ami_det_values(det, path, err));
     size_t n = J;
     AMI_TRY(ami_npz_strings(path, z, "names", &n, &det->names, err));
 

@@ -89,6 +89,21 @@ am_status am_gltf_find_clip(const am_gltf *doc, const char *query, int *index, a
     return st;
 }
 
+char *am_clip_file_name(const char *name, size_t index, char *buf, size_t size)
+{
+    assert(buf && size > 0);
+    const char *bar = name ? strrchr(name, '|') : NULL;
+    const char *s = bar && bar[1] ? bar + 1 : name;
+    char part[96]; /* file names stay short whatever the exporter called the clip */
+    if (!s || !*s) snprintf(part, sizeof part, "clip%zu", index);
+    else snprintf(part, sizeof part, "%s", s);
+    for (char *p = part; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+            *p = '_';
+    snprintf(buf, size, "%s", part);
+    return buf;
+}
+
 /* A clip's own rate: the spacing of its keys when they are evenly spaced (glTF exporters bake
  * at 24, 30 or 60 fps), so sampling adds nothing between keys; else 30. */
 double am_gltf_clip_rate(const am_gltf *doc, int anim)

@@ -127,13 +127,14 @@ am_status am_mdet_from_two_view(const am_det *det, am_mdet **out, am_error *err)
         return st;
     }
     for (int v = 0; v < 2; v++) {
-        const float *uv = v == 0 ? det->front_uv : det->side_uv, *cf = v == 0 ? det->front_conf : det->side_conf;
+        const am_reals U = am_det_uv(det, v), K = am_det_conf(det, v);
         for (size_t i = 0; i < T * J; i++) {
-            float c = cf[i];
-            bool seen = c > 0 && isfinite(uv[2 * i]) && isfinite(uv[2 * i + 1]);
+            /* the det.npz of SPEC 4.2 is float32: a caller's float64 view narrows here */
+            float c = (float)am_reals_at(K, i), u = (float)am_reals_at(U, 2 * i), w = (float)am_reals_at(U, 2 * i + 1);
+            bool seen = c > 0 && isfinite(u) && isfinite(w);
             d->conf[(size_t)v * T * J + i] = seen ? c : 0.0f;
-            d->uv[((size_t)v * T * J + i) * 2] = seen ? uv[2 * i] : NAN;
-            d->uv[((size_t)v * T * J + i) * 2 + 1] = seen ? uv[2 * i + 1] : NAN;
+            d->uv[((size_t)v * T * J + i) * 2] = seen ? u : NAN;
+            d->uv[((size_t)v * T * J + i) * 2 + 1] = seen ? w : NAN;
         }
     }
     d->fps = det->fps;
@@ -228,6 +229,19 @@ am_status am_mdet_validate(const am_mdet *d, am_error *err)
         AMI_CHECK(err, isfinite(d->time_offset[c]) && fabs(d->time_offset[c]) < 1e7, AM_E_NONFINITE,
                   "time_offset[%zu] = %g", c, d->time_offset[c]);
     return ami_mdet_values(d, NULL, err);
+}
+
+am_status am_det_validate(const am_det *det, am_error *err)
+{
+    assert(det && det->names);
+    for (int v = 0; v < 2; v++) assert(am_reals_valid(am_det_uv(det, v)) && am_reals_valid(am_det_conf(det, v)));
+    const size_t T = det->frame_count, J = det->joint_count;
+    AMI_CHECK(err, T && J, AM_E_EMPTY, "det with %zu frames, %zu joints", T, J);
+    AMI_CHECK(err, T < (1u << 28) && J < (1u << 16), AM_E_LIMIT, "det of %zu x %zu", T, J);
+    AMI_CHECK(err, am_fps_valid(det->fps), AM_E_VALUE, "fps = %g is outside [%g, %g]", det->fps, AM_FPS_MIN,
+              AM_FPS_MAX);
+    AMI_TRY(ami_names_distinct(det->names, J, "joint", err));
+    return ami_det_values(det, NULL, err);
 }
 
 /* The values, once ami_mdet_check passed. */

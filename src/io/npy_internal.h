@@ -86,6 +86,8 @@ uint64_t ami_points_bytes(double elements, double size, double names);
 /* The two-view det.npz (SPEC 4.2, det.c), for the N-camera reader that also takes it (mdet.c):
  * its ami_npz_load_checked check, and the values once that passed (errors name path). */
 AM_NODISCARD am_status ami_det_check(const am_npz *headers, const char *path, am_error *err);
+/* det.c's value checks, shared by am_det_load and am_det_validate. */
+AM_NODISCARD am_status ami_det_values(const am_det *det, const char *path, am_error *err);
 AM_NODISCARD am_status ami_det_from_npz(const char *path, const am_npz *z, am_det **out,
                                         am_error *err);
 

@@ -1,5 +1,6 @@
 /* The overlay: detections and the fitted rig drawn over the clip (or the studio), with the
  * frame's reprojection error in each view's corner; a grid of views for N cameras. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,7 @@ void ami_label(am_raster *r, int x, int y, const char *text)
 static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
 {
     const am_det *det = job->det;
+    assert(det->front_uv && det->side_uv && det->front_conf && det->side_conf); /* a loaded det (io.h) */
     am_layout L;
     if (job->layout) L = *job->layout;
     else am_layout_default(&L);

@@ -425,9 +425,9 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                 for (int v = 0; v < 2; v++) {
                     for (size_t t = 0; t < T; t++) {
                         bool in = t < det->frame_count;
-                        const float *uv = (v == 0 ? det->front_uv : det->side_uv) + (t * det->joint_count + (size_t)dj) * 2;
-                        float cf = in ? (v == 0 ? det->front_conf : det->side_conf)[t * det->joint_count + (size_t)dj] : 0;
-                        series[n * T + t] = in && cf > 0 ? L.ground_v - uv[1] : NAN;
+                        size_t i = t * det->joint_count + (size_t)dj;
+                        double cf = in ? am_reals_at(am_det_conf(det, v), i) : 0;
+                        series[n * T + t] = in && cf > 0 ? L.ground_v - am_reals_at(am_det_uv(det, v), 2 * i + 1) : NAN;
                     }
                     names[n] = v == 0 ? "front view" : "side view";
                     dashed[n++] = v == 0;

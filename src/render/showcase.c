@@ -1,5 +1,6 @@
 /* The seed's showcase: input with detections | the rig in 3/4 | input vs rig through the same
  * (side) camera, one output frame per clip frame. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +111,7 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
     else am_layout_default(&L);
     const am_rig *rig = am_render_model_rig(job->model);
     const am_det *det = job->det;
+    assert(!det || (det->front_uv && det->side_uv && det->front_conf && det->side_conf)); /* a loaded det (io.h) */
     int CW = (int)lround(L.w_front + L.w_side), CH = 720, SW = (int)lround(L.w_side);
     size_t T = job->motion ? job->motion->frame_count : 1;
     if (det && det->frame_count < T) T = det->frame_count;

@@ -1029,7 +1029,24 @@ static void gltf_clip_lookup_follows_the_cli_rule(void)
     AM_CHECK_STATUS(am_gltf_find_clip(&none, "Walk", &k, &err), AM_E_NAME);
 }
 
+/* retarget's file names of clips (motion_<clip>.json) and the binding's all_clips share this */
+static void gltf_clip_file_name_is_the_last_part_cleaned(void)
+{
+    char b[96], small[5];
+    AM_CHECK_MSG(strcmp(am_clip_file_name("AnimalArmature|Walk", 3, b, sizeof b), "Walk") == 0, "got %s", b);
+    AM_CHECK_MSG(strcmp(am_clip_file_name("Run fast/2", 0, b, sizeof b), "Run_fast_2") == 0, "got %s", b);
+    AM_CHECK_MSG(strcmp(am_clip_file_name("ends|", 1, b, sizeof b), "ends_") == 0, "got %s", b);
+    AM_CHECK_MSG(strcmp(am_clip_file_name(NULL, 7, b, sizeof b), "clip7") == 0, "got %s", b);
+    AM_CHECK_MSG(strcmp(am_clip_file_name("", 2, b, sizeof b), "clip2") == 0, "got %s", b);
+    AM_CHECK_MSG(strcmp(am_clip_file_name("Survey", 0, small, sizeof small), "Surv") == 0, "got %s", small);
+    char longer[300];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    AM_CHECK(strlen(am_clip_file_name(longer, 0, b, sizeof b)) == 95);
+}
+
 #define AM_TESTS(X)                                      \
+    X(gltf_clip_file_name_is_the_last_part_cleaned)      \
     X(gltf_clip_lookup_follows_the_cli_rule)             \
     X(gltf_loads_every_shared_file)                      \
     X(gltf_flamingo_has_morph_targets_and_no_skin)       \
