@@ -131,7 +131,8 @@ am_status am_cli_write_pictures(const char *cmd, const am_cli_pictures *p, am_ou
         return am_overlay_clip(&ov, err);
     }
     am_render_model *model = NULL;
-    AMI_TRY(am_render_model_create(p->rig, p->mesh, &model, err));
+    AMI_TRY(p->mesh_doc ? am_render_model_from_gltf(p->mesh_doc, p->rig, &model, err)
+                        : am_render_model_create(p->rig, p->mesh, &model, err));
     am_status s = AM_OK;
     am_layout framed;
     if (p->frame_layout) ami_framed_layout(p->rig, p->motion, p->motion->frame_count / 2, &framed);

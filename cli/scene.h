@@ -69,6 +69,8 @@ typedef struct am_cli_pictures {
     const char *gate_text;      /* the command's own report, shown as written, or NULL */
     const char *glb;            /* the output set's member the viewer plays, or NULL */
     const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
+    const am_gltf *mesh_doc;    /* or the glTF character rig came from (am_rig_from_gltf(doc, -1)):
+                                   its skinned mesh */
     bool frame_layout;          /* the layout render framed on the clip, not the creature's or
                                    the wolf's: results not captured through a layout (rig, ik) */
 } am_cli_pictures;

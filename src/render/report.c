@@ -251,6 +251,9 @@ static const char *const ami_viewer_js[] = {
     "  if (clip) mixer.clipAction(clip).play();\n",
     "  const pts = AM.tracks ? AM.names : null;\n",
     "  const nodes = pts ? pts.map(() => true) : AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  if (clip) mixer.setTime(0);\n",
+    "  gltf.scene.updateMatrixWorld(true);\n",
+    "  const off = AM.joints.map((j, k) => (j.at0 && nodes[k] ? nodes[k].worldToLocal(new THREE.Vector3().fromArray(j.at0)) : null));\n",
     "  const lines = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({color: 0xff9a3c, depthTest: false}));\n",
     "  if (pts) { lines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(AM.edges.length * 6), 3)); lines.renderOrder = 1; scene.add(lines); }\n",
     "  const markers = new THREE.Group();\n",
@@ -265,7 +268,7 @@ static const char *const ami_viewer_js[] = {
     "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
     "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
     "  const p = new THREE.Vector3();\n",
-    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
+    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : off[k] ? nodes[k].localToWorld(out.copy(off[k])) : nodes[k].getWorldPosition(out));\n",
     "  let frame = 0, playing = false, t0 = 0;\n",
     "  function setFrame(i) {\n",
     "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
@@ -460,7 +463,15 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                 k++;
             }
             am_buf_printf(&b, "</svg></figure>\n");
-            /* foot slide per plant: the joint's horizontal drift over the plant */
+            /* foot slide per plant: the joint's horizontal drift over the plant, in the ground's
+             * frame when the motion says the ground moves (ground_velocity, m/s: a treadmill or
+             * an in-place clip, whose planted feet travel with it) */
+            double gv[2] = {0, 0};
+            json_t *gvj = json_object_get(extra, "ground_velocity");
+            for (int c = 0; c < 2 && json_is_array(gvj); c++) {
+                double v = json_number_value(json_array_get(gvj, (size_t)c));
+                gv[c] = isfinite(v) && fps > 0 ? v / fps : 0;
+            }
             size_t plants = 0;
             json_object_foreach(contacts, key, iv) plants += json_is_array(iv) ? json_array_size(iv) : 0;
             char **labels = am_alloc_array(plants + 1, sizeof(char *));
@@ -476,7 +487,8 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                     double m = 0;
                     for (size_t t = (size_t)a; t <= (size_t)e; t++) {
                         const double *p = joints + (t * J + (size_t)rj) * 3;
-                        m = fmax(m, hypot(p[0] - p0[0], p[1] - p0[1]));
+                        double dt = (double)t - a;
+                        m = fmax(m, hypot(p[0] - p0[0] - gv[0] * dt, p[1] - p0[1] - gv[1] * dt));
                     }
                     labels[np] = am_alloc(96);
                     if (!labels[np]) break;
@@ -484,7 +496,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                     slide[np++] = 1000 * m;
                 }
             }
-            if (np) ami_svg_bars(&b, "Foot slide per plant (largest horizontal drift)", "mm", np, (const char *const *)labels, slide);
+            if (np) ami_svg_bars(&b, gv[0] || gv[1] ? "Foot slide per plant (largest horizontal drift on the moving ground)" : "Foot slide per plant (largest horizontal drift)", "mm", np, (const char *const *)labels, slide);
             for (size_t i = 0; labels && i < np; i++) am_free(labels[i]);
             am_free(labels);
             am_free(slide);
@@ -544,7 +556,9 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                           "<span id=\"fr\"></span> <label><input type=\"checkbox\" id=\"joints\" checked> joints</label></div>\n<p id=\"vmsg\"></p></section>\n");
         /* the viewer's data: each joint is the world origin of one node (a bone's head, or a
          * leaf's "<bone>_end" marker), or the tail of a bone with children, which has no node
-         * of its own: (0, length, 0) in the bone's node (the writer keeps Y along the bone) */
+         * of its own: at0, where it is at frame 0, fixed in the bone's node from then on (the
+         * viewer takes the offset in that node at frame 0: a kept character's nodes need not
+         * have Y along the bone nor unit scale, as the writer's own do) */
         am_buf jb = {0};
         ami_jw w;
         ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
@@ -601,7 +615,11 @@ am_status am_report_write(const am_report_job *job, am_error *err)
             ami_jw_record(&w, NULL);
             ami_jw_string(&w, "name", rig->joint_names[j]);
             ami_jw_string(&w, "node", nb);
-            if (head_of < 0 && !leaf) ami_jw_number(&w, "tail", rig->length[tail_of]);
+            if (head_of < 0 && !leaf) {
+                double g[3];
+                am_gltf_from_world(joints + j * 3, g);
+                ami_jw_numbers(&w, "at0", g, 1, (const size_t[1]){3});
+            }
             ami_jw_close(&w);
         }
         ami_jw_close(&w);
