@@ -120,7 +120,7 @@ static void ami_framed_layout(const am_rig *rig, const am_motion *mo, size_t f, 
 am_status am_cli_write_pictures(const char *cmd, const am_cli_pictures *p, am_outset *set, am_error *err)
 {
     if (p->report)
-        AMI_TRY(am_cli_html_report(cmd, p, p->glb ? am_outset_path(set, p->glb) : NULL, am_outset_path(set, "report.html"),
+        AMI_TRY(am_cli_html_report(cmd, p, p->glb ? am_outset_path(set, p->glb) : p->glb_path, am_outset_path(set, "report.html"),
                                    am_outset_path(set, "report_three.js"), err));
     if (!p->render) return AM_OK;
     if (p->points) {

@@ -68,6 +68,7 @@ typedef struct am_cli_pictures {
     const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
     const char *gate_text;      /* the command's own report, shown as written, or NULL */
     const char *glb;            /* the output set's member the viewer plays, or NULL */
+    const char *glb_path;       /* or a file outside the set (a temporary), or NULL */
     const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
     const am_gltf *mesh_doc;    /* or the glTF character rig came from (am_rig_from_gltf(doc, -1)):
                                    its skinned mesh */
