@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,13 +31,27 @@
 #define AMI_BATCH_MAX_TAKES 100000
 #define AMI_BATCH_MAX_ARGS 256
 
-/* The commands a take may chain, and the output the next step reads first. exam makes a take's
- * input (a synthetic capture), so that a manifest can test a pipeline end to end. */
+/* The commands a take may chain, the output the next step reads first, and whether the command
+ * takes --report. exam makes a take's input (a synthetic capture), so that a manifest can test a
+ * pipeline end to end. */
 static const struct {
     const char *verb, *primary;
+    bool report;
 } ami_batch_commands[] = {
-    {"solve", "motion.json"},    {"rig", "motion.json"},         {"ik", "motion.json"},
-    {"retarget", "motion.json"}, {"triangulate", "joints.npz"}, {"exam", "det.npz"},
+    {"solve", "motion.json", true},    {"rig", "motion.json", true},         {"ik", "motion.json", true},
+    {"retarget", "motion.json", true}, {"triangulate", "joints.npz", true}, {"exam", "det.npz", false},
+};
+
+/* The figure RUNS/report.html shows for a take, from its last step's outputs: the file, the
+ * dotted path of a number in it, and what it is. */
+static const struct {
+    const char *verb, *file, *path, *label;
+} ami_batch_figures[] = {
+    {"solve", "motion.json", "sync.paw_agreement.score", "paw agreement"},
+    {"rig", "report.json", "recon_visible_pct", "visible error, % of body size"},
+    {"ik", "report.json", "fk_error.mean_pct_size", "FK error, % of body size"},
+    {"retarget", "report.json", "foot_slide_mm.target_max", "foot slide max, mm"},
+    {"triangulate", "summary.json", "reproj_px.mean", "reprojection, px"},
 };
 
 static const char *const ami_cli_verbs[] = {
@@ -83,11 +98,23 @@ static void ami_manifest_free(ami_manifest *m)
     *m = (ami_manifest){0};
 }
 
-static const char *ami_batch_primary(const char *verb)
+static int ami_batch_command(const char *verb)
 {
     for (size_t i = 0; i < sizeof ami_batch_commands / sizeof ami_batch_commands[0]; i++)
-        if (strcmp(verb, ami_batch_commands[i].verb) == 0) return ami_batch_commands[i].primary;
-    return NULL;
+        if (strcmp(verb, ami_batch_commands[i].verb) == 0) return (int)i;
+    return -1;
+}
+
+static const char *ami_batch_primary(const char *verb)
+{
+    int i = ami_batch_command(verb);
+    return i >= 0 ? ami_batch_commands[i].primary : NULL;
+}
+
+static bool ami_batch_reports(const char *verb)
+{
+    int i = ami_batch_command(verb);
+    return i >= 0 && ami_batch_commands[i].report;
 }
 
 static bool ami_cli_has(const char *verb)
@@ -490,12 +517,12 @@ static void ami_log_reason(const char *log, char *out, size_t size)
 
 /* The stamp a finished take keeps in RUNS/<take>/.take: what ran. A take is done when its stamp
  * says the same and is newer than every input (an argument naming an existing file). */
-static void ami_take_stamp(const ami_take *k, am_buf *b)
+static void ami_take_stamp(const ami_take *k, bool report, am_buf *b)
 {
-    am_buf_printf(b, "%s\n%s\n%s\n", k->name, k->command, k->args);
+    am_buf_printf(b, "%s\n%s\n%s\n%s", k->name, k->command, k->args, report ? "--report\n" : "");
 }
 
-static bool ami_take_done(const ami_take *k, const ami_paths *p)
+static bool ami_take_done(const ami_take *k, bool report, const ami_paths *p)
 {
     char *stamp = ami_join(p->out, ".take", NULL);
     char *text = NULL;
@@ -505,7 +532,7 @@ static bool ami_take_done(const ami_take *k, const ami_paths *p)
     bool done = false;
     if (stamp && stat(stamp, &st) == 0 && am_file_read(stamp, 1 << 20, &text, &len, &err) == AM_OK) {
         am_buf want = {0};
-        ami_take_stamp(k, &want);
+        ami_take_stamp(k, report, &want);
         done = !want.failed && want.len == len && memcmp(want.data, text, len) == 0;
         am_buf_free(&want);
         double made = ami_mtime(&st);
@@ -580,12 +607,12 @@ static void ami_die_with(pid_t parent)
     if (getppid() != parent) _exit(137);
 }
 
-/* Run one step as `anymove CMD [PREV] ARGS... -o DIR`, output into the log. The exit status. */
-
+/* Run one step as `anymove CMD [PREV] ARGS... -o DIR [--report]`, output into the log. The exit
+ * status. */
 static int ami_run_step(const char *self, const ami_step *s, const char *prev_out, const char *prev_dir,
-                        const char *dir, int log_fd)
+                        const char *dir, bool report, int log_fd)
 {
-    char **argv = am_alloc_array((size_t)s->argc + 6, sizeof *argv);
+    char **argv = am_alloc_array((size_t)s->argc + 7, sizeof *argv);
     char **owned = am_alloc_array((size_t)s->argc + 1, sizeof *owned);
     if (!argv || !owned) {
         am_free(argv);
@@ -611,6 +638,7 @@ static int ami_run_step(const char *self, const ami_step *s, const char *prev_ou
     }
     argv[n++] = "-o";
     argv[n++] = (char *)dir;
+    if (report && ami_batch_reports(s->cmd)) argv[n++] = "--report";
     argv[n] = NULL;
     am_buf line = {0};
     am_buf_printf(&line, "$ anymove");
@@ -643,7 +671,7 @@ static int ami_run_step(const char *self, const ami_step *s, const char *prev_ou
 
 /* The per-take runner (local children and Slurm array tasks): 0 done or skipped, else the
  * failed step's exit status. */
-static int ami_run_take(const char *runs, const ami_take *k, bool force, bool *skipped)
+static int ami_run_take(const char *runs, const ami_take *k, bool force, bool report, bool *skipped)
 {
     ami_paths p = {0};
     double t0 = am_now();
@@ -670,7 +698,7 @@ static int ami_run_take(const char *runs, const ami_take *k, bool force, bool *s
         code = 2;
         goto done;
     }
-    if (!force && ami_take_done(k, &p)) {
+    if (!force && ami_take_done(k, report, &p)) {
         *skipped = true;
         ami_write_status(&p, k, "skipped", 0, 0, "outputs newer than inputs");
         goto done;
@@ -693,7 +721,7 @@ static int ami_run_take(const char *runs, const ami_take *k, bool force, bool *s
             code = 1;
             break;
         }
-        code = ami_run_step(self, st, prev_out, prev_dir, dir, log_fd);
+        code = ami_run_step(self, st, prev_out, prev_dir, dir, report, log_fd);
         am_free(prev_out);
         am_free(prev_dir);
         prev_out = ami_join(dir, ami_batch_primary(st->cmd), NULL);
@@ -705,7 +733,7 @@ static int ami_run_take(const char *runs, const ami_take *k, bool force, bool *s
     if (code == 0) {
         char *stamp = ami_join(p.staging, ".take", NULL);
         am_buf b = {0};
-        ami_take_stamp(k, &b);
+        ami_take_stamp(k, report, &b);
         if (!stamp || b.failed || am_file_write(stamp, b.data, b.len, &err) != AM_OK) {
             am_error_format(why, sizeof why, &err);
             code = 2;
@@ -727,12 +755,175 @@ done:
     return code;
 }
 
+/* ---- RUNS/report.html ---- */
+
+/* The step of a take the page links: the last of its chain that writes a report ("" for none). */
+static void ami_report_step(const char *command, char *verb, size_t size)
+{
+    verb[0] = '\0';
+    for (const char *c = command; c && *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        char w[64];
+        snprintf(w, sizeof w, "%.*s", (int)len, c);
+        char *a = w, *e = w + strlen(w);
+        while (*a == ' ') a++;
+        while (e > a && e[-1] == ' ') *--e = '\0';
+        if (ami_batch_reports(a)) snprintf(verb, size, "%s", a);
+        c = bar ? bar + 1 : NULL;
+    }
+}
+
+/* The take's command: its stamp's second line (what made the outputs there), else the steps
+ * its log says it ran. */
+static void ami_take_command(const char *runs, const char *take, char *out, size_t size)
+{
+    out[0] = '\0';
+    char *stamp = ami_join(runs, take, ".take");
+    char logname[128];
+    snprintf(logname, sizeof logname, "%s.log", take);
+    char *log = ami_join(runs, "logs", logname);
+    char *text = NULL;
+    size_t len = 0;
+    am_error err = {0};
+    if (stamp && am_file_read(stamp, 1 << 20, &text, &len, &err) == AM_OK) {
+        const char *l2 = strchr(text, '\n');
+        if (l2) snprintf(out, size, "%.*s", (int)strcspn(l2 + 1, "\n"), l2 + 1);
+    } else if (log && am_file_read(log, 64 << 20, &text, &len, &err) == AM_OK) {
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+            if (strncmp(l, "$ anymove ", 10) != 0) continue;
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%.*s", used ? "|" : "", (int)strcspn(l + 10, " \n"), l + 10);
+        }
+    }
+    am_free(text);
+    am_free(stamp);
+    am_free(log);
+}
+
+/* The take's key figure (NaN without one) and its label. */
+static double ami_take_figure(const char *dir, const char *verb, const char **label)
+{
+    *label = "";
+    for (size_t i = 0; i < sizeof ami_batch_figures / sizeof ami_batch_figures[0]; i++) {
+        if (strcmp(verb, ami_batch_figures[i].verb) != 0) continue;
+        *label = ami_batch_figures[i].label;
+        char *path = ami_join(dir, ami_batch_figures[i].file, NULL);
+        char *text = NULL;
+        size_t len = 0;
+        am_error err = {0};
+        json_t *doc = NULL;
+        double v = NAN;
+        if (path && am_file_read(path, 0, &text, &len, &err) == AM_OK &&
+            ami_json_parse(text, len, path, &doc, &err) == AM_OK) {
+            json_t *n = doc;
+            for (const char *k = ami_batch_figures[i].path; n && *k;) {
+                size_t kl = strcspn(k, ".");
+                char key[64];
+                snprintf(key, sizeof key, "%.*s", (int)kl, k);
+                n = json_object_get(n, key);
+                k += kl + (k[kl] == '.');
+            }
+            if (json_is_number(n)) v = json_number_value(n);
+        }
+        json_decref(doc);
+        am_free(text);
+        am_free(path);
+        return v;
+    }
+    return NAN;
+}
+
+/* One row per take of the status rows (takes.csv's cells): take, command, status, exit code and
+ * seconds, the key figure of its last reporting step, links to that step's report.html and
+ * the log. Relative links: the page works from RUNS moved or copied whole. */
+static am_status ami_summary_page(const char *runs, const char *csv_text, size_t csv_len, am_error *err)
+{
+    am_buf b = {0};
+    am_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>anymove batch ");
+    ami_buf_html(&b, runs);
+    am_buf_printf(&b, "</title>\n<style>body{font:14px sans-serif;margin:20px;color:#222}"
+                      "table{border-collapse:collapse}td,th{padding:3px 10px;text-align:left;border-bottom:1px solid #ddd}"
+                      ".ok{color:#176d25;font-weight:bold}.skipped{color:#555;font-weight:bold}"
+                      ".failed,.missing{color:#b01c1c;font-weight:bold}td.num{text-align:right}.why{color:#666;font-size:12px}"
+                      "</style>\n</head><body>\n<h1>anymove batch ");
+    ami_buf_html(&b, runs);
+    am_buf_printf(&b, "</h1>\n<table id=\"takes\">\n<tr><th>take</th><th>command</th><th>status</th><th>exit</th>"
+                      "<th>seconds</th><th>key figure</th><th>report</th><th>log</th></tr>\n");
+    ami_csv c;
+    ami_csv_init(&c, csv_text, csv_len, ',', true);
+    am_status st = AM_OK;
+    bool header = true;
+    while (ami_csv_data_row(&c, 6, &st, "takes.csv", err)) {
+        if (header) {
+            header = false;
+            continue;
+        }
+        char *f[6];
+        for (int i = 0; i < 6; i++) f[i] = ami_field_text(&c.f[i]);
+        if (f[0] && f[1] && f[2] && f[3] && f[4] && f[5] && ami_take_name_ok(f[0])) {
+            char command[256], verb[64], rel[256];
+            ami_take_command(runs, f[0], command, sizeof command);
+            ami_report_step(command, verb, sizeof verb);
+            bool chain = strchr(command, '|') != NULL;
+            if (chain) snprintf(rel, sizeof rel, "%s/%s", f[0], verb);
+            else snprintf(rel, sizeof rel, "%s", f[0]);
+            char *dir = ami_join(runs, rel, NULL);
+            char *html = dir ? ami_join(dir, "report.html", NULL) : NULL;
+            struct stat sb;
+            bool have = verb[0] && html && stat(html, &sb) == 0 && (strcmp(f[1], "ok") == 0 || strcmp(f[1], "skipped") == 0);
+            const char *label = "";
+            double v = have && dir ? ami_take_figure(dir, verb, &label) : NAN;
+            am_buf_printf(&b, "<tr class=\"take\"><td>");
+            ami_buf_html(&b, f[0]);
+            am_buf_printf(&b, "</td><td>");
+            ami_buf_html(&b, command);
+            am_buf_printf(&b, "</td><td><span class=\"%s\">", strcmp(f[1], "ok") == 0 ? "ok" : strcmp(f[1], "skipped") == 0 ? "skipped" : "failed");
+            ami_buf_html(&b, f[1]);
+            am_buf_printf(&b, "</span>");
+            if (f[4][0]) {
+                am_buf_printf(&b, "<div class=\"why\">");
+                ami_buf_html(&b, f[4]);
+                am_buf_printf(&b, "</div>");
+            }
+            am_buf_printf(&b, "</td><td class=\"num\">");
+            ami_buf_html(&b, f[2]);
+            am_buf_printf(&b, "</td><td class=\"num\">");
+            ami_buf_html(&b, f[3]);
+            am_buf_printf(&b, "</td><td>");
+            if (isfinite(v)) {
+                ami_buf_html(&b, label);
+                am_buf_printf(&b, " <b class=\"figure\">%.4g</b>", v);
+            }
+            am_buf_printf(&b, "</td><td>");
+            if (have) {
+                am_buf_printf(&b, "<a href=\"");
+                ami_buf_html(&b, rel);
+                am_buf_printf(&b, "/report.html\">report</a>");
+            }
+            am_buf_printf(&b, "</td><td><a href=\"");
+            ami_buf_html(&b, f[5]);
+            am_buf_printf(&b, "\">log</a></td></tr>\n");
+            am_free(html);
+            am_free(dir);
+        }
+        for (int i = 0; i < 6; i++) am_free(f[i]);
+    }
+    ami_csv_free(&c);
+    am_buf_printf(&b, "</table>\n</body></html>\n");
+    char *path = ami_join(runs, "report.html", NULL);
+    if (st == AM_OK) st = !path || b.failed ? AM_FAIL(err, AM_E_NOMEM, "report.html") : am_file_write(path, b.data, b.len, err);
+    am_free(path);
+    am_buf_free(&b);
+    return st;
+}
+
 /* ---- the summary ---- */
 
 /* takes.csv from every take's status row (a take without one is "missing": not run yet, still
  * running, or lost); the exit status of the whole batch: 0, else 2 when every failure is an
  * input's (exit 2), else 1. */
-static int ami_summarize(const char *runs, char *const *names, size_t count, bool quiet)
+static int ami_summarize(const char *runs, char *const *names, size_t count, bool quiet, bool report)
 {
     am_buf b = {0};
     am_buf_printf(&b, "take,status,exit,seconds,reason,log\n");
@@ -774,9 +965,18 @@ static int ami_summarize(const char *runs, char *const *names, size_t count, boo
         fprintf(stderr, "anymove batch: %s\n", am_error_format(msg, sizeof msg, &err));
         worst = 1;
     }
+    char *page = report ? ami_join(runs, "report.html", NULL) : NULL;
+    if (report && !b.failed && ami_summary_page(runs, b.data, b.len, &err) != AM_OK) {
+        char msg[600];
+        fprintf(stderr, "anymove batch: %s\n", am_error_format(msg, sizeof msg, &err));
+        worst = 1;
+        am_free(page);
+        page = NULL;
+    }
     (void)quiet; /* the summary is the result: said even with --quiet */
-    fprintf(stderr, "anymove batch: %zu takes: %zu ok, %zu skipped, %zu failed, %zu missing; summary in %s\n",
-                count, ok, skipped, failed, missing, csv ? csv : "takes.csv");
+    fprintf(stderr, "anymove batch: %zu takes: %zu ok, %zu skipped, %zu failed, %zu missing; summary in %s%s%s\n",
+                count, ok, skipped, failed, missing, csv ? csv : "takes.csv", page ? ", report " : "", page ? page : "");
+    am_free(page);
     am_free(csv);
     am_buf_free(&b);
     return worst;
@@ -795,7 +995,7 @@ static am_status ami_write_list(const char *runs, const ami_manifest *m, am_erro
     return st;
 }
 
-static int ami_collect(const char *runs, bool quiet)
+static int ami_collect(const char *runs, bool quiet, bool report)
 {
     char *path = ami_join(runs, "takes.list", NULL);
     char *text = NULL;
@@ -817,7 +1017,7 @@ static int ami_collect(const char *runs, bool quiet)
         }
         names[count++] = line;
     }
-    int rc = ami_summarize(runs, names, count, quiet);
+    int rc = ami_summarize(runs, names, count, quiet, report);
     am_free(names);
     am_free(text);
     am_free(path);
@@ -839,7 +1039,7 @@ static void ami_progress_line(size_t done, size_t total, size_t failed, size_t r
                 (int)(100 * done / total), done, total, failed, running, eta);
 }
 
-static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, bool force, bool quiet)
+static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, bool force, bool report, bool quiet)
 {
     size_t n = m->count, next = 0, done = 0, failed = 0, running = 0;
     pid_t *pids = am_alloc_array(n, sizeof *pids);
@@ -868,7 +1068,7 @@ static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, boo
                 signal(SIGTERM, SIG_DFL);
                 signal(SIGINT, SIG_DFL);
                 bool skipped;
-                _exit(ami_run_take(runs, &m->takes[next], force, &skipped));
+                _exit(ami_run_take(runs, &m->takes[next], force, report, &skipped));
             }
             if (pid < 0) break;
             setpgid(pid, pid);
@@ -911,7 +1111,7 @@ static int ami_run_local(const ami_manifest *m, const char *runs, long jobs, boo
     }
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGINT, &old_int, NULL);
-    int rc = ami_summarize(runs, names, n, quiet);
+    int rc = ami_summarize(runs, names, n, quiet, report);
     int sig = (int)ami_batch_signal;
     am_free(pids);
     am_free(names);
@@ -945,7 +1145,7 @@ typedef struct ami_slurm {
 } ami_slurm;
 
 static int ami_slurm_submit(const ami_manifest *m, const char *manifest, const char *runs, bool force,
-                            const ami_slurm *o)
+                            bool report, const ami_slurm *o)
 {
     char *self = ami_self_path(), *man = ami_abs(manifest), *out = ami_abs(runs);
     char cwd[4096];
@@ -971,7 +1171,7 @@ static int ami_slurm_submit(const ami_manifest *m, const char *manifest, const c
     ami_sh_word(&b, man);
     am_buf_printf(&b, " -o ");
     ami_sh_word(&b, out);
-    am_buf_printf(&b, " --task \"$SLURM_ARRAY_TASK_ID\"%s --quiet\n", force ? " --force" : "");
+    am_buf_printf(&b, " --task \"$SLURM_ARRAY_TASK_ID\"%s%s --quiet\n", force ? " --force" : "", report ? " --report" : "");
     if (b.failed) {
         rc = 1;
         goto done;
@@ -1002,8 +1202,8 @@ static int ami_slurm_submit(const ami_manifest *m, const char *manifest, const c
             fprintf(stderr, "anymove batch: sbatch %s failed (exit %d)\n", script, code);
             rc = 2;
         } else {
-            am_cli_log("submitted %s (%zu array tasks); `anymove batch --collect %s` when they are done", script,
-                       m->count, runs);
+            am_cli_log("submitted %s (%zu array tasks); `anymove batch --collect %s%s` when they are done", script,
+                       m->count, runs, report ? " --report" : "");
         }
     }
     am_free(script);
@@ -1019,10 +1219,10 @@ done:
 static void ami_batch_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove batch MANIFEST -o RUNS [-j N] [--force] [--quiet]\n"
+            "usage: anymove batch MANIFEST -o RUNS [-j N] [--force] [--report] [--quiet]\n"
             "       anymove batch MANIFEST -o RUNS --slurm [--partition P] [--time T] [--mem M]\n"
-            "                     [--max-running K] [--dry-run] [--force]\n"
-            "       anymove batch --collect RUNS\n\n"
+            "                     [--max-running K] [--dry-run] [--force] [--report]\n"
+            "       anymove batch --collect RUNS [--report]\n\n"
             "Runs many takes, up to N at once (default: the number of CPUs). MANIFEST is a CSV with\n"
             "the header take,command,args, or a JSON list of {\"take\", \"command\", \"args\"}\n"
             "(args a string or a list of words). command: solve, rig, ik, retarget, triangulate or\n"
@@ -1037,6 +1237,9 @@ static void ami_batch_help(FILE *out)
             "the input's); a malformed manifest is exit 2 before any take starts.\n"
             "--slurm: submit a job array (one task per take, the same runner) with sbatch;\n"
             "--dry-run prints the script instead. --collect RUNS: the summary afterwards.\n"
+            "--report: every step that can (solve, rig, ik, retarget, triangulate) gets --report\n"
+            "(RUNS/T/report.html), and RUNS/report.html lists the takes: command, status, exit,\n"
+            "seconds, the last step's key figure and a link to its report.\n"
             "See docs/cluster.md.\n\n"
             "examples:\n"
             "  anymove batch examples/batch/takes.csv -o out/batch -j 2\n"
@@ -1048,7 +1251,7 @@ int am_cmd_batch(int argc, char **argv)
 {
     const char *manifest = NULL, *runs = NULL, *collect = NULL, *v;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN), task = 0;
-    bool force = false, quiet = false, slurm = false;
+    bool force = false, quiet = false, slurm = false, report = false;
     ami_slurm so = {0};
     if (jobs < 1) jobs = 1;
     for (int i = 1; i < argc; i++) {
@@ -1064,6 +1267,8 @@ int am_cmd_batch(int argc, char **argv)
             if (jobs < 1 || jobs > 1024) return am_cli_usage("batch", "-j is 1 to 1024");
         } else if (am_cli_flag(argv[i], "--force")) {
             force = true;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            report = true;
         } else if ((v = am_cli_value(argc, argv, &i, "--collect"))) {
             collect = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--task"))) {
@@ -1091,7 +1296,7 @@ int am_cmd_batch(int argc, char **argv)
     }
     if (collect) {
         if (manifest || runs) return am_cli_usage("batch", "--collect RUNS takes no manifest and no -o");
-        return ami_collect(collect, quiet);
+        return ami_collect(collect, quiet, report);
     }
     if (!manifest) return am_cli_usage("batch", "missing MANIFEST");
     if (!runs) return am_cli_usage("batch", "missing -o RUNS");
@@ -1106,18 +1311,18 @@ int am_cmd_batch(int argc, char **argv)
     if (ami_manifest_load(manifest, &m, &err) != AM_OK) return am_cli_fail("batch", &err);
     int rc;
     if (slurm) {
-        rc = ami_slurm_submit(&m, manifest, runs, force, &so);
+        rc = ami_slurm_submit(&m, manifest, runs, force, report, &so);
     } else if (task) {
         if ((size_t)task > m.count) {
             rc = am_cli_usage("batch", "--task %ld: the manifest has %zu takes", task, m.count);
         } else {
             bool skipped;
-            rc = ami_run_take(runs, &m.takes[task - 1], force, &skipped);
+            rc = ami_run_take(runs, &m.takes[task - 1], force, report, &skipped);
         }
     } else if (ami_write_list(runs, &m, &err) != AM_OK) {
         rc = am_cli_fail("batch", &err);
     } else {
-        rc = ami_run_local(&m, runs, jobs, force, quiet);
+        rc = ami_run_local(&m, runs, jobs, force, report, quiet);
     }
     ami_manifest_free(&m);
     return rc;

@@ -9,6 +9,8 @@
 #include "anymove/retarget.h"
 #include "cli.h"
 #include "core/internal.h"
+#include "io/json_internal.h"
+#include "scene.h"
 
 static void ami_retarget_help(FILE *out)
 {
@@ -26,7 +28,10 @@ static void ami_retarget_help(FILE *out)
             "map.json (the bone map and the rule behind each entry) and report.json (foot slide\n"
             "per plant on source and target, feet below the ground, chain directions). With\n"
             "--all-clips: motion_<clip>.json and animation_<clip>.bvh per clip, every clip in\n"
-            "animation.glb.\n\n"
+            "animation.glb. --report adds DIR/report.html (report.json as written, the target's\n"
+            "contacts and foot slide per plant, per-bone angles, a 3D viewer of animation.glb;\n"
+            "with --all-clips the first clip), --render DIR/render_layout.png and\n"
+            "render_three_quarter.png (its middle frame, the character or its bone shapes).\n\n"
             "options:\n"
             "  --source-rig R      the rig of a motion.json SOURCE\n"
             "  --clip C            the clip of a glTF source (a name, its end, or an index; README\n"
@@ -53,6 +58,7 @@ static void ami_retarget_help(FILE *out)
             "  --ik feet|feet+hands|none  hold the source's plants on the target and keep its\n"
             "                      feet out of the ground (default feet)\n"
             "  --no-mesh           bone shapes in animation.glb even for a glTF character\n"
+            "  --report, --render  the pictures above\n"
             "  --quiet, -q         no progress on stderr\n\n"
             "examples:\n"
             "  anymove retarget ../shared/data/gltf/quaternius/Fox.glb --clip Walk --to ../shared/data/gltf/quaternius/Husky.glb -o out/husky_walk\n"
@@ -235,6 +241,7 @@ static const char *const ami_outputs[] = {"motion.json", "rig.json", "animation.
 typedef struct ami_cli_opts {
     const char *in, *to, *out, *source_rig, *clip, *map, *source_pose, *target_pose;
     bool all, print_map, no_mesh;
+    am_cli_pictures pic;
     double fps, scale, target_scale;
     am_bvh_axes axes;
     am_retarget_opts ro;
@@ -311,6 +318,10 @@ static int ami_parse(int argc, char **argv, ami_cli_opts *o)
             else return am_cli_usage("retarget", "--ik is feet, feet+hands or none, got '%s'", v);
         } else if (am_cli_flag(argv[i], "--no-mesh")) {
             o->no_mesh = true;
+        } else if (am_cli_flag(argv[i], "--report")) {
+            o->pic.report = true;
+        } else if (am_cli_flag(argv[i], "--render")) {
+            o->pic.render = true;
         } else if (argv[i][0] == '-') {
             return am_cli_usage("retarget", "unknown option or missing value '%s'", argv[i]);
         } else if (!o->in) {
@@ -331,16 +342,19 @@ static int ami_parse(int argc, char **argv, ami_cli_opts *o)
     if ((o->clip || o->all) && !gltf) return am_cli_usage("retarget", "--clip and --all-clips pick clips of a .glb or .gltf");
     if (o->clip && o->all) return am_cli_usage("retarget", "--clip and --all-clips exclude each other");
     if (!o->print_map && !o->out) return am_cli_usage("retarget", "missing -o DIR (or --print-map)");
+    if (o->print_map && (o->pic.report || o->pic.render))
+        return am_cli_usage("retarget", "--report and --render go with -o DIR, not --print-map");
     if (o->out && !am_cli_out_dir("retarget", o->out, "motion.json, rig.json, animation.glb, animation.bvh, map.json, report.json"))
         return 2;
     return 0;
 }
 
-/* The output set: the six files, or per clip a motion and a BVH with --all-clips. */
+/* The output set: the six files, or per clip a motion and a BVH with --all-clips; then the
+ * pictures of --report and --render. */
 static int ami_open_outputs(const ami_cli_opts *o, const ami_source *src, am_outset **set, char ***names,
                             size_t *count)
 {
-    size_t n = o->all ? 4 + 2 * src->count : 6;
+    size_t n = (o->all ? 4 + 2 * src->count : 6) + 4;
     char **nm = am_alloc_array(n, sizeof *nm);
     if (!nm) return am_cli_usage("retarget", "too many clips");
     size_t k = 0;
@@ -359,6 +373,10 @@ static int ami_open_outputs(const ami_cli_opts *o, const ami_source *src, am_out
     } else {
         for (size_t i = 0; i < 6; i++) nm[k++] = am_strdup(ami_outputs[i]);
     }
+    const char *pics[4];
+    size_t np = 0;
+    am_cli_picture_names(&o->pic, pics, &np);
+    for (size_t i = 0; i < np; i++) nm[k++] = am_strdup(pics[i]);
     for (size_t i = 0; i < k; i++)
         if (!nm[i]) {
             ami_strings_free(nm, k);
@@ -380,6 +398,66 @@ static int ami_open_outputs(const ami_cli_opts *o, const ami_source *src, am_out
     *names = nm;
     *count = k;
     return 0;
+}
+
+/* The target's plants (the source's, held by the IK) as motion.json's "contacts" object of
+ * the fit ({joint: [[first, last], ...]}), which the report draws as the contacts timeline and
+ * the foot slide per plant (on the ground's velocity, also the fit's key). */
+static char *ami_contacts_json(const am_retarget_report *r, const am_rig *dst)
+{
+    am_buf b = {0};
+    ami_jw w;
+    ami_jw_begin(&w, &b, AMI_JSON_COMPACT);
+    ami_jw_object(&w, NULL);
+    ami_jw_object(&w, "contacts");
+    for (size_t c = 0; c < r->contact_count; c++) {
+        int32_t j = r->contact_target[c];
+        if (j < 0 || (size_t)j >= dst->joint_count) continue;
+        ami_jw_array(&w, dst->joint_names[j]);
+        for (size_t i = 0; i < r->plant_count; i++) {
+            if (r->plants[i].contact != c) continue;
+            ami_jw_row(&w, NULL);
+            ami_jw_int(&w, NULL, r->plants[i].first);
+            ami_jw_int(&w, NULL, r->plants[i].last);
+            ami_jw_close(&w);
+        }
+        ami_jw_close(&w);
+    }
+    ami_jw_close(&w);
+    ami_jw_row(&w, "ground_velocity");
+    for (int k = 0; k < 3; k++) ami_jw_number_or_null(&w, NULL, r->ground_vel_target[k]);
+    ami_jw_close(&w);
+    ami_jw_close(&w);
+    am_error e = {0};
+    if (ami_jw_finish(&w, &e) != AM_OK || b.failed) {
+        am_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* --report and --render of the first clip: the target's motion with its plants, report.json as
+ * written, the viewer on animation.glb; the skinned character rendered when the target is one
+ * (at its own scale: the mesh is not scaled with --target-scale). */
+static am_status ami_pictures(ami_cli_opts *o, const am_rig *dst, const am_gltf *doc, const am_motion *mo,
+                              const am_retarget_report *r, am_outset *set, am_error *err)
+{
+    char title[512], *text = NULL;
+    size_t len = 0;
+    snprintf(title, sizeof title, "%s onto %s", o->in, o->to);
+    am_motion view = *mo;
+    view.extra_json = ami_contacts_json(r, dst);
+    am_status s = view.extra_json ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
+    if (s == AM_OK && o->pic.report) s = am_file_read(am_outset_path(set, "report.json"), 0, &text, &len, err);
+    if (s == AM_OK) {
+        o->pic.title = title, o->pic.rig = dst, o->pic.motion = &view, o->pic.gate_text = text;
+        o->pic.glb = "animation.glb", o->pic.frame_layout = true;
+        o->pic.mesh_doc = !o->no_mesh && o->target_scale == 1.0 ? doc : NULL;
+        s = am_cli_write_pictures("retarget", &o->pic, set, err);
+    }
+    am_free(text);
+    am_free(view.extra_json);
+    return s;
 }
 
 int am_cmd_retarget(int argc, char **argv)
@@ -496,6 +574,7 @@ int am_cmd_retarget(int argc, char **argv)
             s = b.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.json"), b.data, b.len, &err);
             am_buf_free(&b);
         }
+        if (s == AM_OK && (o.pic.report || o.pic.render)) s = ami_pictures(&o, dst, doc, outs[0], &reps[0], set, &err);
         if (s != AM_OK) goto fail_out;
     }
     if ((rc = am_cli_commit("retarget", set)) == 0) {

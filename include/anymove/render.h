@@ -409,7 +409,10 @@ typedef struct am_pictures {
     const double *truth;        /* [T][J][3] in the rig's joint order (NaN: unknown), or NULL */
     const char *gate_text;      /* the stage's own report, shown as written, or NULL */
     const char *glb;            /* the output set's member the viewer plays, or NULL */
+    const char *glb_path;       /* or a file outside the set (a temporary), or NULL */
     const am_render_mesh *mesh; /* the skinned surface to render, or NULL: bone shapes */
+    const am_gltf *mesh_doc;    /* or the glTF character rig came from (am_rig_from_gltf(doc, -1)):
+                                   its skinned mesh */
     bool frame_layout;          /* the layout render framed on the clip, not the creature's or
                                    the wolf's: results not captured through a layout (rig, ik) */
     const char *three_dir;      /* the npm package three for the viewer, or NULL (the page says

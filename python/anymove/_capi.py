@@ -595,7 +595,7 @@ class am_pictures(Structure):
                 ("edge_count", c_size_t), ("points_only", c_bool), ("det", c_void_p),
                 ("mdet", _MD), ("cameras", c_void_p), ("through_cameras", c_bool),
                 ("creature", c_void_p), ("truth", _dp), ("gate_text", c_char_p), ("glb", c_char_p),
-                ("mesh", c_void_p), ("frame_layout", c_bool), ("three_dir", c_char_p),
+                ("glb_path", c_char_p), ("mesh", c_void_p), ("mesh_doc", c_void_p), ("frame_layout", c_bool), ("three_dir", c_char_p),
                 ("ctx", am_context)]
 
 

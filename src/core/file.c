@@ -148,6 +148,17 @@ void am_buf_append(am_buf *b, const void *data, size_t len)
     b->data[b->len] = '\0';
 }
 
+void ami_buf_html(am_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '<') am_buf_append(b, "&lt;", 4);
+        else if (*s == '>') am_buf_append(b, "&gt;", 4);
+        else if (*s == '&') am_buf_append(b, "&amp;", 5);
+        else if (*s == '"') am_buf_append(b, "&quot;", 6);
+        else am_buf_append(b, s, 1);
+    }
+}
+
 void am_buf_printf(am_buf *b, const char *fmt, ...)
 {
     va_list ap;

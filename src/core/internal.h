@@ -77,6 +77,9 @@ AM_NODISCARD am_status ami_file_read_within(const char *dir, const char *path, s
 /* Free an array of n am_alloc'd strings and the array (NULL is fine). */
 void ami_strings_free(char **s, size_t n);
 
+/* s as HTML text (<, >, & and " escaped), appended to b (the report pages). */
+void ami_buf_html(am_buf *b, const char *s);
+
 /* ---- budgets: inputs are bounded by construction --------------------------------------
  * A loader computes from an input's headers, before allocating any of it, what the input will
  * make it allocate (frames x channels x 8, elements x their real cost), and refuses it with

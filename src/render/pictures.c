@@ -82,7 +82,7 @@ static void ami_framed_layout(const am_rig *rig, const am_motion *mo, size_t f, 
 am_status am_pictures_write(const am_pictures *p, am_outset *set, am_error *err)
 {
     if (p->report)
-        AMI_TRY(am_pictures_report(p, p->glb ? am_outset_path(set, p->glb) : NULL, am_outset_path(set, "report.html"),
+        AMI_TRY(am_pictures_report(p, p->glb ? am_outset_path(set, p->glb) : p->glb_path, am_outset_path(set, "report.html"),
                                    am_outset_path(set, "report_three.js"), err));
     if (!p->render) return AM_OK;
     if (p->points) {
@@ -93,7 +93,8 @@ am_status am_pictures_write(const am_pictures *p, am_outset *set, am_error *err)
         return am_overlay_clip(&ov, err);
     }
     am_render_model *model = NULL;
-    AMI_TRY(am_render_model_create(p->rig, p->mesh, &model, err));
+    AMI_TRY(p->mesh_doc ? am_render_model_from_gltf(p->mesh_doc, p->rig, &model, err)
+                        : am_render_model_create(p->rig, p->mesh, &model, err));
     am_status s = AM_OK;
     am_layout framed;
     if (p->frame_layout) ami_framed_layout(p->rig, p->motion, p->motion->frame_count / 2, &framed);

@@ -15,17 +15,6 @@ static const char *const ami_palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7
                                           "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
 #define AMI_PALETTE 10
 
-static void ami_html_text(am_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '<') am_buf_append(b, "&lt;", 4);
-        else if (*s == '>') am_buf_append(b, "&gt;", 4);
-        else if (*s == '&') am_buf_append(b, "&amp;", 5);
-        else if (*s == '"') am_buf_append(b, "&quot;", 6);
-        else am_buf_append(b, s, 1);
-    }
-}
-
 /* A line chart of n series over T frames (NaN = gap). */
 static void ami_svg_lines(am_buf *b, const char *title, const char *ylabel, size_t T, size_t n,
                           const char *const *names, const double *values, const bool *dashed)
@@ -36,7 +25,7 @@ static void ami_svg_lines(am_buf *b, const char *title, const char *ylabel, size
         if (isfinite(values[i])) lo = fmin(lo, values[i]), hi = fmax(hi, values[i]);
     am_buf_printf(b, "<figure><svg class=\"plot\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\">", W, H, W, H);
     am_buf_printf(b, "<text x=\"%g\" y=\"16\" class=\"t\">", l);
-    ami_html_text(b, title);
+    ami_buf_html(b, title);
     am_buf_printf(b, "</text>");
     if (!(hi >= lo)) {
         am_buf_printf(b, "<text x=\"%g\" y=\"%g\">no data</text></svg></figure>\n", l, H / 2);
@@ -54,7 +43,7 @@ static void ami_svg_lines(am_buf *b, const char *title, const char *ylabel, size
     }
     am_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"ax\">frame (0 .. %zu)</text>", l, H - 8, T ? T - 1 : 0);
     am_buf_printf(b, "<text x=\"12\" y=\"%g\" class=\"ax\" transform=\"rotate(-90 12 %g)\">", H / 2, H / 2);
-    ami_html_text(b, ylabel);
+    ami_buf_html(b, ylabel);
     am_buf_printf(b, "</text>");
     for (size_t s = 0; s < n; s++) {
         const char *col = ami_palette[s % AMI_PALETTE];
@@ -71,7 +60,7 @@ static void ami_svg_lines(am_buf *b, const char *title, const char *ylabel, size
             pen = true;
         }
         am_buf_printf(b, "\"/><text x=\"%g\" y=\"%g\" class=\"ax\" fill=\"%s\">", W - r + 6, t + 12 + 13.0 * (double)s, col);
-        ami_html_text(b, names[s]);
+        ami_buf_html(b, names[s]);
         am_buf_printf(b, "</text>");
     }
     am_buf_printf(b, "</svg></figure>\n");
@@ -88,12 +77,12 @@ static void ami_svg_bars(am_buf *b, const char *title, const char *unit, size_t 
     const double W = 720, row = 16, l = 170, t = 24;
     double H = t + row * (double)n + 10;
     am_buf_printf(b, "<figure><svg class=\"plot\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\"><text x=\"%g\" y=\"16\" class=\"t\">", W, H, W, H, l);
-    ami_html_text(b, title);
+    ami_buf_html(b, title);
     am_buf_printf(b, "</text>");
     for (size_t i = 0; i < n; i++) {
         double y = t + row * (double)i, w = isfinite(values[i]) ? (W - l - 90) * values[i] / hi : 0;
         am_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"ax\" text-anchor=\"end\">", l - 6, y + 12);
-        ami_html_text(b, labels[i]);
+        ami_buf_html(b, labels[i]);
         am_buf_printf(b, "</text><rect x=\"%g\" y=\"%g\" width=\"%.1f\" height=\"%g\" fill=\"%s\"/><text x=\"%.1f\" y=\"%g\" class=\"ax\">%.3g %s</text>",
                       l, y + 2, w, row - 4, ami_palette[0], l + w + 4, y + 12, values[i], unit);
     }
@@ -114,7 +103,7 @@ static double ami_json_num(json_t *obj, const char *a, const char *b)
 static void ami_gate_row(am_buf *b, const char *what, const char *value, const char *verdict, const char *cls)
 {
     am_buf_printf(b, "<tr><td>");
-    ami_html_text(b, what); /* a camera's name comes from a file */
+    ami_buf_html(b, what); /* a camera's name comes from a file */
     am_buf_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", value, cls, verdict);
 }
 
@@ -160,7 +149,7 @@ static void ami_gates(am_buf *b, const am_report_job *job, json_t *extra)
     }
     if (job->gate_text) {
         am_buf_printf(b, "<pre class=\"gate\">");
-        ami_html_text(b, job->gate_text);
+        ami_buf_html(b, job->gate_text);
         am_buf_printf(b, "</pre>\n");
     }
     if (!any && !job->gate_text) am_buf_printf(b, "<p>This result has no quality gates.</p>\n");
@@ -251,6 +240,9 @@ static const char *const ami_viewer_js[] = {
     "  if (clip) mixer.clipAction(clip).play();\n",
     "  const pts = AM.tracks ? AM.names : null;\n",
     "  const nodes = pts ? pts.map(() => true) : AM.joints.map((j) => gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName(j.node)) || null);\n",
+    "  if (clip) mixer.setTime(0);\n",
+    "  gltf.scene.updateMatrixWorld(true);\n",
+    "  const off = AM.joints.map((j, k) => (j.at0 && nodes[k] ? nodes[k].worldToLocal(new THREE.Vector3().fromArray(j.at0)) : null));\n",
     "  const lines = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({color: 0xff9a3c, depthTest: false}));\n",
     "  if (pts) { lines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(AM.edges.length * 6), 3)); lines.renderOrder = 1; scene.add(lines); }\n",
     "  const markers = new THREE.Group();\n",
@@ -265,7 +257,7 @@ static const char *const ami_viewer_js[] = {
     "  const scrub = document.getElementById('scrub'), label = document.getElementById('fr');\n",
     "  const play = document.getElementById('play'), toggle = document.getElementById('joints');\n",
     "  const p = new THREE.Vector3();\n",
-    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : AM.joints[k].tail ? nodes[k].localToWorld(out.set(0, AM.joints[k].tail, 0)) : nodes[k].getWorldPosition(out));\n",
+    "  const at = (k, out) => (pts ? (AM.tracks[frame][k] ? out.fromArray(AM.tracks[frame][k]) : null) : off[k] ? nodes[k].localToWorld(out.copy(off[k])) : nodes[k].getWorldPosition(out));\n",
     "  let frame = 0, playing = false, t0 = 0;\n",
     "  function setFrame(i) {\n",
     "    frame = Math.max(0, Math.min(AM.frames - 1, Math.round(i)));\n",
@@ -394,7 +386,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
     am_buf b = {0};
     if (s == AM_OK) {
         am_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-        ami_html_text(&b, job->title ? job->title : "anymove report");
+        ami_buf_html(&b, job->title ? job->title : "anymove report");
         am_buf_printf(&b,
                       "</title>\n<style>body{font:14px sans-serif;margin:24px;color:#222;max-width:1000px}"
                       "h2{margin-top:28px;border-bottom:1px solid #ccc}table.gates td,table.gates th{padding:3px 10px;text-align:left}"
@@ -403,7 +395,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                       "svg .t{font-weight:bold;font-size:13px}svg .ax{font-size:11px}svg .grid{stroke:#e5e5e5}"
                       "svg .frame{fill:none;stroke:#999}figure{margin:8px 0}#view{border:1px solid #999}"
                       ".controls{margin:6px 0}</style>\n</head><body>\n<h1>");
-        ami_html_text(&b, job->title ? job->title : "anymove report");
+        ami_buf_html(&b, job->title ? job->title : "anymove report");
         if (rig) am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu joints, %zu bones.</p>\n", T, fps, J, B);
         else am_buf_printf(&b, "</h1>\n<p>%zu frames at %g fps, %zu points, %zu edges.</p>\n", T, fps, J, job->edge_count);
         ami_gates(&b, job, extra);
@@ -449,7 +441,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
             json_object_foreach(contacts, key, iv) {
                 double y = 24 + row * (double)k;
                 am_buf_printf(&b, "<text x=\"%g\" y=\"%g\" class=\"ax\" text-anchor=\"end\">", l - 6, y + 12);
-                ami_html_text(&b, key);
+                ami_buf_html(&b, key);
                 am_buf_printf(&b, "</text><line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" class=\"grid\"/>", l, W - 20, y + 8, y + 8);
                 for (size_t i = 0; json_is_array(iv) && i < json_array_size(iv); i++) {
                     json_t *pr = json_array_get(iv, i);
@@ -460,7 +452,15 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                 k++;
             }
             am_buf_printf(&b, "</svg></figure>\n");
-            /* foot slide per plant: the joint's horizontal drift over the plant */
+            /* foot slide per plant: the joint's horizontal drift over the plant, in the ground's
+             * frame when the motion says the ground moves (ground_velocity, m/s: a treadmill or
+             * an in-place clip, whose planted feet travel with it) */
+            double gv[2] = {0, 0};
+            json_t *gvj = json_object_get(extra, "ground_velocity");
+            for (int c = 0; c < 2 && json_is_array(gvj); c++) {
+                double v = json_number_value(json_array_get(gvj, (size_t)c));
+                gv[c] = isfinite(v) && fps > 0 ? v / fps : 0;
+            }
             size_t plants = 0;
             json_object_foreach(contacts, key, iv) plants += json_is_array(iv) ? json_array_size(iv) : 0;
             char **labels = am_alloc_array(plants + 1, sizeof(char *));
@@ -476,7 +476,8 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                     double m = 0;
                     for (size_t t = (size_t)a; t <= (size_t)e; t++) {
                         const double *p = joints + (t * J + (size_t)rj) * 3;
-                        m = fmax(m, hypot(p[0] - p0[0], p[1] - p0[1]));
+                        double dt = (double)t - a;
+                        m = fmax(m, hypot(p[0] - p0[0] - gv[0] * dt, p[1] - p0[1] - gv[1] * dt));
                     }
                     labels[np] = am_alloc(96);
                     if (!labels[np]) break;
@@ -484,7 +485,7 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                     slide[np++] = 1000 * m;
                 }
             }
-            if (np) ami_svg_bars(&b, "Foot slide per plant (largest horizontal drift)", "mm", np, (const char *const *)labels, slide);
+            if (np) ami_svg_bars(&b, gv[0] || gv[1] ? "Foot slide per plant (largest horizontal drift on the moving ground)" : "Foot slide per plant (largest horizontal drift)", "mm", np, (const char *const *)labels, slide);
             for (size_t i = 0; labels && i < np; i++) am_free(labels[i]);
             am_free(labels);
             am_free(slide);
@@ -544,7 +545,9 @@ am_status am_report_write(const am_report_job *job, am_error *err)
                           "<span id=\"fr\"></span> <label><input type=\"checkbox\" id=\"joints\" checked> joints</label></div>\n<p id=\"vmsg\"></p></section>\n");
         /* the viewer's data: each joint is the world origin of one node (a bone's head, or a
          * leaf's "<bone>_end" marker), or the tail of a bone with children, which has no node
-         * of its own: (0, length, 0) in the bone's node (the writer keeps Y along the bone) */
+         * of its own: at0, where it is at frame 0, fixed in the bone's node from then on (the
+         * viewer takes the offset in that node at frame 0: a kept character's nodes need not
+         * have Y along the bone nor unit scale, as the writer's own do) */
         am_buf jb = {0};
         ami_jw w;
         ami_jw_begin(&w, &jb, AMI_JSON_COMPACT);
@@ -601,7 +604,11 @@ am_status am_report_write(const am_report_job *job, am_error *err)
             ami_jw_record(&w, NULL);
             ami_jw_string(&w, "name", rig->joint_names[j]);
             ami_jw_string(&w, "node", nb);
-            if (head_of < 0 && !leaf) ami_jw_number(&w, "tail", rig->length[tail_of]);
+            if (head_of < 0 && !leaf) {
+                double g[3];
+                am_gltf_from_world(joints + j * 3, g);
+                ami_jw_numbers(&w, "at0", g, 1, (const size_t[1]){3});
+            }
             ami_jw_close(&w);
         }
         ami_jw_close(&w);
