@@ -417,6 +417,24 @@ def build_rig(joints, bones, *, limits=None, helpers=(), name=None):
     return rig
 
 
+def _gltf_motion(doc, rig, anim, rate, err):
+    """Clip anim of a loaded glTF document as a Motion of rig (load_rig of the same file):
+    sampled on the skeleton in the file's units and then scaled as the rig was loaded (the
+    CLI's order: on the scaled rig the file's translations would be read as metres)."""
+    scale = rig._loaded[1] if rig._loaded[0] is not None else 1.0
+    on = rig
+    if scale != 1.0:
+        raw = POINTER(C.am_rig)()
+        _check(C.am_rig_from_gltf(doc, -1, byref(raw), byref(err)), err)
+        on = Rig(raw)
+    out = POINTER(C.am_motion)()
+    _check(C.am_motion_from_gltf(doc, -1, on._p, anim, rate, byref(out), byref(err)), err)
+    m = Motion(out, rig)  # the same skin, so the same bones in the same order
+    if scale != 1.0:
+        C.am_motion_scale(m._p, scale)
+    return m
+
+
 def load_motion(path, rig=None, *, clip=None, fps=30.0, up="y", scale=1.0):
     """Load a motion: motion.json (bound to rig when given: bones reordered to its order;
     else file order), clip `clip` (name or index) of a .glb / .gltf sampled at fps (None: the
@@ -445,8 +463,7 @@ def load_motion(path, rig=None, *, clip=None, fps=30.0, up="y", scale=1.0):
                 elif doc.contents.animation_count:
                     index.value = 0
                 rate = C.am_gltf_clip_rate(doc, index.value) if fps is None else float(fps)
-                _check(C.am_motion_from_gltf(doc, -1, rig._p, index.value, rate,
-                                             byref(out), byref(err)), err)
+                return _gltf_motion(doc, rig, index.value, rate, err)
             finally:
                 C.am_gltf_free(doc)
         else:
@@ -1832,15 +1849,9 @@ def _target_clip(rig):
         try:
             if not doc.contents.animation_count:
                 return None
-            out = POINTER(C.am_motion)()
-            _check(C.am_motion_from_gltf(doc, -1, rig._p, 0, C.am_gltf_clip_rate(doc, 0),
-                                         byref(out), byref(err)), err)
+            return _gltf_motion(doc, rig, 0, C.am_gltf_clip_rate(doc, 0), err)
         finally:
             C.am_gltf_free(doc)
-    m = Motion(out, rig)
-    if scale != 1.0:
-        C.am_motion_scale(m._p, scale)
-    return m
 
 
 def _gltf_clips(rig, what):

@@ -366,3 +366,17 @@ def test_pip_install_offline(tmp_path, walker):
     out = subprocess.run([py, "-c", code, f"{walker}/rig.json"], capture_output=True, text=True,
                          check=True, env=env, cwd=tmp_path).stdout.split("\n")
     assert out[0].startswith(str(tmp_path / "venv")) and out[1] == "(1, 24, 3)"
+
+
+def test_gltf_clip_of_a_scaled_rig_equals_convert(fox, tmp_path):
+    # load_rig(scale=) then load_motion of the same file: the clip is sampled in the file's units
+    # and scaled, as `convert --scale` does (sampled on the scaled rig, the file's translations
+    # were read as metres: the fox's root came out 100x off)
+    cli("convert", fox, "--clip", "Walk", "--scale", "0.01", "-o", tmp_path / "cli", "-q")
+    rig = anymove.load_rig(fox, scale=0.01)
+    mot = anymove.load_motion(fox, rig, clip="Walk")
+    mot.save(tmp_path / "motion.json")
+    doc = json.loads((tmp_path / "cli" / "motion.json").read_text())
+    assert mot.frame_count == len(doc["trans"])
+    assert np.abs(np.array(mot.trans) - np.array(doc["trans"])).max() < 1e-12
+    assert np.abs(np.array(mot.joints) - np.array(doc["joints"])).max() < 1e-12
