@@ -1840,7 +1840,7 @@ def _retarget_pose(arg, rig, frames_of, what, keep):
 def _target_clip(rig):
     """The first clip of a glTF target at its own rate, scaled as the rig (the CLI's frames of
     --target-pose FRAME), or None."""
-    src, scale = rig._loaded
+    src = rig._loaded[0]
     if src is None or not _is_gltf(src):
         return None
     err = C.am_error()
@@ -1858,7 +1858,7 @@ def _gltf_clips(rig, what):
     """Every clip of the glTF rig was loaded from, each at its own key rate and scaled as the
     rig (the rest pose, "rest", for a document without clips): {file name: Motion}, as
     `retarget --all-clips` reads its source."""
-    src, scale = rig._loaded
+    src = rig._loaded[0]
     if src is None or not _is_gltf(src):
         raise ValueError(f"{what}: all_clips takes the clips of a .glb / .gltf source: load its rig "
                          f"with load_rig")
@@ -1869,19 +1869,9 @@ def _gltf_clips(rig, what):
         try:
             n = doc.contents.animation_count
             anims = ctypes.cast(doc.contents.animations, POINTER(C.am_gltf_animation))
-            # the clips are sampled on the skeleton in the file's units, then scaled (the CLI's
-            # order: on the scaled rig the file's translations would be read as metres)
-            raw = POINTER(C.am_rig)()
-            _check(C.am_rig_from_gltf(doc, -1, byref(raw), byref(err)), err)
-            raw = Rig(raw)
             for i in range(n or 1):
                 anim = i if n else -1
-                out = POINTER(C.am_motion)()
-                _check(C.am_motion_from_gltf(doc, -1, raw._p, anim, C.am_gltf_clip_rate(doc, anim),
-                                             byref(out), byref(err)), err)
-                m = Motion(out, rig)  # the same skin, so the same bones in the same order
-                if scale != 1.0:
-                    C.am_motion_scale(m._p, scale)
+                m = _gltf_motion(doc, rig, anim, C.am_gltf_clip_rate(doc, anim), err)
                 buf = ctypes.create_string_buffer(96)
                 name = C.am_clip_file_name(anims[anim].name if n else b"rest", i, buf, len(buf)).decode()
                 if name in clips:
