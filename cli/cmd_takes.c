@@ -1,6 +1,6 @@
 /* `anymove takes RUNS_DIR -o takes.csv`: every take (a folder with a motion.json from solve)
  * scored against the capture skill's quality gates, one row per take, best first. */
-#include <ftw.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +48,6 @@ typedef struct {
     am_status st;
 } ami_takes;
 
-/* nftw has no user pointer: the one walk of this command runs single-threaded in the CLI. */
-static ami_takes *ami_walk;
-
 static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
 static am_status ami_take_read(const char *path, ami_take *k, am_error *err)
@@ -94,12 +91,10 @@ static am_status ami_take_read(const char *path, ami_take *k, am_error *err)
     return AM_OK;
 }
 
-static int ami_visit(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+/* A take's motion.json at path: its row. Nonzero stops the walk (w->st says why). */
+static int ami_visit(ami_takes *w, const char *path)
 {
-    (void)sb, (void)ftw;
-    ami_takes *w = ami_walk;
     const char *base = strrchr(path, '/');
-    if (flag != FTW_F || strcmp(base ? base + 1 : path, "motion.json") != 0) return 0;
     if (w->n == w->cap) {
         size_t c = w->cap ? w->cap * 2 : 16;
         ami_take *t = am_realloc_array(w->t, c, sizeof *t);
@@ -122,6 +117,31 @@ static int ami_visit(const char *path, const struct stat *sb, int flag, struct F
     }
     w->n++;
     return 0;
+}
+
+/* Every motion.json under path (a buffer of size bytes holding len), symbolic links not
+ * followed (a link to a parent would loop), 64 levels at most. Nonzero stops the walk. */
+static int ami_walk_dir(ami_takes *w, char *path, size_t len, size_t size, int depth)
+{
+    DIR *d = depth < 64 ? opendir(path) : NULL;
+    if (!d) return 0;
+    int stop = 0;
+    struct dirent *e;
+    while (!stop && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        size_t n = strlen(e->d_name);
+        if (len + 1 + n + 1 > size) continue;
+        path[len] = '/';
+        memcpy(path + len + 1, e->d_name, n + 1);
+        struct stat st;
+        if (lstat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) stop = ami_walk_dir(w, path, len + 1 + n, size, depth + 1);
+            else if (S_ISREG(st.st_mode) && strcmp(e->d_name, "motion.json") == 0) stop = ami_visit(w, path);
+        }
+        path[len] = 0;
+    }
+    closedir(d);
+    return stop;
 }
 
 static int ami_take_cmp(const void *a, const void *b)
@@ -171,9 +191,14 @@ int am_cmd_takes(int argc, char **argv)
     int rc = am_cli_outputs("takes", out, NULL, 0, &set);
     if (rc) return rc;
     ami_takes w = {.root = dir, .err = &err};
-    ami_walk = &w;
-    nftw(dir, ami_visit, 16, FTW_PHYS);
-    ami_walk = NULL;
+    char path[4096];
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    if (len < sizeof path) {
+        memcpy(path, dir, len);
+        path[len] = 0;
+        ami_walk_dir(&w, path, len, sizeof path, 0);
+    }
     am_status s = w.st;
     if (s == AM_OK && w.n == 0) s = AM_FAIL_AT(&err, AM_E_EMPTY, dir, 0, 0, "no take (a folder with motion.json) under it");
     if (s == AM_OK) {
