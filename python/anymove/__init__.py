@@ -26,6 +26,7 @@ thread; returning False cancels (anymove.InputError with name "E_CANCELLED").
 Threads: every call releases the GIL while the library works; calls on different threads run
 at once (each call has its own context); one Rig or Motion may be read by several at once.
 """
+import contextlib
 import ctypes
 import time
 import warnings as _warnings
@@ -982,32 +983,17 @@ class Triangulation:
                             cameras=inp["cameras"].p, edges=inp["edges"].ctypes.data_as(POINTER(ctypes.c_int32)),
                             edge_count=len(inp["edges"]))
         pic.three_dir = _three_dir(three_dir) if report else None
-        names = ["joints.npz", "joints.trc", "triangulation.npz", "summary.json"]
-        extra = (c_char_p * 4)()
-        n = ctypes.c_size_t(0)
-        C.am_pictures_names(byref(pic), extra, byref(n))
-        names += [extra[i].decode() for i in range(n.value)]
-        enc, enc_c = _cstrings(names)
-        with _Call() as call:
-            pic.ctx = call.ctx
-            st = C._OS()
-            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
-            try:
-                at = lambda name: C.am_outset_path(st, name.encode())
-                _check(C.am_joints_write(at("joints.npz"), self._c.joints, byref(err)), err)
-                _check(C.am_trc_write(at("joints.trc"), self._c.joints, byref(err)), err)
-                _check(C.am_triangulation_write(at("triangulation.npz"), self._p, self._det, byref(err)), err)
-                _check(C.am_triangulation_summary_write(at("summary.json"), self._p, self._det, byref(err)), err)
-                if report or render:
-                    with open(at("summary.json"), "rb") as f:  # the page shows it as written
-                        summary = f.read()
-                    pic.gate_text = summary
-                    _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
-            except BaseException:
-                C.am_outset_blame(st, byref(err))
-                C.am_outset_abort(st)
-                raise
-            _check(C.am_outset_commit(st, byref(err)), err)
+        with _picture_set(directory, ["joints.npz", "joints.trc", "triangulation.npz", "summary.json"],
+                          pic, err) as (st, at):
+            _check(C.am_joints_write(at("joints.npz"), self._c.joints, byref(err)), err)
+            _check(C.am_trc_write(at("joints.trc"), self._c.joints, byref(err)), err)
+            _check(C.am_triangulation_write(at("triangulation.npz"), self._p, self._det, byref(err)), err)
+            _check(C.am_triangulation_summary_write(at("summary.json"), self._p, self._det, byref(err)), err)
+            if report or render:
+                with open(at("summary.json"), "rb") as f:  # the page shows it as written
+                    summary = f.read()
+                pic.gate_text = summary
+                _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
 
     def __repr__(self):
         return (f"<anymove.Triangulation {self.camera_count} cameras, {self.frame_count} frames, "
@@ -1259,34 +1245,42 @@ class SolveResult:
         text = self.report.encode()
         pic.gate_text = text  # report.txt, shown as written
         pic.three_dir = _three_dir(three_dir) if report else None
-        names = ["motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"]
-        extra = (c_char_p * 4)()
-        n = ctypes.c_size_t(0)
-        C.am_pictures_names(byref(pic), extra, byref(n))
-        names += [extra[i].decode() for i in range(n.value)]
-        enc, enc_c = _cstrings(names)
         err = C.am_error()
-        with _Call() as call:
-            pic.ctx = call.ctx
-            st = C._OS()
-            _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
-            try:
-                at = lambda name: C.am_outset_path(st, name.encode())
-                _check(C.am_motion_write(mo._p, at("motion.json"), byref(err)), err)
-                _check(C.am_angles_csv_write(at("angles.csv"), rig._p, mo._p, byref(err)), err)
-                _check(C.am_angles_mot_write(at("angles.mot"), rig._p, mo._p, byref(err)), err)
-                _write_clips_glb(rig, [mo], ["capture"], at("animation.glb"), mesh=False)
-                _check(C.am_file_write(at("report.txt"), text, len(text), byref(err)), err)
-                _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
-            except BaseException:
-                C.am_outset_blame(st, byref(err))
-                C.am_outset_abort(st)
-                raise
-            _check(C.am_outset_commit(st, byref(err)), err)
+        with _picture_set(directory, ["motion.json", "animation.glb", "angles.csv", "angles.mot", "report.txt"],
+                          pic, err) as (st, at):
+            _check(C.am_motion_write(mo._p, at("motion.json"), byref(err)), err)
+            _check(C.am_angles_csv_write(at("angles.csv"), rig._p, mo._p, byref(err)), err)
+            _check(C.am_angles_mot_write(at("angles.mot"), rig._p, mo._p, byref(err)), err)
+            _write_clips_glb(rig, [mo], ["capture"], at("animation.glb"), mesh=False)
+            _check(C.am_file_write(at("report.txt"), text, len(text), byref(err)), err)
+            _check(C.am_pictures_write(byref(pic), st, byref(err)), err)
 
     def __repr__(self):
         px = ", ".join(f"{k} {v:.3g}" for k, v in self.reproj_px.items())
         return f"<anymove.SolveResult {self.motion.frame_count} frames, reprojection px: {px}>"
+
+
+@contextlib.contextmanager
+def _picture_set(directory, names, pic, err):
+    """The output set of a result's files (names) and its pictures (the members pic adds),
+    as the CLI's: yields (set, at), at(name) the path to write a member at; committed together
+    when the block ends, aborted (nothing left in directory) when it raises."""
+    extra = (c_char_p * 4)()
+    n = ctypes.c_size_t(0)
+    C.am_pictures_names(byref(pic), extra, byref(n))
+    names = list(names) + [extra[i].decode() for i in range(n.value)]
+    enc, enc_c = _cstrings(names)
+    with _Call() as call:
+        pic.ctx = call.ctx
+        st = C._OS()
+        _check(C.am_outset_open(_path(directory), enc_c, len(enc), byref(st), byref(err)), err)
+        try:
+            yield st, (lambda name: C.am_outset_path(st, name.encode()))
+        except BaseException:
+            C.am_outset_blame(st, byref(err))
+            C.am_outset_abort(st)
+            raise
+        _check(C.am_outset_commit(st, byref(err)), err)
 
 
 def _three_dir(given):

@@ -136,6 +136,22 @@ static void ami_exam_plants(const uint8_t *low, size_t T, const double *free_pos
     }
 }
 
+/* A plant shorter than 3 frames is not a plant: contact [T][C], column c. */
+static void ami_exam_drop_short_plants(uint8_t *contact, size_t T, size_t C, size_t c)
+{
+    for (size_t t = 0; t < T;) {
+        if (!contact[t * C + c]) {
+            t++;
+            continue;
+        }
+        size_t e = t;
+        while (e + 1 < T && contact[(e + 1) * C + c]) e++;
+        if (e - t + 1 < 3)
+            for (size_t k = t; k <= e; k++) contact[k * C + c] = 0;
+        t = e + 1;
+    }
+}
+
 /* A given motion as the truth (exam --motion): copied, and each contact planted where it is on
  * the ground (within 1.5 cm of its rest height) and still (under 2 mm a frame) for 3 frames or
  * more, the exam's own rule for a plant. */
@@ -162,17 +178,7 @@ static am_status ami_exam_given_truth(const am_rig *rig, const am_motion *given,
             const double *p = mo->joints + (t * J + j) * 3, *q = mo->joints + ((t ? t - 1 : t + 1) * J + j) * 3;
             ex->contact[t * C + c] = p[2] - rz < 0.015 && hypot(hypot(p[0] - q[0], p[1] - q[1]), p[2] - q[2]) < 2e-3;
         }
-        for (size_t t = 0; t < T;) {
-            if (!ex->contact[t * C + c]) {
-                t++;
-                continue;
-            }
-            size_t e = t;
-            while (e + 1 < T && ex->contact[(e + 1) * C + c]) e++;
-            if (e - t + 1 < 3)
-                for (size_t k = t; k <= e; k++) ex->contact[k * C + c] = 0;
-            t = e + 1;
-        }
+        ami_exam_drop_short_plants(ex->contact, T, C, c);
     }
     return AM_OK;
 }
@@ -331,18 +337,8 @@ static am_status ami_exam_random_truth(const am_rig *rig, am_exam *ex, ami_rng *
             }
             ex->contact[t * C + c] = cand[t] && miss < 1.5e-3;
         }
-        /* A plant shorter than 3 frames after the reach test is not a plant. */
-        for (size_t t = 0; t < T;) {
-            if (!ex->contact[t * C + c]) {
-                t++;
-                continue;
-            }
-            size_t e = t;
-            while (e + 1 < T && ex->contact[(e + 1) * C + c]) e++;
-            if (e - t + 1 < 3)
-                for (size_t k = t; k <= e; k++) ex->contact[k * C + c] = 0;
-            t = e + 1;
-        }
+        /* after the reach test */
+        ami_exam_drop_short_plants(ex->contact, T, C, c);
     }
 done:
     for (size_t e = 0; ev && e < nev; e++) {
