@@ -172,4 +172,32 @@ if printf '%s' "$out" | grep -q '^#SBATCH --partition=short$' &&
 expect slurm_malformed 2 'm4.csv:3: error' -- "$AM_BIN" batch m4.csv -o runss --slurm --dry-run
 expect slurm_no_sbatch 2 'sbatch' -- env PATH=/nonexistent "$AM_BIN" batch takes.csv -o runss --slurm
 expect slurm_options_need_slurm 2 'go with --slurm' -- "$AM_BIN" batch takes.csv -o runss --dry-run
+# --report: each take's step writes its report.html, RUNS/report.html lists every take (status,
+# exit, links to the take's report.html and log that resolve), a failed take shows its reason;
+# a take made without --report is rerun with it (the stamp records the flag)
+{ echo "take,command,args"
+  echo "r1,solve,ex1/det.npz --rig $W/rig.json --creature $W/creature.json"
+  echo "r2,solve,ex2/det.npz --rig $W/rig.json --creature $W/creature.json"
+  echo "rbad,solve,missing/det.npz --rig $W/rig.json"
+} > rep.csv
+expect batch_report_run 2 '3 takes: 2 ok, 0 skipped, 1 failed' -- "$AM_BIN" batch rep.csv -o runsr -j 2 --report -q
+if out=$(/usr/bin/python3 - runsr <<'PY' 2>&1
+import os, re, sys
+d = sys.argv[1]
+html = open(os.path.join(d, "report.html")).read()
+links = re.findall(r'href="([^"]+)"', html)
+for t in ("r1", "r2"):
+    assert os.path.getsize(os.path.join(d, t, "report.html")) > 0, t + " has no report.html"
+    assert t + "/report.html" in links, t + "'s report is not linked"
+for l in links:
+    assert os.path.exists(os.path.join(d, l)), "link " + l + " resolves to nothing"
+assert "rbad" in html and "missing/det.npz" in html, "the failed take or its reason is not on the page"
+print("%d links resolve, the failed take's reason shown" % len(links))
+PY
+); then am_pass "batch_report_page: $out"; else am_fail batch_report_page "$out"; fi
+expect batch_report_skips_done 2 '3 takes: 0 ok, 2 skipped, 1 failed' -- "$AM_BIN" batch rep.csv -o runsr -j 2 --report -q
+"$AM_BIN" batch rep.csv -o runsn -j 2 -q 2>/dev/null
+expect batch_report_reruns_takes_without 2 '3 takes: 2 ok, 0 skipped, 1 failed' -- "$AM_BIN" batch rep.csv -o runsn -j 2 --report -q
+if [ -s runsn/r1/report.html ] && [ -s runsn/report.html ]; then am_pass batch_report_after_rerun; else am_fail batch_report_after_rerun "no report.html"; fi
+
 am_done

@@ -4,7 +4,7 @@
 # Chromium with no console error, its viewer's joints equal motion.json's to 1e-4 of the body
 # size and its screenshot matches tests/data/render/report_solve.png (tests/cli/report_check.mjs).
 . "$(dirname "$0")/lib.sh"
-am_need_tool ffprobe ffmpeg node chromium /usr/bin/python3
+am_need_tool ffprobe ffmpeg node chromium jq /usr/bin/python3
 W="$AM_SOURCE/examples/creatures/wolf"
 WK="$AM_SOURCE/examples/walker"
 
@@ -100,4 +100,22 @@ else am_fail dataset_meta_matches_pictures "$out"; fi
 if diff -r "$TMP/ds" "$TMP/ds2" >/dev/null; then am_pass dataset_same_seed_same_files; else am_fail dataset_same_seed_same_files "two runs with --seed 4 differ"; fi
 "$AM_BIN" dataset --rig "$W/rig.json" --creature "$W/creature.json" --count 1 --seed 5 -o "$TMP/ds3" -q
 if ! cmp -s "$TMP/ds/0_meta.json" "$TMP/ds3/0_meta.json"; then am_pass dataset_seed_changes_pose; else am_fail dataset_seed_changes_pose "--seed 5 gave --seed 4's pose"; fi
+# rig-from-points --report --render: RIG.json and its pictures as one set; the page's viewer plays
+# the rig fitted through the points, whose joints are `anymove ik`'s on the same points to 1e-4
+# of the body size; its screenshot matches report_rig_from_points.png; an unwritable output exits
+# 2 with nothing written
+"$AM_BIN" exam --rig "$W/rig.json" --cameras 4 --seed 2 --frames 30 -o "$TMP/rfp/ex" -q
+"$AM_BIN" triangulate "$TMP/rfp/ex/det.npz" --cameras "$TMP/rfp/ex/calibration.toml" -o "$TMP/rfp/tri" -q
+E=$(jq -r '[.bones[] | select(.[2] != null) | "\(.[1])-\(.[2])"] | join(",")' "$W/rig.json")
+expect rig_from_points_report 0 "" -- bash -c "cd '$TMP/rfp' && '$AM_BIN' rig-from-points tri/joints.npz --edges '$E' -o rr/rig.json --report --render -q"
+miss=""
+for f in rig.json report.html report_three.js render_layout.png render_three_quarter.png; do [ -s "$TMP/rfp/rr/$f" ] || miss="$miss $f"; done
+if [ -z "$miss" ]; then am_pass rig_from_points_pictures_written; else am_fail rig_from_points_pictures_written "missing:$miss"; fi
+"$AM_BIN" ik "$TMP/rfp/tri/joints.npz" --rig "$TMP/rfp/rr/rig.json" -o "$TMP/rfp/ik" -q
+if out=$(node "$AM_SOURCE/tests/cli/report_check.mjs" "$TMP/rfp/rr/report.html" "$TMP/rfp/ik/motion.json" "$TMP/rfp_shot.png" "$AM_SOURCE/tests/data/render/report_rig_from_points.png" 2>&1); then
+  am_pass "rig_from_points_report_in_chromium: $out"; else am_fail rig_from_points_report_in_chromium "$out"; fi
+: > "$TMP/rfp/plain"
+expect rig_from_points_report_unwritable 2 "plain" -- "$AM_BIN" rig-from-points "$TMP/rfp/tri/joints.npz" --edges "$E" -o "$TMP/rfp/plain/rig.json" --report
+if [ ! -s "$TMP/rfp/plain" ]; then am_pass rig_from_points_unwritable_nothing; else am_fail rig_from_points_unwritable_nothing "plain changed"; fi
+
 am_done
