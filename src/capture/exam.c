@@ -184,7 +184,7 @@ static am_status ami_exam_given_truth(const am_rig *rig, const am_motion *given,
 }
 
 /* The exam's own truth: per-angle waves and events within the limits, a wandering root, and
- * the contacts pinned where they run low (ex->truth created, ex->contact sized). */
+ * the contacts pinned where they run low (ex->truth created, ex->contact sized); joints filled. */
 static am_status ami_exam_random_truth(const am_rig *rig, am_exam *ex, ami_rng *rng, am_error *err)
 {
     am_motion *mo = ex->truth;
@@ -340,6 +340,7 @@ static am_status ami_exam_random_truth(const am_rig *rig, am_exam *ex, ami_rng *
         /* after the reach test */
         ami_exam_drop_short_plants(ex->contact, T, C, c);
     }
+    st = am_motion_compute_joints(mo, rig, err);
 done:
     for (size_t e = 0; ev && e < nev; e++) {
         am_free(ev[e].on);
@@ -418,8 +419,7 @@ static am_status ami_exam_generate(const am_rig *rig, const am_creature *cr,
 
     st = given ? ami_exam_given_truth(rig, given, ex, err) : ami_exam_random_truth(rig, ex, &rng, err);
     if (st < 0) goto done;
-    am_motion *mo = ex->truth;
-    if ((st = am_motion_compute_joints(mo, rig, err)) < 0) goto done;
+    am_motion *mo = ex->truth; /* joints filled by either truth */
     ex->body_size = am_body_size(mo->joints, J, NULL);
 
     /* The reading. */
