@@ -1,5 +1,6 @@
 /* Per-call contexts: scopes on the calling thread, allocations that remember their allocator,
  * limits counted per call, warnings and progress. See core.h. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,29 @@ static bool ami_charge(am_scope *c, size_t size)
                                         __ATOMIC_RELAXED)) {
     }
     return true;
+}
+
+bool ami_foreign_charge(ami_foreign *charge, uint64_t bytes)
+{
+    assert(charge);
+    *charge = (ami_foreign){0};
+    am_scope *c = ami_top ? ami_top->counters : NULL;
+    if (!c) return true;
+    if (bytes > SIZE_MAX || !ami_charge(c, (size_t)bytes)) return false;
+    *charge = (ami_foreign){c, c->id, bytes};
+    return true;
+}
+
+void ami_foreign_refund(ami_foreign *charge)
+{
+    assert(charge);
+    am_scope *cur = ami_top;
+    /* only while the scope that was charged is still the current call's (its counters live) */
+    if (charge->counters && cur && cur->counters == charge->counters && cur->counters->id == charge->counters_id) {
+        uint64_t live = __atomic_load_n(&charge->counters->live_bytes, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&charge->counters->live_bytes, charge->bytes < live ? charge->bytes : live, __ATOMIC_RELAXED);
+    }
+    *charge = (ami_foreign){0};
 }
 
 /* Give size bytes back to the scope that counted them, if it is the current call's. */

@@ -95,6 +95,18 @@ am_status ami_budget_check_at(am_error *err, const char *file, uint64_t need, ui
                               const char *src_file, uint32_t src_line, const char *fmt, ...)
     AM_PRINTF(7, 8);
 
+/* Memory a library we call allocates with its own malloc (CHOLMOD's factor), counted against
+ * the current call's limits and in its peak like an am_alloc block, so a context's max_bytes
+ * bounds it too. ami_foreign_charge: false when that would go over max_bytes (nothing counted).
+ * The charge is given back by ami_foreign_refund to the scope that took it, whichever call is
+ * current then (a factor may outlive the call that made it: then nothing is refunded). */
+typedef struct ami_foreign {
+    am_scope *counters;
+    uint64_t counters_id, bytes;
+} ami_foreign;
+AM_NODISCARD bool ami_foreign_charge(ami_foreign *charge, uint64_t bytes);
+void ami_foreign_refund(ami_foreign *charge);
+
 /* Bytes one am_alloc'd block really takes beyond its payload: our 48-byte header plus the C
  * library's bookkeeping and rounding. Budgets of many small blocks (strings) count it. */
 #define AMI_ALLOC_OVERHEAD 64u

@@ -8,8 +8,10 @@
  *
  * NOTE: CHOLMOD allocates with SuiteSparse's process-wide malloc hooks, which we leave alone
  * (as jansson's): installing am_alloc there would change every other user of the library in
- * the process. Its memory is therefore not counted against a call's limits; the matrices we
- * hand it are. */
+ * the process. What it will hold is counted instead: the symbolic analysis gives the factor's
+ * exact size before the numeric work allocates it, and that size (plus the matrix copies and
+ * CHOLMOD's n-sized workspace) is charged to the calling context (ami_foreign_charge), so a
+ * context's max_bytes refuses a factor that would not fit, and its peak shows it. */
 #include <assert.h>
 #include <math.h>
 #include <string.h>
@@ -23,6 +25,7 @@ struct am_sparse_chol {
     size_t n;
     cholmod_common cm;  /* one per factor: CHOLMOD's workspace is not shared between calls */
     cholmod_factor *L;
+    ami_foreign charge; /* the factor's bytes, counted against the call that made it */
 };
 
 void am_sparse_cholesky_free(am_sparse_chol *f)
@@ -30,6 +33,7 @@ void am_sparse_cholesky_free(am_sparse_chol *f)
     if (!f) return;
     if (f->L) cholmod_free_factor(&f->L, &f->cm);
     cholmod_finish(&f->cm);
+    ami_foreign_refund(&f->charge);
     am_free(f);
 }
 
@@ -73,6 +77,18 @@ am_status am_sparse_cholesky(size_t n, size_t nnz, const int32_t *rows, const in
     if (!A) goto nomem;
     f->L = cholmod_analyze(A, &f->cm);
     if (!f->L) goto nomem;
+    {
+        /* supernodal L: xsize doubles and ssize ints; the input copies (A and T) and CHOLMOD's
+         * workspace (a few n-sized int and double arrays) live during the factorisation too */
+        uint64_t need = (uint64_t)f->L->xsize * sizeof(double) + (uint64_t)f->L->ssize * sizeof(int) +
+                        (uint64_t)nnz * 2 * (sizeof(double) + 2 * sizeof(int)) + (uint64_t)n * 8 * sizeof(double);
+        if (!ami_foreign_charge(&f->charge, need)) {
+            st = AMI_BUDGET_CHECK(err, NULL, need, 0, "the sparse Cholesky factor of %zu x %zu (%.0f nonzeros)", n,
+                                  n, f->cm.lnz);
+            if (st == AM_OK) st = AM_FAIL(err, AM_E_LIMIT, "the sparse Cholesky factor of %zu x %zu: over the call's allocation limit", n, n);
+            goto done;
+        }
+    }
     if (!cholmod_factorize(A, f->L, &f->cm) && f->cm.status != CHOLMOD_NOT_POSDEF) goto nomem;
     if (f->cm.status == CHOLMOD_NOT_POSDEF || f->L->minor < n) {
         st = AM_FAIL(err, AM_E_DEGENERATE, "sparse matrix not positive definite (column %zu)", (size_t)f->L->minor);

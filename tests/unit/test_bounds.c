@@ -10,6 +10,7 @@
 #include "anymove/bvh.h"
 #include "anymove/gltf.h"
 #include "anymove/io.h"
+#include "anymove/opt.h"
 #include "core/internal.h"
 
 #include <dirent.h>
@@ -712,6 +713,39 @@ static void files_are_read_only_inside_their_folder(void)
     AM_CHECK_STATUS(ami_file_read_within(dir, "/nonexistent/x", 0, &data, &len, &err), AM_E_READ);
 }
 
+
+static void sparse_factor_counted_against_the_scope(void)
+{
+    /* CHOLMOD allocates with its own malloc; the factor's size (known after the symbolic
+     * analysis) is charged to the call: a small max_bytes refuses it with AM_E_LIMIT before
+     * the numeric work, a large one lets it through and its peak shows the factor */
+    enum { N = 20000 };
+    int32_t *r = malloc(sizeof(int32_t) * 2 * N), *c = malloc(sizeof(int32_t) * 2 * N);
+    double *v = malloc(sizeof(double) * 2 * N);
+    AM_CHECK(r && c && v);
+    size_t k = 0;
+    for (int i = 0; i < N; i++) {
+        r[k] = c[k] = i, v[k++] = 3; /* 1D Laplacian + identity: positive definite */
+        if (i + 1 < N) r[k] = i + 1, c[k] = i, v[k++] = -1;
+    }
+    am_sparse_chol *f = NULL;
+    am_error err = {0};
+    am_scope sc;
+    am_context small = {.max_bytes = 256u << 10}, big = {.max_bytes = 256u << 20};
+    am_scope_enter(&sc, &small);
+    AM_CHECK_STATUS(am_sparse_cholesky(N, k, r, c, v, &f, &err), AM_E_LIMIT);
+    am_scope_leave(&sc, NULL);
+    AM_CHECK(f == NULL && strstr(err.info, "sparse Cholesky factor of 20000 x 20000"));
+    am_scope_enter(&sc, &big);
+    AM_CHECK_OK(am_sparse_cholesky(N, k, r, c, v, &f, &err), &err);
+    uint64_t peak = am_scope_peak_bytes(&sc);
+    am_sparse_cholesky_free(f);
+    am_scope_leave(&sc, NULL);
+    /* L alone: at least N diagonal and N-1 subdiagonal doubles */
+    AM_CHECK(peak >= (uint64_t)(2 * N - 1) * sizeof(double));
+    free(r), free(c), free(v);
+}
+
 #define AM_TESTS(X)                                                                              \
     X(names_map_finds_and_reports_duplicates)                                                    \
     X(rig_of_100k_bones_builds_in_linear_time)                                                   \
@@ -728,5 +762,6 @@ static void files_are_read_only_inside_their_folder(void)
     X(gltf_clip_length_budgeted_before_sampling)                                                 \
     X(frame_rates_outside_range_refused_at_load)                                                 \
     X(bvh_joint_name_with_nul_refused)                                                           \
-    X(files_are_read_only_inside_their_folder)
+    X(files_are_read_only_inside_their_folder)                                                   \
+    X(sparse_factor_counted_against_the_scope)
 AM_TEST_MAIN(AM_TESTS)
