@@ -1,5 +1,6 @@
-/* Wavefront OBJ meshes: `v` positions and `f` polygons (fan-triangulated); texture
- * coordinates, normals, groups, materials and every other statement are skipped. Face
+/* Wavefront OBJ meshes: `v` positions and `f` polygons (fan-triangulated). `vt`/`vn` lines are
+ * checked (numbers) and counted so a face's vt/vn indices are checked, but not kept; groups,
+ * materials and every other statement are skipped. Face
  * indices are 1-based, negative ones count back from the last vertex read (the OBJ rule), and
  * `f 1/2/3` takes the position index. Errors give the 1-based line and column. */
 #include <assert.h>
@@ -65,12 +66,12 @@ static am_status ami_obj_number(ami_obj *o, double *out)
     return AM_OK;
 }
 
-/* One face corner "v", "v/vt", "v//vn" or "v/vt/vn": the position index, 0-based. */
-static am_status ami_obj_corner(ami_obj *o, size_t vcount, int32_t *out)
+/* One 1-based OBJ index (negative counts back from the last of `count` read so far) to 0-based;
+ * `what` names the list in the message ("vertex", "texture coordinate", "normal"). */
+static am_status ami_obj_index(ami_obj *o, const char **tp, size_t count, const char *what, int32_t *out)
 {
-    ami_obj_space(o);
-    uint32_t col = ami_obj_col(o);
-    const char *t = o->s;
+    const char *t = *tp;
+    uint32_t col = (uint32_t)(t - o->line_start) + 1; /* the column of this index, not the corner */
     bool neg = t < o->end && *t == '-';
     if (neg) t++;
     long long v = 0;
@@ -80,16 +81,38 @@ static am_status ami_obj_corner(ami_obj *o, size_t vcount, int32_t *out)
         if (v > INT32_MAX) return AM_FAIL_AT(o->err, AM_E_LIMIT, o->source, o->line, col, "face index too large");
         t++;
     }
-    if (t == d0) return AM_FAIL_AT(o->err, AM_E_SYNTAX, o->source, o->line, col, "expected a vertex index");
-    while (t < o->end && (*t == '/' || (*t >= '0' && *t <= '9') || *t == '-')) t++;
+    if (t == d0) return AM_FAIL_AT(o->err, AM_E_SYNTAX, o->source, o->line, col, "expected a %s index", what);
+    long long idx = neg ? (long long)count - v : v - 1;
+    if (v == 0 || idx < 0 || idx >= (long long)count)
+        return AM_FAIL_AT(o->err, AM_E_VALUE, o->source, o->line, col, "face %s index %s%lld refers to none (%zu read so far)",
+                          what, neg ? "-" : "", v, count);
+    *tp = t;
+    *out = (int32_t)idx;
+    return AM_OK;
+}
+
+/* One face corner "v", "v/vt", "v//vn" or "v/vt/vn": the position index, 0-based. The vt and vn
+ * indices are checked against the `vt`/`vn` lines read so far (a dangling one is a broken file
+ * even though this reader keeps only positions). */
+static am_status ami_obj_corner(ami_obj *o, size_t vcount, size_t vtcount, size_t vncount, int32_t *out)
+{
+    ami_obj_space(o);
+    uint32_t col = ami_obj_col(o);
+    const char *t = o->s;
+    int32_t idx = 0, unused = 0;
+    AMI_TRY(ami_obj_index(o, &t, vcount, "vertex", &idx));
+    if (t < o->end && *t == '/') {
+        t++;
+        if (t < o->end && *t != '/') AMI_TRY(ami_obj_index(o, &t, vtcount, "texture coordinate", &unused));
+        if (t < o->end && *t == '/') {
+            t++;
+            AMI_TRY(ami_obj_index(o, &t, vncount, "normal", &unused));
+        }
+    }
     if (t < o->end && !isspace((unsigned char)*t) && *t != '#')
         return AM_FAIL_AT(o->err, AM_E_SYNTAX, o->source, o->line, col, "bad face corner");
-    long long idx = neg ? (long long)vcount - v : v - 1;
-    if (v == 0 || idx < 0 || idx >= (long long)vcount)
-        return AM_FAIL_AT(o->err, AM_E_VALUE, o->source, o->line, col,
-                          "face index %s%lld refers to no vertex (%zu read so far)", neg ? "-" : "", v, vcount);
     o->s = t;
-    *out = (int32_t)idx;
+    *out = idx;
     return AM_OK;
 }
 
@@ -107,7 +130,7 @@ static bool ami_obj_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static am_status ami_obj_parse(ami_obj *o, const am_obj_opts *opts, am_mesh *m)
 {
-    size_t vcap = 0, fcap = 0;
+    size_t vcap = 0, fcap = 0, vtcount = 0, vncount = 0;
     int32_t poly[3];
     while (o->s < o->end) {
         o->line_start = o->s;
@@ -125,11 +148,19 @@ static am_status ami_obj_parse(ami_obj *o, const am_obj_opts *opts, am_mesh *m)
                       AM_E_NOMEM, "%zu vertices", m->vertex_count + 1);
             for (int k = 0; k < 3; k++) m->positions[m->vertex_count * 3 + (size_t)k] = (float)(w[k] * s);
             m->vertex_count++;
+        } else if ((kn == 2 && kw[0] == 'v' && kw[1] == 't') || (kn == 2 && kw[0] == 'v' && kw[1] == 'n')) {
+            /* counted so face corners can be checked; u (and v, w) or the normal must be numbers */
+            double c = 0;
+            int need = kw[1] == 't' ? 1 : 3;
+            for (int k = 0; k < need; k++) AMI_TRY(ami_obj_number(o, &c));
+            while (!ami_obj_eol(o)) AMI_TRY(ami_obj_number(o, &c));
+            if (kw[1] == 't') vtcount++;
+            else vncount++;
         } else if (kn == 1 && kw[0] == 'f') {
             size_t corners = 0;
             while (!ami_obj_eol(o)) {
                 int32_t c = 0;
-                AMI_TRY(ami_obj_corner(o, m->vertex_count, &c));
+                AMI_TRY(ami_obj_corner(o, m->vertex_count, vtcount, vncount, &c));
                 if (corners < 2) {
                     poly[corners] = c;
                 } else {

@@ -51,6 +51,12 @@ static void obj_reads_polygons_and_refuses_garbage(void)
     AM_CHECK(m->vertex_count == 4 && m->triangle_count == 2);
     AM_CHECK(m->triangles[3] == 0 && m->triangles[4] == 2 && m->triangles[5] == 3);
     am_mesh_free(m);
+    /* v/vt/vn triples, v//vn and negative vt/vn indices are checked and give the position index */
+    static const char tri[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0 0\nvn 0 0 1\n"
+                              "f 1/1/1 2/-1/-1 3//1\nf -3/2 -2/-2 -1/1\n";
+    AM_CHECK_OK(am_obj_read_mem(tri, strlen(tri), "t.obj", &zup, &m, &err), &err);
+    AM_CHECK(m->triangle_count == 2 && m->triangles[2] == 2 && m->triangles[3] == 0 && m->triangles[5] == 2);
+    am_mesh_free(m);
     /* Y up by default: file (x, y, z) is world (x, -z, y) */
     static const char one[] = "v 1 2 3\n";
     AM_CHECK_OK(am_obj_read_mem(one, strlen(one), "p.obj", NULL, &m, &err), &err);
@@ -61,7 +67,12 @@ static void obj_reads_polygons_and_refuses_garbage(void)
         am_status want;
         uint32_t line;
     } bad[] = {{"v 0 0\n", AM_E_SYNTAX, 1}, {"v 0 0 0\nf 1 2 3\n", AM_E_VALUE, 2}, {"v 0 0 0\nf 1 1\n", AM_E_SYNTAX, 2},
-               {"v 0 0 inf\n", AM_E_NONFINITE, 1}, {"# nothing\n", AM_E_EMPTY, 0}, {"v 0 0 0\nf 1 x 1\n", AM_E_SYNTAX, 2}};
+               {"v 0 0 inf\n", AM_E_NONFINITE, 1}, {"# nothing\n", AM_E_EMPTY, 0}, {"v 0 0 0\nf 1 x 1\n", AM_E_SYNTAX, 2},
+               /* texture coordinate / normal indices that name no `vt`/`vn` line, a NaN uv, a bad slash form */
+               {"v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n", AM_E_VALUE, 3}, {"v 0 0 0\nf 1/1 1/1 1/1\n", AM_E_VALUE, 2},
+               {"v 0 0 0\nvt 0 0\nf 1/-2 1/1 1/1\n", AM_E_VALUE, 3}, {"v 0 0 0\nvn 0 0 1\nf 1//2 1//1 1//1\n", AM_E_VALUE, 3},
+               {"v 0 0 0\nvt nan 0\n", AM_E_NONFINITE, 2}, {"v 0 0 0\nvn 0 1\n", AM_E_SYNTAX, 2},
+               {"v 0 0 0\nvt 0 0\nf 1/1/ 1/1 1/1\n", AM_E_SYNTAX, 3}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         am_status s = am_obj_read_mem(bad[i].text, strlen(bad[i].text), "bad.obj", NULL, &m, &err);
         AM_CHECK_MSG(s == bad[i].want && (bad[i].line == 0 || err.line == bad[i].line),
