@@ -192,7 +192,7 @@ int am_cmd_bind(int argc, char **argv)
                               .triangle_count = mesh->triangle_count, .triangles = mesh->triangles,
                               .influences = 4, .bone_index = br->bone_index, .weights = br->weight,
                               .colors = colors, .normals = gm ? gm->normals : NULL,
-                              .texcoords = gm ? gm->texcoords : NULL, .look = look,
+                              .texcoords = gm ? gm->texcoords : NULL, .texcoords1 = gm ? gm->texcoords1 : NULL, .look = look,
                               .part_count = part_count, .parts = parts};
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);
