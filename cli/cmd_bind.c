@@ -26,7 +26,7 @@ static void ami_bind_help(FILE *out)
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
             "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
-            "look (normals, TEXCOORD_0, materials, textures and images, embedded). Validator-clean.\n\n"
+            "look (normals, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded). Validator-clean.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
