@@ -26,7 +26,7 @@ static void ami_bind_help(FILE *out)
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
             "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
-            "look (normals, TEXCOORD_0, materials, textures and images, embedded). Validator-clean.\n\n"
+            "look (normals, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded). Validator-clean.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -192,7 +192,7 @@ int am_cmd_bind(int argc, char **argv)
                               .triangle_count = mesh->triangle_count, .triangles = mesh->triangles,
                               .influences = 4, .bone_index = br->bone_index, .weights = br->weight,
                               .colors = colors, .normals = gm ? gm->normals : NULL,
-                              .texcoords = gm ? gm->texcoords : NULL, .look = look,
+                              .texcoords = gm ? gm->texcoords : NULL, .texcoords1 = gm ? gm->texcoords1 : NULL, .look = look,
                               .part_count = part_count, .parts = parts};
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);

@@ -18,6 +18,7 @@ void am_gltf_meshes_free(am_gltf_meshes *m)
     am_free(m->skin_weight);
     am_free(m->normals);
     am_free(m->texcoords);
+    am_free(m->texcoords1);
     am_free(m);
 }
 
@@ -38,7 +39,7 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
     am_status st = AM_OK;
     if (!g || !local || !world) goto nomem;
     size_t V = 0, F = 0, P = 0, skipped = 0;
-    bool all_normals = true, any_uv = false;
+    bool all_normals = true, any_uv = false, any_uv1 = false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t n = 0; n < doc->node_count; n++) {
             int32_t mi = doc->nodes[n].mesh;
@@ -54,12 +55,15 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                 const am_gltf_accessor *ia = pr->indices >= 0 && (size_t)pr->indices < doc->accessor_count
                                                  ? &doc->accessors[pr->indices] : NULL;
                 size_t nf = (ia ? ia->count : pa->count) / 3;
-                const am_gltf_accessor *na = ami_acc(doc, pr->normal, 3), *ta = ami_acc(doc, pr->texcoord0, 2);
+                const am_gltf_accessor *na = ami_acc(doc, pr->normal, 3), *ta = ami_acc(doc, pr->texcoord0, 2),
+                                       *t1 = ami_acc(doc, pr->texcoord1, 2);
                 if (na && na->count < pa->count) na = NULL;
                 if (ta && ta->count < pa->count) ta = NULL;
+                if (t1 && t1->count < pa->count) t1 = NULL;
                 if (pass == 0) {
                     all_normals &= na != NULL;
                     any_uv |= ta != NULL;
+                    any_uv1 |= t1 != NULL;
                 }
                 if (pass == 1) {
                     g->parts[P] = (am_gltf_part){(int32_t)n, mi, p, V, pa->count, F, nf, pr->material};
@@ -80,6 +84,7 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                         }
                     }
                     if (g->texcoords && ta) memcpy(g->texcoords + V * 2, ta->data, pa->count * 2 * sizeof(float));
+                    if (g->texcoords1 && t1) memcpy(g->texcoords1 + V * 2, t1->data, pa->count * 2 * sizeof(float));
                     for (size_t v = 0; v < pa->count; v++) {
                         double q[3] = {pa->data[v * 3], pa->data[v * 3 + 1], pa->data[v * 3 + 2]}, r[3], w[3];
                         am_mat4_mul_point(W, q, r);
@@ -127,6 +132,8 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
         if (all_normals && !(g->normals = am_alloc_array(V * 3, sizeof(float)))) goto nomem;
         if (any_uv && !(g->texcoords = am_alloc_array(V * 2, sizeof(float)))) goto nomem;
         if (g->texcoords) memset(g->texcoords, 0, V * 2 * sizeof(float));
+        if (any_uv1 && !(g->texcoords1 = am_alloc_array(V * 2, sizeof(float)))) goto nomem;
+        if (g->texcoords1) memset(g->texcoords1, 0, V * 2 * sizeof(float));
         if (!g->mesh.positions || !g->mesh.triangles || !g->parts) goto nomem;
         am_gltf_sample_local(doc, -1, 0.0, local);
         am_gltf_world_from_local(doc, local, world);

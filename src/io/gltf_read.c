@@ -1006,6 +1006,7 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             AMI_TRY(ami_get_index(c, at, pa.s, "JOINTS_0", false, na, &pr->joints0));
             AMI_TRY(ami_get_index(c, at, pa.s, "WEIGHTS_0", false, na, &pr->weights0));
             AMI_TRY(ami_get_index(c, at, pa.s, "TEXCOORD_0", false, na, &pr->texcoord0));
+            AMI_TRY(ami_get_index(c, at, pa.s, "TEXCOORD_1", false, na, &pr->texcoord1));
             AMI_TRY(ami_get_index(c, po, pp.s, "material", false,
                                   json_array_size(json_object_get(root, "materials")), &pr->material));
             AMI_TRY(ami_check_accessor(c, pr->position, 3, pa.s));
@@ -1013,6 +1014,7 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             AMI_TRY(ami_check_accessor(c, pr->joints0, 4, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->weights0, 4, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->texcoord0, 2, pa.s));
+            AMI_TRY(ami_check_accessor(c, pr->texcoord1, 2, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->indices, 1, pa.s));
             if (pr->joints0 >= 0 && !doc->accessors[pr->joints0].ints)
                 return AM_FAIL(c->err, AM_E_FORMAT, "%s.JOINTS_0: not an integer accessor",

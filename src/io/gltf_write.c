@@ -448,6 +448,8 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
     }
     for (size_t i = 0; m->normals && i < m->vertex_count * 3; i++)
         AMI_CHECK(err, isfinite(m->normals[i]), AM_E_NONFINITE, "mesh vertex %zu normal", i / 3);
+    for (size_t i = 0; m->texcoords1 && i < m->vertex_count * 2; i++)
+        AMI_CHECK(err, isfinite(m->texcoords1[i]), AM_E_NONFINITE, "mesh vertex %zu TEXCOORD_1", i / 2);
     for (size_t i = 0; m->texcoords && i < m->vertex_count * 2; i++)
         AMI_CHECK(err, isfinite(m->texcoords[i]), AM_E_NONFINITE, "mesh vertex %zu texcoord", i / 2);
     assert(m->parts || m->part_count == 0);
@@ -647,7 +649,7 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
 }
 typedef struct ami_doc {
     int32_t ibm;
-    int32_t position, normal, joints0, weights0, color0, texcoord0, indices; /* -1 if absent */
+    int32_t position, normal, joints0, weights0, color0, texcoord0, texcoord1, indices; /* -1 if absent */
     int32_t *part_indices;   /* [parts] index accessor of each part, when the mesh has parts */
     int mode;
     json_t *look;            /* the look document's JSON (materials, textures, ...), or NULL */
@@ -680,7 +682,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
         st = AM_FAIL(err, AM_E_NOMEM, "mesh of %zu vertices", V);
         goto done;
     }
-    d->normal = d->indices = d->texcoord0 = -1;
+    d->normal = d->indices = d->texcoord0 = d->texcoord1 = -1;
     d->mode = 4;
     if (!m) {
         ami_bone_mesh(rig, rest, pos, nrm, jts, wts);
@@ -731,6 +733,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
     d->weights0 = ami_put_f32(g, wts, V, 4, AMI_GL_ARRAY_BUFFER, false);
     d->color0 = m && m->colors ? ami_put_f32(g, m->colors, V, 4, AMI_GL_ARRAY_BUFFER, false) : -1;
     if (m && m->texcoords) d->texcoord0 = ami_put_f32(g, m->texcoords, V, 2, AMI_GL_ARRAY_BUFFER, false);
+    if (m && m->texcoords1) d->texcoord1 = ami_put_f32(g, m->texcoords1, V, 2, AMI_GL_ARRAY_BUFFER, false);
     /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
     int itype = V <= 65535 ? AMI_GL_UNSIGNED_SHORT : AMI_GL_UNSIGNED_INT;
     if (idx && m->part_count) {
@@ -1038,6 +1041,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
         ami_jw_int(w, "POSITION", d.position);
         if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
         if (d.texcoord0 >= 0) ami_jw_int(w, "TEXCOORD_0", d.texcoord0);
+        if (d.texcoord1 >= 0) ami_jw_int(w, "TEXCOORD_1", d.texcoord1);
         ami_jw_int(w, "JOINTS_0", d.joints0);
         ami_jw_int(w, "WEIGHTS_0", d.weights0);
         if (d.color0 >= 0) ami_jw_int(w, "COLOR_0", d.color0);
