@@ -26,7 +26,7 @@ static void ami_bind_help(FILE *out)
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
             "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
-            "look (normals, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded). Validator-clean.\n\n"
+            "look (normals, tangents, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded). Validator-clean.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -67,10 +67,12 @@ static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mes
 }
 
 /* Normals follow the prep's turn (a similarity: its linear part over its scale). */
-static void ami_bind_turn_normals(float *normals, size_t n, const double M[16])
+/* Directions (normals, or tangents: stride 4, their w left as it is) turned by the prep's
+ * rotation (its scale is uniform, so normals need no inverse transpose). */
+static void ami_bind_turn_normals(float *normals, size_t n, size_t stride, const double M[16])
 {
     for (size_t v = 0; v < n; v++) {
-        float *q = normals + 3 * v;
+        float *q = normals + stride * v;
         double r[3];
         for (int k = 0; k < 3; k++) r[k] = M[4 * k] * q[0] + M[4 * k + 1] * q[1] + M[4 * k + 2] * q[2];
         double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
@@ -160,7 +162,8 @@ int am_cmd_bind(int argc, char **argv)
         if (cr && cr->has_prep && (s = am_prep_transform(mesh, &cr->prep, M, &err)) == AM_OK)
         {
             am_mesh_transform(mesh, M);
-            if (gm && gm->normals) ami_bind_turn_normals(gm->normals, mesh->vertex_count, M);
+            if (gm && gm->normals) ami_bind_turn_normals(gm->normals, mesh->vertex_count, 3, M);
+            if (gm && gm->tangents) ami_bind_turn_normals(gm->tangents, mesh->vertex_count, 4, M);
         }
         if (s != AM_OK) am_error_set_file(&err, model);
         size_after = am_body_size_f32(mesh->positions, mesh->vertex_count, NULL);
@@ -192,7 +195,8 @@ int am_cmd_bind(int argc, char **argv)
                               .triangle_count = mesh->triangle_count, .triangles = mesh->triangles,
                               .influences = 4, .bone_index = br->bone_index, .weights = br->weight,
                               .colors = colors, .normals = gm ? gm->normals : NULL,
-                              .texcoords = gm ? gm->texcoords : NULL, .texcoords1 = gm ? gm->texcoords1 : NULL, .look = look,
+                              .texcoords = gm ? gm->texcoords : NULL, .texcoords1 = gm ? gm->texcoords1 : NULL,
+                              .tangents = gm ? gm->tangents : NULL, .look = look,
                               .part_count = part_count, .parts = parts};
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);

@@ -63,6 +63,8 @@ typedef struct am_gltf_mesh_in {
     const float *normals;           /* [V][3] unit normals, world axes, or NULL */
     const float *texcoords;         /* [V][2] TEXCOORD_0, or NULL */
     const float *texcoords1;        /* [V][2] TEXCOORD_1 (a second UV set, e.g. lightmaps), or NULL */
+    const float *tangents;          /* [V][4] TANGENT: unit xyz, world axes, w = +-1 (the
+                                       bitangent's sign), or NULL; written only with normals */
     /* The look of the model the mesh came from (bind keeps it): with look (a document loaded
      * with AM_GLTF_KEEP_SOURCE), its materials, textures, samplers and images (embedded) are
      * written, and each part is one primitive with its material; without parts, the triangles
@@ -156,7 +158,7 @@ typedef struct am_gltf_skin {
 
 typedef struct am_gltf_primitive {
     int mode;                /* 0 POINTS ... 4 TRIANGLES (default) */
-    int32_t position, normal, joints0, weights0, texcoord0, texcoord1, indices; /* accessor indices or -1 */
+    int32_t position, normal, tangent, joints0, weights0, texcoord0, texcoord1, indices; /* accessor indices or -1 */
     int32_t material;        /* index into the document's materials or -1 */
     size_t target_count;
     int32_t *target_position; /* [targets] accessor of POSITION deltas or -1 */
@@ -314,6 +316,8 @@ typedef struct am_gltf_meshes {
     float *texcoords;          /* [V][2] TEXCOORD_0 (0, 0 in primitives without), NULL when no
                                   primitive has one */
     float *texcoords1;         /* [V][2] TEXCOORD_1, the same way */
+    float *tangents;           /* [V][4] TANGENT (unit xyz in world axes, w kept) when every
+                                  primitive has tangents and normals, else NULL */
 } am_gltf_meshes;
 
 /* Gather the meshes. Primitives that are not triangle lists are left out with a warning.

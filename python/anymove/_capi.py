@@ -483,7 +483,7 @@ class am_gltf_mesh_in(Structure):
     _fields_ = [("vertex_count", c_size_t), ("positions", _fp), ("triangle_count", c_size_t),
                 ("triangles", POINTER(c_int32)), ("influences", c_size_t),
                 ("bone_index", POINTER(c_int32)), ("weights", _fp), ("colors", _fp),
-                ("normals", _fp), ("texcoords", _fp), ("texcoords1", _fp), ("look", c_void_p), ("part_count", c_size_t),
+                ("normals", _fp), ("texcoords", _fp), ("texcoords1", _fp), ("tangents", _fp), ("look", c_void_p), ("part_count", c_size_t),
                 ("parts", c_void_p)]
 
 

@@ -19,6 +19,7 @@ void am_gltf_meshes_free(am_gltf_meshes *m)
     am_free(m->normals);
     am_free(m->texcoords);
     am_free(m->texcoords1);
+    am_free(m->tangents);
     am_free(m);
 }
 
@@ -39,7 +40,7 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
     am_status st = AM_OK;
     if (!g || !local || !world) goto nomem;
     size_t V = 0, F = 0, P = 0, skipped = 0;
-    bool all_normals = true, any_uv = false, any_uv1 = false;
+    bool all_normals = true, all_tangents = true, any_uv = false, any_uv1 = false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t n = 0; n < doc->node_count; n++) {
             int32_t mi = doc->nodes[n].mesh;
@@ -56,12 +57,14 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                                                  ? &doc->accessors[pr->indices] : NULL;
                 size_t nf = (ia ? ia->count : pa->count) / 3;
                 const am_gltf_accessor *na = ami_acc(doc, pr->normal, 3), *ta = ami_acc(doc, pr->texcoord0, 2),
-                                       *t1 = ami_acc(doc, pr->texcoord1, 2);
+                                       *t1 = ami_acc(doc, pr->texcoord1, 2), *tg = ami_acc(doc, pr->tangent, 4);
                 if (na && na->count < pa->count) na = NULL;
                 if (ta && ta->count < pa->count) ta = NULL;
                 if (t1 && t1->count < pa->count) t1 = NULL;
+                if (tg && tg->count < pa->count) tg = NULL;
                 if (pass == 0) {
                     all_normals &= na != NULL;
+                    all_tangents &= tg != NULL;
                     any_uv |= ta != NULL;
                     any_uv1 |= t1 != NULL;
                 }
@@ -81,6 +84,24 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                             if (len > 0) am_vec3_scale(w, 1.0 / len, w);
                             else w[2] = 1;
                             for (int k = 0; k < 3; k++) g->normals[(V + v) * 3 + (size_t)k] = (float)w[k];
+                        }
+                    }
+                    if (g->tangents) {
+                        /* a tangent lies in the surface: it goes by the node's linear part itself;
+                         * w (the bitangent's handedness) flips when that part mirrors */
+                        double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]};
+                        double flip = am_mat3_det(A) < 0 ? -1 : 1;
+                        for (size_t v = 0; v < pa->count; v++) {
+                            const float *t = tg->data + v * 4;
+                            double q[3] = {t[0], t[1], t[2]}, r[3], w[3];
+                            am_mat3_mul_vec3(A, q, r);
+                            am_gltf_to_world(r, w);
+                            double len = am_vec3_norm(w);
+                            if (len > 0) am_vec3_scale(w, 1.0 / len, w);
+                            else w[0] = 1;
+                            float *o = g->tangents + (V + v) * 4;
+                            for (int k = 0; k < 3; k++) o[k] = (float)w[k];
+                            o[3] = (float)(t[3] * flip < 0 ? -1 : 1);
                         }
                     }
                     if (g->texcoords && ta) memcpy(g->texcoords + V * 2, ta->data, pa->count * 2 * sizeof(float));
@@ -130,6 +151,8 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
             if (!g->skin_joint || !g->skin_weight) goto nomem;
         }
         if (all_normals && !(g->normals = am_alloc_array(V * 3, sizeof(float)))) goto nomem;
+        /* glTF ignores tangents given without normals */
+        if (all_normals && all_tangents && !(g->tangents = am_alloc_array(V * 4, sizeof(float)))) goto nomem;
         if (any_uv && !(g->texcoords = am_alloc_array(V * 2, sizeof(float)))) goto nomem;
         if (g->texcoords) memset(g->texcoords, 0, V * 2 * sizeof(float));
         if (any_uv1 && !(g->texcoords1 = am_alloc_array(V * 2, sizeof(float)))) goto nomem;

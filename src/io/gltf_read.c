@@ -1003,6 +1003,7 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             size_t na = doc->accessor_count;
             AMI_TRY(ami_get_index(c, at, pa.s, "POSITION", false, na, &pr->position));
             AMI_TRY(ami_get_index(c, at, pa.s, "NORMAL", false, na, &pr->normal));
+            AMI_TRY(ami_get_index(c, at, pa.s, "TANGENT", false, na, &pr->tangent));
             AMI_TRY(ami_get_index(c, at, pa.s, "JOINTS_0", false, na, &pr->joints0));
             AMI_TRY(ami_get_index(c, at, pa.s, "WEIGHTS_0", false, na, &pr->weights0));
             AMI_TRY(ami_get_index(c, at, pa.s, "TEXCOORD_0", false, na, &pr->texcoord0));
@@ -1015,6 +1016,7 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             AMI_TRY(ami_check_accessor(c, pr->weights0, 4, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->texcoord0, 2, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->texcoord1, 2, pa.s));
+            AMI_TRY(ami_check_accessor(c, pr->tangent, 4, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->indices, 1, pa.s));
             if (pr->joints0 >= 0 && !doc->accessors[pr->joints0].ints)
                 return AM_FAIL(c->err, AM_E_FORMAT, "%s.JOINTS_0: not an integer accessor",

@@ -448,6 +448,8 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
     }
     for (size_t i = 0; m->normals && i < m->vertex_count * 3; i++)
         AMI_CHECK(err, isfinite(m->normals[i]), AM_E_NONFINITE, "mesh vertex %zu normal", i / 3);
+    for (size_t i = 0; m->tangents && i < m->vertex_count * 4; i++)
+        AMI_CHECK(err, isfinite(m->tangents[i]), AM_E_NONFINITE, "mesh vertex %zu tangent", i / 4);
     for (size_t i = 0; m->texcoords1 && i < m->vertex_count * 2; i++)
         AMI_CHECK(err, isfinite(m->texcoords1[i]), AM_E_NONFINITE, "mesh vertex %zu TEXCOORD_1", i / 2);
     for (size_t i = 0; m->texcoords && i < m->vertex_count * 2; i++)
@@ -649,7 +651,7 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
 }
 typedef struct ami_doc {
     int32_t ibm;
-    int32_t position, normal, joints0, weights0, color0, texcoord0, texcoord1, indices; /* -1 if absent */
+    int32_t position, normal, tangent, joints0, weights0, color0, texcoord0, texcoord1, indices; /* -1 if absent */
     int32_t *part_indices;   /* [parts] index accessor of each part, when the mesh has parts */
     int mode;
     json_t *look;            /* the look document's JSON (materials, textures, ...), or NULL */
@@ -672,6 +674,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
     size_t V = m ? m->vertex_count : B * AMI_BONE_FACES * 3;
     float *pos = am_alloc_array(V * 3, sizeof *pos);
     float *nrm = m ? NULL : am_alloc_array(V * 3, sizeof *nrm);
+    float *tan4 = NULL; /* TANGENT in glTF axes, with normals only */
     float *wts = am_alloc_array(V * 4, sizeof *wts);
     uint32_t *jts = am_alloc_array(V * 4, sizeof *jts);
     int32_t *scr_b = NULL;
@@ -682,7 +685,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
         st = AM_FAIL(err, AM_E_NOMEM, "mesh of %zu vertices", V);
         goto done;
     }
-    d->normal = d->indices = d->texcoord0 = d->texcoord1 = -1;
+    d->normal = d->tangent = d->indices = d->texcoord0 = d->texcoord1 = -1;
     d->mode = 4;
     if (!m) {
         ami_bone_mesh(rig, rest, pos, nrm, jts, wts);
@@ -720,6 +723,21 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
                     am_gltf_from_world(wn, gl);
                     for (size_t c = 0; c < 3; c++) nrm[v * 3 + c] = (float)gl[c];
                 }
+                if (m->tangents) {
+                    tan4 = am_alloc_array(V * 4, sizeof *tan4);
+                    if (!tan4) {
+                        st = AM_FAIL(err, AM_E_NOMEM, "tangents of %zu vertices", V);
+                        goto done;
+                    }
+                    for (size_t v = 0; v < V; v++) {
+                        const float *t = m->tangents + v * 4;
+                        double wt[3] = {t[0], t[1], t[2]}, gl[3];
+                        am_gltf_from_world(wt, gl);
+                        double len = am_vec3_norm(gl);
+                        for (size_t c = 0; c < 3; c++) tan4[v * 4 + c] = (float)(len > 0 ? gl[c] / len : c == 0);
+                        tan4[v * 4 + 3] = t[3] < 0 ? -1.0f : 1.0f;
+                    }
+                }
             }
         } else {
             d->mode = 0;
@@ -727,6 +745,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
     }
     d->position = ami_put_f32(g, pos, V, 3, AMI_GL_ARRAY_BUFFER, true);
     if (nrm) d->normal = ami_put_f32(g, nrm, V, 3, AMI_GL_ARRAY_BUFFER, false);
+    if (nrm && tan4) d->tangent = ami_put_f32(g, tan4, V, 4, AMI_GL_ARRAY_BUFFER, false);
     /* 256 bones would fit bytes too; the brief keeps bytes strictly below 256 bones. */
     d->joints0 = ami_put_uint(g, jts, V, 4, B < 256 ? AMI_GL_UNSIGNED_BYTE : AMI_GL_UNSIGNED_SHORT,
                               AMI_GL_ARRAY_BUFFER);
@@ -751,6 +770,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
 done:
     am_free(pos);
     am_free(nrm);
+    am_free(tan4);
     am_free(wts);
     am_free(jts);
     am_free(scr_b);
@@ -1040,6 +1060,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
         ami_jw_record(w, "attributes");
         ami_jw_int(w, "POSITION", d.position);
         if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
+        if (d.tangent >= 0) ami_jw_int(w, "TANGENT", d.tangent);
         if (d.texcoord0 >= 0) ami_jw_int(w, "TEXCOORD_0", d.texcoord0);
         if (d.texcoord1 >= 0) ami_jw_int(w, "TEXCOORD_1", d.texcoord1);
         ami_jw_int(w, "JOINTS_0", d.joints0);

@@ -107,6 +107,77 @@ u0, u1 = acc(p['TEXCOORD_0']), acc(p['TEXCOORD_1'])
 assert len(u0) > 0 and max(abs(x - y) for x, y in zip(u0, u1)) == 0, 'TEXCOORD_1 differs'
 PY
 ); then am_pass bind_uv1_kept; else am_fail bind_uv1_kept "$out"; fi
+# TANGENT survives bind and the prep's turn: the Knight (normals, two UV sets) given tangents
+# perpendicular to its normals (t = normalize(n x Y) in the mesh's own axes), w = +1 where u < 0.5
+# else -1, bound as it is and turned 90 degrees: both validator-clean with TANGENT and TEXCOORD_1,
+# tangents unit and perpendicular to the normals, w following u, and the turned file's tangents
+# the unturned ones turned by the same rotation that turns its normals.
+$PY - "$KN" "$TMP/knight_tan.glb" <<'PY' || am_fail bind_tangent_make "could not write knight_tan.glb"
+import json, struct, sys
+import numpy as np
+b = open(sys.argv[1], 'rb').read()
+n = struct.unpack_from('<I', b, 12)[0]
+j = json.loads(b[20:20 + n])
+blen = struct.unpack_from('<I', b, 20 + n)[0]
+bin_ = bytearray(b[20 + n + 8:20 + n + 8 + blen])
+def acc(i, k):
+    a = j['accessors'][i]; v = j['bufferViews'][a['bufferView']]
+    o = v.get('byteOffset', 0) + a.get('byteOffset', 0)
+    return np.frombuffer(bytes(bin_), np.float32, a['count'] * k, o).reshape(-1, k)
+for m in j['meshes']:
+    for p in m['primitives']:
+        at = p['attributes']
+        nrm, uv = acc(at['NORMAL'], 3), acc(at['TEXCOORD_0'], 2)
+        t = np.cross(nrm, [0, 1, 0])
+        bad = np.linalg.norm(t, axis=1) < 1e-3
+        t[bad] = [1, 0, 0]
+        t /= np.linalg.norm(t, axis=1)[:, None]
+        t4 = np.concatenate([t, np.where(uv[:, :1] < 0.5, 1.0, -1.0)], axis=1).astype(np.float32)
+        bin_ += b'\0' * (-len(bin_) % 4)
+        j['bufferViews'].append({'buffer': 0, 'byteOffset': len(bin_), 'byteLength': t4.nbytes, 'target': 34962})
+        bin_ += t4.tobytes()
+        j['accessors'].append({'bufferView': len(j['bufferViews']) - 1, 'componentType': 5126, 'count': len(t4), 'type': 'VEC4'})
+        at['TANGENT'] = len(j['accessors']) - 1
+bin_ += b'\0' * (-len(bin_) % 4)
+j['buffers'][0]['byteLength'] = len(bin_)
+t = json.dumps(j, separators=(',', ':')).encode()
+t += b' ' * (-len(t) % 4)
+body = struct.pack('<II', len(t), 0x4E4F534A) + t + struct.pack('<II', len(bin_), 0x004E4942) + bytes(bin_)
+open(sys.argv[2], 'wb').write(struct.pack('<III', 0x46546C67, 2, 12 + len(body)) + body)
+PY
+expect bind_tangent_plain 0 '"given": false' -- "$AM_BIN" bind "$TMP/knight_tan.glb" --rig "$TMP/knrig/rig.json" -o "$TMP/knight_tan_plain.glb" -q
+expect bind_tangent_plain_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/knight_tan_plain.glb"
+expect bind_tangent 0 '"given": true' -- "$AM_BIN" bind "$TMP/knight_tan.glb" --rig "$TMP/knrig/rig.json" --creature "$TMP/turn.json" -o "$TMP/knight_tan_out.glb" -q
+expect bind_tangent_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/knight_tan_out.glb"
+if out=$($PY - "$TMP/knight_tan_plain.glb" "$TMP/knight_tan_out.glb" <<'PY' 2>&1
+import json, struct, sys
+import numpy as np
+def read(path):
+    b = open(path, 'rb').read()
+    n = struct.unpack_from('<I', b, 12)[0]
+    j = json.loads(b[20:20 + n]); bin_ = b[20 + n + 8:]
+    def acc(i, k):
+        a = j['accessors'][i]; v = j['bufferViews'][a['bufferView']]
+        o = v.get('byteOffset', 0) + a.get('byteOffset', 0)
+        return np.frombuffer(bin_, np.float32, a['count'] * k, o).reshape(-1, k).astype(float)
+    p = j['meshes'][0]['primitives'][0]['attributes']
+    assert 'TANGENT' in p and 'TEXCOORD_1' in p, 'no TANGENT or TEXCOORD_1: %s' % sorted(p)
+    return acc(p['TANGENT'], 4), acc(p['NORMAL'], 3), acc(p['TEXCOORD_0'], 2)
+(t0, n0, uv0), (t1, n1, uv1) = read(sys.argv[1]), read(sys.argv[2])
+assert len(t0) == len(t1) > 1000
+for t, n, uv in ((t0, n0, uv0), (t1, n1, uv1)):
+    assert np.abs(np.linalg.norm(t[:, :3], axis=1) - 1).max() < 1e-5, 'tangents not unit'
+    assert np.abs((t[:, :3] * n).sum(axis=1)).max() < 2e-3, 'tangents not perpendicular to the normals'
+    assert (t[:, 3] == np.where(uv[:, 0] < 0.5, 1, -1)).all(), 'w not kept'
+# the rotation that turns the normals (Kabsch), then the tangents by it
+U, _, Vt = np.linalg.svd(n1.T @ n0)
+R = U @ np.diag([1, 1, np.linalg.det(U @ Vt)]) @ Vt
+assert np.abs(n0 @ R.T - n1).max() < 1e-3, 'normals are not one rotation apart'
+assert abs(np.degrees(np.arccos((np.trace(R) - 1) / 2)) - 90) < 0.1, 'the turn is not 90 degrees'
+err = np.abs(t0[:, :3] @ R.T - t1[:, :3]).max()
+assert err < 1e-3, 'tangents not turned with the normals: %g' % err
+PY
+); then am_pass bind_tangent_kept; else am_fail bind_tangent_kept "$out"; fi
 expect pack_fox 0 'wrote .*fox.glb: 1 clip, [0-9]+ bytes' -- "$AM_BIN" pack "$TMP/foxrig/motion.json" --rig "$TMP/foxrig/rig.json" --mesh "$TMP/fox.glb" -o "$TMP/foxpack/fox.glb"
 expect pack_fox_validator 0 '"errors":0,"warnings":0' -- "$AM_VALIDATOR" "$TMP/foxpack/fox.glb"
 if out=$($PY - "$FOX" "$TMP/fox.glb" "$TMP/foxpack/fox.glb" "$KN" "$TMP/knight.glb" <<'PY' 2>&1
