@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "anymove/metrics.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
 
@@ -62,26 +63,43 @@ static am_status ami_take_read(const char *path, ami_take *k, am_error *err)
     json_t *joints = json_object_get(doc, "joints"), *names = json_object_get(doc, "joint_names"),
            *contacts = json_object_get(doc, "contacts");
     k->frames = json_array_size(joints);
-    double slide = 0;
-    size_t n = 0;
-    const char *key;
-    json_t *list;
-    if (json_is_object(contacts))
-        json_object_foreach(contacts, key, list) {
-            size_t j = SIZE_MAX;
-            for (size_t i = 0; i < json_array_size(names); i++)
-                if (json_is_string(json_array_get(names, i)) && strcmp(json_string_value(json_array_get(names, i)), key) == 0) j = i;
-            if (j == SIZE_MAX) continue;
-            for (size_t c = 0; c < json_array_size(list); c++) {
-                double a = ami_num(json_array_get(json_array_get(list, c), 0)), b = ami_num(json_array_get(json_array_get(list, c), 1));
-                if (!(a >= 0 && b > a && b < (double)k->frames)) continue;
-                json_t *pa = json_array_get(json_array_get(joints, (size_t)a), j), *pb = json_array_get(json_array_get(joints, (size_t)b), j);
-                double dx = ami_num(json_array_get(pb, 0)) - ami_num(json_array_get(pa, 0));
-                double dy = ami_num(json_array_get(pb, 1)) - ami_num(json_array_get(pa, 1));
-                if (isfinite(dx) && isfinite(dy)) slide += 100 * hypot(dx, dy), n++;
+    /* Foot slide through the library's metric (the one score solve uses, horizontal here): the
+     * fitted joints [T][J][3] and, per contact joint, its intervals [a, b] as a frame mask. */
+    size_t T = k->frames, J = json_array_size(names);
+    double *P = T && J ? am_alloc_array(T * J * 3, sizeof *P) : NULL;
+    uint8_t *mask = T ? am_alloc(T) : NULL;
+    am_slide_acc slide = {0};
+    if ((T && J && !P) || (T && !mask)) {
+        am_free(P);
+        am_free(mask);
+        json_decref(doc);
+        return AM_FAIL(err, AM_E_NOMEM, "%s: out of memory for the foot slide", path);
+    }
+    if (P && mask) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t j = 0; j < J; j++)
+                for (size_t c = 0; c < 3; c++)
+                    P[(t * J + j) * 3 + c] = ami_num(json_array_get(json_array_get(json_array_get(joints, t), j), c));
+        const char *key;
+        json_t *list;
+        if (json_is_object(contacts))
+            json_object_foreach(contacts, key, list) {
+                size_t j = SIZE_MAX;
+                for (size_t i = 0; i < J; i++)
+                    if (json_is_string(json_array_get(names, i)) && strcmp(json_string_value(json_array_get(names, i)), key) == 0) j = i;
+                if (j == SIZE_MAX) continue;
+                memset(mask, 0, T);
+                for (size_t c = 0; c < json_array_size(list); c++) {
+                    double a = ami_num(json_array_get(json_array_get(list, c), 0)), b = ami_num(json_array_get(json_array_get(list, c), 1));
+                    if (!(a >= 0 && b > a)) continue;
+                    for (size_t t = (size_t)lround(a); t <= (size_t)lround(b) && t < T; t++) mask[t] = 1;
+                }
+                am_foot_slide_add(P, T, J, j, mask, true, &slide);
             }
-        }
-    k->slide = n ? slide / (double)n : NAN;
+    }
+    am_free(P);
+    am_free(mask);
+    k->slide = slide.plants ? 100 * slide.sum / (double)slide.plants : NAN;
     json_decref(doc);
     double rp_mean = isfinite(k->front) && isfinite(k->side) ? 0.5 * (k->front + k->side) : NAN;
     if (isfinite(k->paw)) k->rank = k->paw >= 0.8 ? 0 : k->paw >= 0.5 ? 1 : 2;
