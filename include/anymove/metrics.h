@@ -85,6 +85,21 @@ typedef struct am_slide_acc {
 void am_foot_slide_add(const double *joints, size_t frames, size_t joint_count, size_t joint,
                        const uint8_t *contact, bool horizontal, am_slide_acc *acc);
 
+/* Reprojection error of fitted joints against a det (the number solve stores as motion.json's
+ * reproj_px): joints [T][J][3] named joint_names, through each det camera's calibration (found
+ * by name in cal) against its seen detections (conf > 0, finite pixel). Camera c's frame k is the
+ * joints' frame k + offset (offsets[c] when offsets is given, e.g. motion.json's time_offsets,
+ * else the det's time_offset, else 0), the joints interpolated between frames for a fractional
+ * offset; det joints not among joint_names, and points that do not project, are left out.
+ * mean_px [C]: the mean over every seen detection of camera c, NaN when none (or the camera is
+ * not in cal). series [C][T] (may be NULL): per joints' frame, the mean over that frame's joints.
+ * AM_E_NOMEM only; prints nothing. */
+struct am_mdet;
+struct am_calib;
+AM_NODISCARD am_status am_reproj_cameras(const struct am_mdet *det, const struct am_calib *cal, const double *joints,
+                                         size_t T, const char *const *joint_names, size_t J,
+                                         const double *offsets, double *mean_px, double *series, am_error *err);
+
 /* Plausible body sizes in metres: from a small insect or a hand (5 cm) to a large dinosaur
  * (20 m). A body outside is almost always a file in other units. */
 #define AM_UNITS_MIN_BODY 0.05

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anymove/camera.h"
 #include "anymove/capture.h"
 #include "anymove/metrics.h"
 #include "anymove/math.h"
+#include "anymove/mocap.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
 
@@ -222,4 +224,49 @@ void am_foot_slide_add(const double *joints, size_t frames, size_t joint_count, 
         }
         s = e + 1;
     }
+}
+
+am_status am_reproj_cameras(const am_mdet *d, const am_calib *cal, const double *joints, size_t T,
+                            const char *const *joint_names, size_t J, const double *offsets, double *mean_px,
+                            double *series, am_error *err)
+{
+    assert(d && cal && mean_px && (joints || !T));
+    size_t C = d->camera_count, DT = d->frame_count, DJ = d->joint_count;
+    int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
+    if (!rj) return AM_FAIL(err, AM_E_NOMEM, "reprojection");
+    for (size_t j = 0; j < DJ; j++) {
+        rj[j] = -1;
+        for (size_t k = 0; k < J && rj[j] < 0; k++)
+            if (strcmp(joint_names[k], d->names[j]) == 0) rj[j] = (int32_t)k;
+    }
+    am_reals uvs = am_mdet_uv(d), cfs = am_mdet_conf(d);
+    for (size_t c = 0; c < C; c++) {
+        int ci = am_calib_find(cal, d->cameras[c]);
+        double off = offsets ? offsets[c] : d->time_offset ? d->time_offset[c] : 0.0, all = 0.0;
+        size_t seen = 0;
+        mean_px[c] = NAN;
+        for (size_t t = 0; t < T; t++) {
+            if (series) series[c * T + t] = NAN;
+            double k = round((double)t - off), ft = k + off;
+            if (ci < 0 || k < 0 || k >= (double)DT || ft < 0 || ft > (double)(T - 1)) continue;
+            size_t f0 = (size_t)floor(ft), f1 = f0 + 1 < T ? f0 + 1 : f0;
+            double w = ft - (double)f0, sum = 0.0;
+            size_t n = 0;
+            for (size_t j = 0; j < DJ; j++) {
+                size_t at = (c * DT + (size_t)k) * DJ + j;
+                double uv[2] = {am_reals_at(uvs, 2 * at), am_reals_at(uvs, 2 * at + 1)}, p[3], pu[2];
+                if (rj[j] < 0 || !(am_reals_at(cfs, at) > 0) || !isfinite(uv[0] + uv[1])) continue;
+                for (int e = 0; e < 3; e++)
+                    p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
+                if (!isfinite(p[0] + p[1] + p[2]) || !am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
+                sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
+                n++;
+            }
+            if (n && series) series[c * T + t] = sum / (double)n;
+            all += sum, seen += n;
+        }
+        if (seen) mean_px[c] = all / (double)seen;
+    }
+    am_free(rj);
+    return AM_OK;
 }
