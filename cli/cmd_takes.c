@@ -7,22 +7,32 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "anymove/camera.h"
+#include "anymove/metrics.h"
+#include "anymove/mocap.h"
+#include "anymove/rig.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
 
 static void ami_takes_help(FILE *out)
 {
     fprintf(out,
-            "usage: anymove takes RUNS_DIR -o TAKES.csv [--quiet]\n\n"
+            "usage: anymove takes RUNS_DIR -o TAKES.csv [--creature CREATURE.json] [--quiet]\n\n"
             "Scores every take under RUNS_DIR (each folder holding a motion.json written by\n"
             "`anymove solve`, with its det.npz when it is there) and writes one CSV row per take,\n"
             "best first: take, verdict, paw_agreement (SPEC 5: mean over the feet that move),\n"
-            "reproj_front_px, reproj_side_px, lag_frames (the views' best constant lag),\n"
-            "foot_slide_cm (mean horizontal drift of a planted contact joint over its contact),\n"
+            "reproj_front_px, reproj_side_px (two views), reproj_mean_px (mean over the cameras),\n"
+            "reproj_source (det: recomputed from the take's det.npz, the fitted joints through the\n"
+            "two views of --creature's layout, the wolf's without it, or through the\n"
+            "calibration.toml beside an N-camera det.npz; motion: motion.json's reproj_px as solve\n"
+            "stored it, when there is no det.npz or no calibration for it), lag_frames (the\n"
+            "views' best constant lag), foot_slide_cm (the farthest horizontal drift of a planted\n"
+            "contact joint from where it was planted, mean over the contacts; docs/capture.md),\n"
             "frames, det. The verdict is the capture skill's gate: paw agreement 0.8 or more keep,\n"
             "0.5-0.8 look (watch the showcase), under 0.5 reroll (the video model animated the\n"
             "views differently); a take whose feet barely move (no paw agreement) is judged by its\n"
-            "mean reprojection error instead (8 px or less keep, up to 15 px look, else reroll).\n\n"
+            "mean reprojection error instead (8 px or less keep, up to 15 px look, else reroll).\n"
+            "A motion.json or det.npz that cannot be read stops with exit 2 naming the file.\n\n"
             "examples:\n"
             "  anymove exam --rig examples/creatures/wolf/rig.json --creature examples/creatures/wolf/creature.json \\\n"
             "               --seed 3 -o out/runs/wolf/exam3\n"
@@ -35,55 +45,151 @@ typedef struct {
     char *take;
     const char *verdict;
     int rank;
-    double paw, front, side, lag, slide;
+    double paw, front, side, mean, lag, slide;
     size_t frames;
-    bool det;
+    bool det, from_det;
 } ami_take;
 
 typedef struct {
     ami_take *t;
     size_t n, cap;
     const char *root;
+    const am_layout *layout; /* the two views' cameras for a two-view det.npz */
     am_error *err;
     am_status st;
 } ami_takes;
 
 static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-static am_status ami_take_read(const char *path, ami_take *k, am_error *err)
+/* Reprojection per camera of the fitted joints P [T][J][3] (names from motion.json) against
+ * the take's det.npz: a two-view det through the layout's two cameras, an N-camera one through
+ * the calibration.toml beside it (none: the row keeps motion.json's numbers). The cameras'
+ * clocks as the fit saw them: a time-warped two-view solve fitted front(t + lag) at frame t
+ * (src/capture/sync.c), so the front camera's offset is -lag; N cameras take motion.json's
+ * time_offsets (else the det's). */
+static am_status ami_take_reproj(const char *det_path, const am_layout *L, json_t *doc, const double *P, size_t T,
+                                 json_t *names, size_t J, ami_take *k, am_error *err)
+{
+    am_mdet *d = NULL;
+    am_calib *cal = NULL;
+    const char **jn = am_alloc_array(J + 1, sizeof(char *));
+    double *mean = NULL;
+    if (!jn) return AM_FAIL(err, AM_E_NOMEM, "%s: reprojection", det_path);
+    for (size_t j = 0; j < J; j++) jn[j] = json_is_string(json_array_get(names, j)) ? json_string_value(json_array_get(names, j)) : "";
+    am_status s = am_mdet_load(det_path, &d, err);
+    if (s == AM_OK && d->two_view) {
+        s = am_cameras_from_layout(L, &cal, err);
+    } else if (s == AM_OK) {
+        char cp[4096];
+        const char *sl = strrchr(det_path, '/');
+        snprintf(cp, sizeof cp, "%.*scalibration.toml", sl ? (int)(sl - det_path + 1) : 0, det_path);
+        struct stat st;
+        am_calib_read_opts ro = {0};
+        if (stat(cp, &st) == 0) s = am_calib_load(cp, &ro, &cal, err);
+    }
+    if (s == AM_OK && cal && !(mean = am_alloc_array(d->camera_count + 1, sizeof *mean))) s = AM_FAIL(err, AM_E_NOMEM, "%s: reprojection", det_path);
+    double *off = s == AM_OK && cal ? am_alloc_array(d->camera_count + 1, sizeof *off) : NULL;
+    if (s == AM_OK && cal && !off) s = AM_FAIL(err, AM_E_NOMEM, "%s: reprojection", det_path);
+    if (s == AM_OK && cal) {
+        json_t *sync = json_object_get(doc, "sync"), *to = json_object_get(doc, "time_offsets");
+        bool warped = json_is_true(json_object_get(sync, "time_warped"));
+        double lag = ami_num(json_object_get(sync, "best_lag_frames"));
+        for (size_t c = 0; c < d->camera_count; c++) {
+            double o = ami_num(json_object_get(to, d->cameras[c]));
+            off[c] = d->two_view ? (warped && isfinite(lag) && strcmp(d->cameras[c], "front") == 0 ? -lag : 0.0)
+                     : isfinite(o) ? o : d->time_offset ? d->time_offset[c] : 0.0;
+        }
+        s = am_reproj_cameras(d, cal, P, T, jn, J, off, mean, NULL, err);
+    }
+    am_free(off);
+    if (s == AM_OK && cal) {
+        k->from_det = true;
+        k->front = k->side = NAN;
+        double sum = 0;
+        size_t n = 0;
+        for (size_t c = 0; c < d->camera_count; c++) {
+            if (d->two_view && strcmp(d->cameras[c], "front") == 0) k->front = mean[c];
+            if (d->two_view && strcmp(d->cameras[c], "side") == 0) k->side = mean[c];
+            if (isfinite(mean[c])) sum += mean[c], n++;
+        }
+        k->mean = n ? sum / (double)n : NAN;
+    }
+    am_free(mean);
+    am_free(jn);
+    am_calib_free(cal);
+    am_mdet_free(d);
+    return s;
+}
+
+static am_status ami_take_read(const char *path, const char *det_path, const am_layout *L, ami_take *k, am_error *err)
 {
     json_t *doc = NULL;
     AMI_TRY(ami_json_load_file(path, 0, &doc, err));
     json_t *rp = json_object_get(doc, "reproj_px"), *sync = json_object_get(doc, "sync");
     k->front = ami_num(json_object_get(rp, "front"));
     k->side = ami_num(json_object_get(rp, "side"));
+    {
+        /* motion.json's mean: over its cameras (the two views, or N named ones; front_x_only is
+         * a second reading of the front camera, not a camera) */
+        const char *key;
+        json_t *val;
+        double sum = 0;
+        size_t n = 0;
+        if (json_is_object(rp))
+            json_object_foreach(rp, key, val) if (strcmp(key, "front_x_only") != 0 && isfinite(ami_num(val))) sum += ami_num(val), n++;
+        k->mean = n ? sum / (double)n : NAN;
+    }
     k->paw = ami_num(json_object_get(json_object_get(sync, "paw_agreement"), "score"));
     k->lag = ami_num(json_object_get(sync, "best_lag_frames"));
     json_t *joints = json_object_get(doc, "joints"), *names = json_object_get(doc, "joint_names"),
            *contacts = json_object_get(doc, "contacts");
     k->frames = json_array_size(joints);
-    double slide = 0;
-    size_t n = 0;
-    const char *key;
-    json_t *list;
-    if (json_is_object(contacts))
-        json_object_foreach(contacts, key, list) {
-            size_t j = SIZE_MAX;
-            for (size_t i = 0; i < json_array_size(names); i++)
-                if (json_is_string(json_array_get(names, i)) && strcmp(json_string_value(json_array_get(names, i)), key) == 0) j = i;
-            if (j == SIZE_MAX) continue;
-            for (size_t c = 0; c < json_array_size(list); c++) {
-                double a = ami_num(json_array_get(json_array_get(list, c), 0)), b = ami_num(json_array_get(json_array_get(list, c), 1));
-                if (!(a >= 0 && b > a && b < (double)k->frames)) continue;
-                json_t *pa = json_array_get(json_array_get(joints, (size_t)a), j), *pb = json_array_get(json_array_get(joints, (size_t)b), j);
-                double dx = ami_num(json_array_get(pb, 0)) - ami_num(json_array_get(pa, 0));
-                double dy = ami_num(json_array_get(pb, 1)) - ami_num(json_array_get(pa, 1));
-                if (isfinite(dx) && isfinite(dy)) slide += 100 * hypot(dx, dy), n++;
+    /* Foot slide through the library's metric (the one score solve uses, horizontal here): the
+     * fitted joints [T][J][3] and, per contact joint, its intervals [a, b] as a frame mask. */
+    size_t T = k->frames, J = json_array_size(names);
+    double *P = T && J ? am_alloc_array(T * J * 3, sizeof *P) : NULL;
+    uint8_t *mask = T ? am_alloc(T) : NULL;
+    am_slide_acc slide = {0};
+    if ((T && J && !P) || (T && !mask)) {
+        am_free(P);
+        am_free(mask);
+        json_decref(doc);
+        return AM_FAIL(err, AM_E_NOMEM, "%s: out of memory for the foot slide", path);
+    }
+    if (P && mask) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t j = 0; j < J; j++)
+                for (size_t c = 0; c < 3; c++)
+                    P[(t * J + j) * 3 + c] = ami_num(json_array_get(json_array_get(json_array_get(joints, t), j), c));
+        const char *key;
+        json_t *list;
+        if (json_is_object(contacts))
+            json_object_foreach(contacts, key, list) {
+                size_t j = SIZE_MAX;
+                for (size_t i = 0; i < J; i++)
+                    if (json_is_string(json_array_get(names, i)) && strcmp(json_string_value(json_array_get(names, i)), key) == 0) j = i;
+                if (j == SIZE_MAX) continue;
+                memset(mask, 0, T);
+                for (size_t c = 0; c < json_array_size(list); c++) {
+                    double a = ami_num(json_array_get(json_array_get(list, c), 0)), b = ami_num(json_array_get(json_array_get(list, c), 1));
+                    if (!(a >= 0 && b > a)) continue;
+                    for (size_t t = (size_t)lround(a); t <= (size_t)lround(b) && t < T; t++) mask[t] = 1;
+                }
+                am_foot_slide_add(P, T, J, j, mask, true, &slide);
             }
-        }
-    k->slide = n ? slide / (double)n : NAN;
+    }
+    am_status rs = AM_OK;
+    if (det_path && (!T || !J)) rs = AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "no joints to reproject against %s", det_path);
+    else if (det_path) rs = ami_take_reproj(det_path, L, doc, P, T, names, J, k, err);
+    am_free(P);
+    am_free(mask);
+    if (rs != AM_OK) {
+        json_decref(doc);
+        return rs;
+    }
+    k->slide = slide.plants ? 100 * slide.sum / (double)slide.plants : NAN;
     json_decref(doc);
-    double rp_mean = isfinite(k->front) && isfinite(k->side) ? 0.5 * (k->front + k->side) : NAN;
+    double rp_mean = k->mean;
     if (isfinite(k->paw)) k->rank = k->paw >= 0.8 ? 0 : k->paw >= 0.5 ? 1 : 2;
     else k->rank = !isfinite(rp_mean) ? 1 : rp_mean <= 8 ? 0 : rp_mean <= 15 ? 1 : 2;
     static const char *const v[] = {"keep", "look", "reroll"};
@@ -111,7 +217,7 @@ static int ami_visit(ami_takes *w, const char *path)
     struct stat st;
     k->det = stat(det, &st) == 0;
     if (!k->take) return w->st = AM_FAIL(w->err, AM_E_NOMEM, "takes"), 1;
-    if ((w->st = ami_take_read(path, k, w->err)) != AM_OK) {
+    if ((w->st = ami_take_read(path, k->det ? det : NULL, w->layout, k, w->err)) != AM_OK) {
         am_free(k->take);
         return 1;
     }
@@ -150,8 +256,8 @@ static int ami_take_cmp(const void *a, const void *b)
     if (x->rank != y->rank) return x->rank - y->rank;
     double px = isfinite(x->paw) ? x->paw : -1, py = isfinite(y->paw) ? y->paw : -1;
     if (px != py) return px > py ? -1 : 1;
-    double rx = isfinite(x->front + x->side) ? x->front + x->side : INFINITY;
-    double ry = isfinite(y->front + y->side) ? y->front + y->side : INFINITY;
+    double rx = isfinite(x->mean) ? x->mean : INFINITY;
+    double ry = isfinite(y->mean) ? y->mean : INFINITY;
     if (rx != ry) return rx < ry ? -1 : 1;
     return strcmp(x->take, y->take);
 }
@@ -164,7 +270,7 @@ static void ami_csv_num(am_buf *b, double v, const char *fmt)
 
 int am_cmd_takes(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *v;
+    const char *dir = NULL, *out = NULL, *creature = NULL, *v;
     for (int i = 1; i < argc; i++) {
         if (am_cli_is_help(argv[i])) {
             ami_takes_help(stdout);
@@ -172,6 +278,8 @@ int am_cmd_takes(int argc, char **argv)
         } else if (am_cli_flag(argv[i], "--quiet") || am_cli_flag(argv[i], "-q")) {
         } else if ((v = am_cli_value(argc, argv, &i, "--out")) || (v = am_cli_value(argc, argv, &i, "-o"))) {
             out = v;
+        } else if ((v = am_cli_value(argc, argv, &i, "--creature"))) {
+            creature = v;
         } else if (argv[i][0] == '-') {
             return am_cli_usage("takes", "unknown option or missing value '%s'", argv[i]);
         } else {
@@ -187,10 +295,18 @@ int am_cmd_takes(int argc, char **argv)
         AM_FAIL_AT(&err, AM_E_READ, dir, 0, 0, "not a folder of takes");
         return am_cli_fail("takes", &err);
     }
+    am_layout L;
+    am_layout_default(&L);
+    if (creature) {
+        am_creature *cr = NULL;
+        if (am_creature_load(creature, &cr, &err) != AM_OK) return am_cli_fail("takes", &err);
+        L = cr->layout;
+        am_creature_free(cr);
+    }
     am_outset *set = NULL;
     int rc = am_cli_outputs("takes", out, NULL, 0, &set);
     if (rc) return rc;
-    ami_takes w = {.root = dir, .err = &err};
+    ami_takes w = {.root = dir, .layout = &L, .err = &err};
     char path[4096];
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
@@ -204,7 +320,7 @@ int am_cmd_takes(int argc, char **argv)
     if (s == AM_OK) {
         qsort(w.t, w.n, sizeof *w.t, ami_take_cmp);
         am_buf b = {0};
-        am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,lag_frames,foot_slide_cm,frames,det\n");
+        am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,reproj_mean_px,reproj_source,lag_frames,foot_slide_cm,frames,det\n");
         for (size_t i = 0; i < w.n; i++) {
             const ami_take *k = &w.t[i];
             bool quote = strpbrk(k->take, ",\"\n") != NULL;
@@ -219,6 +335,8 @@ int am_cmd_takes(int argc, char **argv)
             ami_csv_num(&b, k->paw, "%.3f");
             ami_csv_num(&b, k->front, "%.2f");
             ami_csv_num(&b, k->side, "%.2f");
+            ami_csv_num(&b, k->mean, "%.2f");
+            am_buf_printf(&b, "%s,", k->from_det ? "det" : "motion");
             ami_csv_num(&b, k->lag, "%.0f");
             ami_csv_num(&b, k->slide, "%.2f");
             am_buf_printf(&b, "%zu,%s\n", k->frames, k->det ? "yes" : "no");

@@ -71,6 +71,35 @@ AM_NODISCARD am_status am_joint_position_error(const double *pred, const double 
                                                const uint8_t *mask, double *out_per_joint,
                                                am_stats *out, am_error *err);
 
+/* Foot slide (SPEC 5): how far a contact joint drifts while it is planted. joints [T][J][3];
+ * contact [T], nonzero on the frames where joint `joint` is planted. Each maximal run of planted
+ * frames is one plant; its drift is the farthest distance of the joint from where it was on the
+ * plant's first frame (horizontal: x and y only, else 3D), in the joints' units. Frames with a
+ * NaN position (missing) are left out, and so is a plant whose first frame is missing. The plants
+ * are added to acc (zero it before the first call), so one accumulator sums every foot of a take:
+ * mean = acc.sum / acc.plants. Asserts joint < J and non-NULL arrays (programmer errors). */
+typedef struct am_slide_acc {
+    double sum, max;   /* sum and largest of the plants' drifts */
+    size_t plants;
+} am_slide_acc;
+void am_foot_slide_add(const double *joints, size_t frames, size_t joint_count, size_t joint,
+                       const uint8_t *contact, bool horizontal, am_slide_acc *acc);
+
+/* Reprojection error of fitted joints against a det (the number solve stores as motion.json's
+ * reproj_px): joints [T][J][3] named joint_names, through each det camera's calibration (found
+ * by name in cal) against its seen detections (conf > 0, finite pixel). Camera c's frame k is the
+ * joints' frame k + offset (offsets[c] when offsets is given, e.g. motion.json's time_offsets,
+ * else the det's time_offset, else 0), the joints interpolated between frames for a fractional
+ * offset; det joints not among joint_names, and points that do not project, are left out.
+ * mean_px [C]: the mean over every seen detection of camera c, NaN when none (or the camera is
+ * not in cal). series [C][T] (may be NULL): per joints' frame, the mean over that frame's joints.
+ * AM_E_NOMEM only; prints nothing. */
+struct am_mdet;
+struct am_calib;
+AM_NODISCARD am_status am_reproj_cameras(const struct am_mdet *det, const struct am_calib *cal, const double *joints,
+                                         size_t T, const char *const *joint_names, size_t J,
+                                         const double *offsets, double *mean_px, double *series, am_error *err);
+
 /* Plausible body sizes in metres: from a small insect or a hand (5 cm) to a large dinosaur
  * (20 m). A body outside is almost always a file in other units. */
 #define AM_UNITS_MIN_BODY 0.05

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anymove/camera.h"
 #include "anymove/capture.h"
+#include "anymove/metrics.h"
 #include "anymove/math.h"
+#include "anymove/mocap.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
 
@@ -116,8 +119,7 @@ am_status am_capture_score_motion(const am_capture_truth *tr, const am_motion *m
     out->contact_precision = out->contact_recall = NAN;
     json_t *contacts = extra ? json_object_get(extra, "contacts") : NULL;
     size_t tp = 0, fp = 0, fn = 0;
-    double slide_sum = 0.0, slide_max = 0.0;
-    size_t plants = 0;
+    am_slide_acc slide = {0};
     const size_t C = tr->contact_count;
     uint8_t *pred = am_alloc(T + 1);
     for (size_t ci = 0; ci < C && pred; ci++) {
@@ -137,35 +139,19 @@ am_status am_capture_score_motion(const am_capture_truth *tr, const am_motion *m
             fp += !truth && pred[t];
             fn += truth && !pred[t];
         }
-        /* Slide: the predicted joint's farthest excursion from its position at the plant's start. */
+        /* Slide over the true plants: the predicted joint's farthest excursion from the plant's start (3D). */
         int j = ami_find_name(tr->names, J, tr->contact_names[ci]);
         int mj = j >= 0 ? map[j] : -1;
         if (mj < 0) continue;
-        for (size_t s = 0; s < T;) {
-            if (!tr->contact[s * C + ci]) {
-                s++;
-                continue;
-            }
-            size_t e = s;
-            while (e + 1 < T && tr->contact[(e + 1) * C + ci]) e++;
-            const double *p0 = mo->joints + (s * MJ + (size_t)mj) * 3;
-            double drift = 0.0;
-            for (size_t t = s; t <= e; t++) {
-                double d = am_vec3_dist(mo->joints + (t * MJ + (size_t)mj) * 3, p0);
-                if (d > drift) drift = d;
-            }
-            slide_sum += drift;
-            if (drift > slide_max) slide_max = drift;
-            plants++;
-            s = e + 1;
-        }
+        for (size_t t = 0; t < T; t++) pred[t] = tr->contact[t * C + ci];
+        am_foot_slide_add(mo->joints, T, MJ, (size_t)mj, pred, false, &slide);
     }
     am_free(pred);
     if (tp + fp) out->contact_precision = (double)tp / (double)(tp + fp);
     if (tp + fn) out->contact_recall = (double)tp / (double)(tp + fn);
-    out->plants = plants;
-    out->slide_mean_mm = plants ? 1000.0 * slide_sum / (double)plants : NAN;
-    out->slide_max_mm = plants ? 1000.0 * slide_max : NAN;
+    out->plants = slide.plants;
+    out->slide_mean_mm = slide.plants ? 1000.0 * slide.sum / (double)slide.plants : NAN;
+    out->slide_max_mm = slide.plants ? 1000.0 * slide.max : NAN;
     json_decref(extra);
     am_free(map);
     return AM_OK;
@@ -211,4 +197,76 @@ void am_capture_score_json(const am_capture_score *s, am_buf *b)
     ami_jw_close(&w);
     /* Only an allocation can fail here (no strings, no non-finite numbers): the buffer says so. */
     if (ami_jw_finish(&w, NULL) != AM_OK) b->failed = true;
+}
+
+void am_foot_slide_add(const double *joints, size_t frames, size_t joint_count, size_t joint,
+                       const uint8_t *contact, bool horizontal, am_slide_acc *acc)
+{
+    assert(joints && contact && acc && joint < joint_count);
+    for (size_t s = 0; s < frames;) {
+        if (!contact[s]) {
+            s++;
+            continue;
+        }
+        size_t e = s;
+        while (e + 1 < frames && contact[e + 1]) e++;
+        const double *p0 = joints + (s * joint_count + joint) * 3;
+        if (isfinite(p0[0]) && isfinite(p0[1]) && isfinite(p0[2])) {
+            double drift = 0.0;
+            for (size_t t = s; t <= e; t++) {
+                const double *p = joints + (t * joint_count + joint) * 3;
+                double d = horizontal ? hypot(p[0] - p0[0], p[1] - p0[1]) : am_vec3_dist(p, p0);
+                if (d > drift) drift = d; /* NaN (a missing frame) never compares greater */
+            }
+            acc->sum += drift;
+            if (drift > acc->max) acc->max = drift;
+            acc->plants++;
+        }
+        s = e + 1;
+    }
+}
+
+am_status am_reproj_cameras(const am_mdet *d, const am_calib *cal, const double *joints, size_t T,
+                            const char *const *joint_names, size_t J, const double *offsets, double *mean_px,
+                            double *series, am_error *err)
+{
+    assert(d && cal && mean_px && (joints || !T));
+    size_t C = d->camera_count, DT = d->frame_count, DJ = d->joint_count;
+    int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
+    if (!rj) return AM_FAIL(err, AM_E_NOMEM, "reprojection");
+    for (size_t j = 0; j < DJ; j++) {
+        rj[j] = -1;
+        for (size_t k = 0; k < J && rj[j] < 0; k++)
+            if (strcmp(joint_names[k], d->names[j]) == 0) rj[j] = (int32_t)k;
+    }
+    am_reals uvs = am_mdet_uv(d), cfs = am_mdet_conf(d);
+    for (size_t c = 0; c < C; c++) {
+        int ci = am_calib_find(cal, d->cameras[c]);
+        double off = offsets ? offsets[c] : d->time_offset ? d->time_offset[c] : 0.0, all = 0.0;
+        size_t seen = 0;
+        mean_px[c] = NAN;
+        for (size_t t = 0; t < T; t++) {
+            if (series) series[c * T + t] = NAN;
+            double k = round((double)t - off), ft = k + off;
+            if (ci < 0 || k < 0 || k >= (double)DT || ft < 0 || ft > (double)(T - 1)) continue;
+            size_t f0 = (size_t)floor(ft), f1 = f0 + 1 < T ? f0 + 1 : f0;
+            double w = ft - (double)f0, sum = 0.0;
+            size_t n = 0;
+            for (size_t j = 0; j < DJ; j++) {
+                size_t at = (c * DT + (size_t)k) * DJ + j;
+                double uv[2] = {am_reals_at(uvs, 2 * at), am_reals_at(uvs, 2 * at + 1)}, p[3], pu[2];
+                if (rj[j] < 0 || !(am_reals_at(cfs, at) > 0) || !isfinite(uv[0] + uv[1])) continue;
+                for (int e = 0; e < 3; e++)
+                    p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
+                if (!isfinite(p[0] + p[1] + p[2]) || !am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
+                sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
+                n++;
+            }
+            if (n && series) series[c * T + t] = sum / (double)n;
+            all += sum, seen += n;
+        }
+        if (seen) mean_px[c] = all / (double)seen;
+    }
+    am_free(rj);
+    return AM_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "anymove/math.h"
+#include "anymove/metrics.h"
 #include "core/internal.h"
 #include "io/json_internal.h"
 #include "render_internal.h"
@@ -303,49 +304,25 @@ static am_status ami_reproj_plot(am_buf *b, const am_report_job *job, const am_l
         }
         d = own, cal = lay;
     }
-    size_t C = d->camera_count, DT = d->frame_count, DJ = d->joint_count;
-    double *series = am_alloc_array(C * T + 1, sizeof(double));
+    size_t C = d->camera_count;
+    double *series = am_alloc_array(C * T + 1, sizeof(double)), *mean = am_alloc_array(C + 1, sizeof(double)),
+           *offv = am_alloc_array(C + 1, sizeof(double));
     const char **names = am_alloc_array(C + 1, sizeof(char *));
-    int32_t *rj = am_alloc_array(DJ + 1, sizeof(int32_t));
-    am_status s = series && names && rj ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
-    for (size_t j = 0; s == AM_OK && j < DJ; j++) {
-        rj[j] = -1;
-        for (size_t k = 0; k < J && rj[j] < 0; k++)
-            if (strcmp(joint_names[k], d->names[j]) == 0) rj[j] = (int32_t)k;
-    }
+    am_status s = series && mean && offv && names ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "report");
     json_t *offs = extra ? json_object_get(extra, "time_offsets") : NULL;
     for (size_t c = 0; s == AM_OK && c < C; c++) {
         names[c] = d->cameras[c];
-        int ci = am_calib_find(cal, d->cameras[c]);
         json_t *o = offs ? json_object_get(offs, d->cameras[c]) : NULL;
-        double off = o && json_is_number(o) ? json_number_value(o) : d->time_offset ? d->time_offset[c] : 0.0;
-        for (size_t t = 0; t < T; t++) {
-            series[c * T + t] = NAN;
-            double k = round((double)t - off), ft = k + off;
-            if (ci < 0 || k < 0 || k >= (double)DT || ft < 0 || ft > (double)(T - 1)) continue;
-            size_t f0 = (size_t)floor(ft), f1 = f0 + 1 < T ? f0 + 1 : f0;
-            double w = ft - (double)f0, sum = 0;
-            size_t n = 0;
-            for (size_t j = 0; j < DJ; j++) {
-                size_t at = (c * DT + (size_t)k) * DJ + j;
-                const float *uv = d->uv + at * 2;
-                if (rj[j] < 0 || !(d->conf[at] > 0) || !isfinite(uv[0])) continue;
-                double p[3], pu[2];
-                for (int e = 0; e < 3; e++)
-                    p[e] = (1 - w) * joints[(f0 * J + (size_t)rj[j]) * 3 + e] + w * joints[(f1 * J + (size_t)rj[j]) * 3 + e];
-                if (!isfinite(p[0] + p[1] + p[2]) || !am_camera_project(&cal->cameras[ci], p, pu, NULL)) continue;
-                sum += hypot(uv[0] - pu[0], uv[1] - pu[1]);
-                n++;
-            }
-            if (n) series[c * T + t] = sum / (double)n;
-        }
+        offv[c] = o && json_is_number(o) ? json_number_value(o) : d->time_offset ? d->time_offset[c] : 0.0;
     }
+    if (s == AM_OK) s = am_reproj_cameras(d, cal, joints, T, joint_names, J, offv, mean, series, err);
     if (s == AM_OK)
         ami_svg_lines(b, C == 2 && job->det ? "Reprojection error per frame" : "Reprojection error per frame and camera", "px",
                       T, C, names, series, NULL);
     am_free(series);
     am_free(names);
-    am_free(rj);
+    am_free(mean);
+    am_free(offv);
     am_mdet_free(own);
     am_calib_free(lay);
     return s;

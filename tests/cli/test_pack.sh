@@ -305,6 +305,14 @@ expect takes 0 'wrote .*4 takes, 2 keep; best wolf/roar_s1' -- "$AM_BIN" takes "
 expect takes_order 0 '' -- $PY -c "
 rows=[l.split(',') for l in open('$TMP/takes.csv').read().split()[1:]]
 assert [(r[0], r[1]) for r in rows] == [('wolf/roar_s1','keep'),('wolf/sit_s1','keep'),('wolf/walk_s2','look'),('wolf/walk_s3','reroll')], rows"
+# foot slide through the library's metric: the paw's farthest horizontal drift over its contact
+# (3 cm on frame 2, though it ends 2 cm from where it was planted; the 50 cm rise is not slide)
+mkdir -p "$TMP/runs2/slide"
+printf '{"fps": 30, "bones": [], "trans": [], "reproj_px": {"front": 3, "side": 3}, "joint_names": ["paw"], "joints": [[[0,0,0]],[[0.01,0,0.5]],[[0.03,0,0]],[[0.02,0,0]],[[9,9,9]]], "contacts": {"paw": [[0, 3]]}}\n' > "$TMP/runs2/slide/motion.json"
+expect takes_foot_slide 0 '' -- "$AM_BIN" takes "$TMP/runs2" -o "$TMP/slide.csv" -q
+expect takes_foot_slide_value 0 '' -- $PY -c "
+rows=[l.split(',') for l in open('$TMP/slide.csv').read().split()]
+i=rows[0].index('foot_slide_cm'); assert abs(float(rows[1][i]) - 3.0) < 1e-9, rows"
 mkdir -p "$TMP/empty"
 expect takes_empty 2 'no take' -- "$AM_BIN" takes "$TMP/empty" -o "$TMP/t2.csv"
 am_done

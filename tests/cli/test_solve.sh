@@ -127,4 +127,26 @@ echo '{"fps": 30, "bones": ["nothing"], "trans": [[0,0,0]], "root_quat": [[1,0,0
 expect exam_motion_of_another_rig 2 'other.json' -- "$AM_BIN" exam --rig "$W/rig.json" --motion "$TMP/other.json" -o "$TMP/gm2"
 if [ ! -e "$TMP/gm2" ] || [ -z "$(ls -A "$TMP/gm2")" ]; then am_pass exam_motion_refusals_write_nothing; else am_fail exam_motion_refusals_write_nothing "$(ls "$TMP/gm2")"; fi
 
+# takes recomputes each camera's reprojection from the take's det.npz (issue 14): for a solve
+# without swap repair (which changes the detections the fit saw) it is what solve stored, the
+# warped front's lag of 2 frames included; a det.npz that cannot be read stops with exit 2.
+expect solve_no_swap 0 '' -- "$AM_BIN" solve "$TMP/e/det.npz" --rig "$W/rig.json" --creature "$W/creature.json" --no-swap-repair -o "$TMP/runs/take" -q
+cp "$TMP/e/det.npz" "$TMP/runs/take/det.npz"
+expect takes_reproj_det 0 '' -- "$AM_BIN" takes "$TMP/runs" --creature "$W/creature.json" -o "$TMP/takes.csv" -q
+/usr/bin/python3 - "$TMP/takes.csv" "$TMP/runs/take/motion.json" <<'PY' && am_pass takes_reproj_equals_solve || am_fail takes_reproj_equals_solve "see above"
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[0]
+rp = json.load(open(sys.argv[2]))["reproj_px"]
+assert row["reproj_source"] == "det", row
+assert json.load(open(sys.argv[2]))["sync"]["time_warped"], "the test wants a warped front"
+for v in ("front", "side"):
+    assert abs(float(row["reproj_%s_px" % v]) - rp[v]) < 0.05, (v, row, rp)
+assert abs(float(row["reproj_mean_px"]) - 0.5 * (rp["front"] + rp["side"])) < 0.05, (row, rp)
+PY
+rm "$TMP/runs/take/det.npz"
+expect takes_reproj_motion 0 '' -- "$AM_BIN" takes "$TMP/runs" -o "$TMP/takes2.csv" -q
+expect takes_reproj_motion_source 0 ',motion,' -- cat "$TMP/takes2.csv"
+printf 'not an npz' > "$TMP/runs/take/det.npz"
+expect takes_bad_det 2 'take/det.npz' -- "$AM_BIN" takes "$TMP/runs" -o "$TMP/takes3.csv" -q
+if [ ! -e "$TMP/takes3.csv" ]; then am_pass takes_bad_det_no_output; else am_fail takes_bad_det_no_output "wrote $TMP/takes3.csv"; fi
 am_done
