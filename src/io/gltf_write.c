@@ -714,7 +714,8 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
             for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)m->triangles[i];
             if (m->normals) {
                 nrm = am_alloc_array(V * 3, sizeof *nrm);
-                if (!nrm) {
+                tan4 = m->tangents ? am_alloc_array(V * 4, sizeof *tan4) : NULL;
+                if (!nrm || (m->tangents && !tan4)) {
                     st = AM_FAIL(err, AM_E_NOMEM, "normals of %zu vertices", V);
                     goto done;
                 }
@@ -722,21 +723,12 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
                     double wn[3] = {m->normals[v * 3], m->normals[v * 3 + 1], m->normals[v * 3 + 2]}, gl[3];
                     am_gltf_from_world(wn, gl);
                     for (size_t c = 0; c < 3; c++) nrm[v * 3 + c] = (float)gl[c];
-                }
-                if (m->tangents) {
-                    tan4 = am_alloc_array(V * 4, sizeof *tan4);
-                    if (!tan4) {
-                        st = AM_FAIL(err, AM_E_NOMEM, "tangents of %zu vertices", V);
-                        goto done;
-                    }
-                    for (size_t v = 0; v < V; v++) {
-                        const float *t = m->tangents + v * 4;
-                        double wt[3] = {t[0], t[1], t[2]}, gl[3];
-                        am_gltf_from_world(wt, gl);
-                        double len = am_vec3_norm(gl);
-                        for (size_t c = 0; c < 3; c++) tan4[v * 4 + c] = (float)(len > 0 ? gl[c] / len : c == 0);
-                        tan4[v * 4 + 3] = t[3] < 0 ? -1.0f : 1.0f;
-                    }
+                    if (!tan4) continue;
+                    const float *t = m->tangents + v * 4;
+                    double wt[3] = {t[0], t[1], t[2]};
+                    am_gltf_from_world(wt, gl);
+                    for (size_t c = 0; c < 3; c++) tan4[v * 4 + c] = (float)gl[c];
+                    tan4[v * 4 + 3] = t[3] < 0 ? -1.0f : 1.0f;
                 }
             }
         } else {
