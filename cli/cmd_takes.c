@@ -41,13 +41,21 @@ static void ami_takes_help(FILE *out)
             "  anymove takes out/runs -o out/takes.csv\n");
 }
 
+/* Where a take's paw agreement and lag come from: its det.npz (recomputed), motion.json (as
+ * solve stored them), or neither (an N-camera det: perspective cameras share no image rows). */
+typedef enum { AMI_SYNC_MOTION, AMI_SYNC_DET, AMI_SYNC_NONE } ami_sync_source;
+
 typedef struct {
     char *take;
     const char *verdict;
     int rank;
-    double paw, front, side, mean, lag, slide;
+    double paw, front, side, mean, lag, slide, gap_mean, gap_worst;
     size_t frames;
     bool det, from_det;
+    ami_sync_source sync;
+    size_t foot_count;
+    char **feet;   /* [F] the feet checked */
+    double *paws;  /* [F] their paw agreement, NaN = null */
 } ami_take;
 
 typedef struct {
@@ -55,11 +63,49 @@ typedef struct {
     size_t n, cap;
     const char *root;
     const am_layout *layout; /* the two views' cameras for a two-view det.npz */
+    const am_creature *creature; /* its feet for the paw agreement; NULL = motion.json's */
     am_error *err;
     am_status st;
 } ami_takes;
 
 static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
+
+/* Paw agreement, lag and height gap of a two-view det d (loaded from det_path, cameras "front"
+ * and "side") recomputed by the library's sync check, the one solve runs, on the det as read:
+ * the feet k->feet into k->paws. */
+static am_status ami_take_sync(const char *det_path, const am_mdet *d, const am_layout *L, ami_take *k, am_error *err)
+{
+    long fr = -1, sd = -1;
+    for (size_t c = 0; c < d->camera_count; c++) {
+        if (strcmp(d->cameras[c], "front") == 0) fr = (long)c;
+        if (strcmp(d->cameras[c], "side") == 0) sd = (long)c;
+    }
+    if (fr < 0 || sd < 0) return AM_FAIL_AT(err, AM_E_VALUE, det_path, 0, 0, "a two-view det without its front and side views");
+    /* The loaded det's float arrays seen as the two views of a SPEC 4.2 det, in place. */
+    const size_t TJ = d->frame_count * d->joint_count;
+    am_det v = {.frame_count = d->frame_count, .joint_count = d->joint_count, .fps = d->fps, .names = d->names};
+    v.uv_view[0] = (am_reals){d->uv + (size_t)fr * TJ * 2, AM_DTYPE_F32};
+    v.uv_view[1] = (am_reals){d->uv + (size_t)sd * TJ * 2, AM_DTYPE_F32};
+    v.conf_view[0] = (am_reals){d->conf + (size_t)fr * TJ, AM_DTYPE_F32};
+    v.conf_view[1] = (am_reals){d->conf + (size_t)sd * TJ, AM_DTYPE_F32};
+    am_sync_stats sy;
+    am_status s = am_sync_check(&v, L, (const char *const *)k->feet, k->foot_count, NULL, k->paws, &sy, err);
+    if (s != AM_OK) {
+        /* the det is the caller's view: name the file it came from */
+        if (err && !err->file[0]) {
+            size_t n = strnlen(det_path, sizeof err->file - 1);
+            memcpy(err->file, det_path, n);
+            err->file[n] = 0;
+        }
+        return s;
+    }
+    k->sync = AMI_SYNC_DET;
+    k->paw = sy.paw_score;
+    k->lag = sy.best_lag;
+    k->gap_mean = sy.gap_mean_px;
+    k->gap_worst = sy.gap_worst_px;
+    return AM_OK;
+}
 
 /* Reprojection per camera of the fitted joints P [T][J][3] (names from motion.json) against
  * the take's det.npz: a two-view det through the layout's two cameras, an N-camera one through
@@ -67,8 +113,8 @@ static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(
  * clocks as the fit saw them: a time-warped two-view solve fitted front(t + lag) at frame t
  * (src/capture/sync.c), so the front camera's offset is -lag; N cameras take motion.json's
  * time_offsets (else the det's). */
-static am_status ami_take_reproj(const char *det_path, const am_layout *L, json_t *doc, const double *P, size_t T,
-                                 json_t *names, size_t J, ami_take *k, am_error *err)
+static am_status ami_take_reproj(const char *det_path, const char *motion_path, const am_layout *L, json_t *doc,
+                                 const double *P, size_t T, json_t *names, size_t J, ami_take *k, am_error *err)
 {
     am_mdet *d = NULL;
     am_calib *cal = NULL;
@@ -77,9 +123,19 @@ static am_status ami_take_reproj(const char *det_path, const am_layout *L, json_
     if (!jn) return AM_FAIL(err, AM_E_NOMEM, "%s: reprojection", det_path);
     for (size_t j = 0; j < J; j++) jn[j] = json_is_string(json_array_get(names, j)) ? json_string_value(json_array_get(names, j)) : "";
     am_status s = am_mdet_load(det_path, &d, err);
+    /* A det of another length is not the one this take was solved from. */
+    if (s == AM_OK && d->frame_count != T)
+        s = AM_FAIL_AT(err, AM_E_SHAPE, det_path, 0, 0, "%zu frames, but %s has %zu: not the det this take was solved from",
+                       d->frame_count, motion_path, T);
     if (s == AM_OK && d->two_view) {
-        s = am_cameras_from_layout(L, &cal, err);
+        s = ami_take_sync(det_path, d, L, k, err);
+        if (s == AM_OK) s = am_cameras_from_layout(L, &cal, err);
     } else if (s == AM_OK) {
+        /* N perspective cameras share no image rows: the height agreement of SPEC 3's two
+         * views does not apply (their check is the reprojection). */
+        k->sync = AMI_SYNC_NONE;
+        k->paw = k->lag = k->gap_mean = k->gap_worst = NAN;
+        for (size_t f = 0; f < k->foot_count; f++) k->paws[f] = NAN;
         char cp[4096];
         const char *sl = strrchr(det_path, '/');
         snprintf(cp, sizeof cp, "%.*scalibration.toml", sl ? (int)(sl - det_path + 1) : 0, det_path);
@@ -121,7 +177,33 @@ static am_status ami_take_reproj(const char *det_path, const am_layout *L, json_
     return s;
 }
 
-static am_status ami_take_read(const char *path, const char *det_path, const am_layout *L, ami_take *k, am_error *err)
+/* The feet whose paw agreement a take reports: the creature's when given, else those solve
+ * checked (motion.json's sync.paw_agreement), with motion.json's values (NaN where absent). */
+static am_status ami_take_feet(json_t *pa, const am_creature *cr, ami_take *k, am_error *err)
+{
+    size_t n = cr ? cr->feet_count : json_object_size(pa);
+    k->feet = am_alloc_array(n + 1, sizeof *k->feet);
+    k->paws = am_alloc_array(n + 1, sizeof *k->paws);
+    if (!k->feet || !k->paws) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
+    const char *key;
+    json_t *val;
+    if (cr) {
+        for (size_t f = 0; f < n; f++) {
+            if (!(k->feet[k->foot_count] = am_strdup(cr->feet[f]))) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
+            k->paws[k->foot_count++] = ami_num(json_object_get(pa, cr->feet[f]));
+        }
+    } else if (json_is_object(pa)) {
+        json_object_foreach(pa, key, val) {
+            if (strcmp(key, "score") == 0) continue;
+            if (!(k->feet[k->foot_count] = am_strdup(key))) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
+            k->paws[k->foot_count++] = ami_num(val);
+        }
+    }
+    return AM_OK;
+}
+
+static am_status ami_take_read(const char *path, const char *det_path, const am_layout *L, const am_creature *cr,
+                               ami_take *k, am_error *err)
 {
     json_t *doc = NULL;
     AMI_TRY(ami_json_load_file(path, 0, &doc, err));
@@ -139,8 +221,18 @@ static am_status ami_take_read(const char *path, const char *det_path, const am_
             json_object_foreach(rp, key, val) if (strcmp(key, "front_x_only") != 0 && isfinite(ami_num(val))) sum += ami_num(val), n++;
         k->mean = n ? sum / (double)n : NAN;
     }
+    k->sync = AMI_SYNC_MOTION;
     k->paw = ami_num(json_object_get(json_object_get(sync, "paw_agreement"), "score"));
     k->lag = ami_num(json_object_get(sync, "best_lag_frames"));
+    k->gap_mean = ami_num(json_object_get(json_object_get(sync, "height_gap_px"), "mean"));
+    k->gap_worst = ami_num(json_object_get(json_object_get(sync, "height_gap_px"), "worst"));
+    {
+        am_status fs = ami_take_feet(json_object_get(sync, "paw_agreement"), cr, k, err);
+        if (fs != AM_OK) {
+            json_decref(doc);
+            return fs;
+        }
+    }
     json_t *joints = json_object_get(doc, "joints"), *names = json_object_get(doc, "joint_names"),
            *contacts = json_object_get(doc, "contacts");
     k->frames = json_array_size(joints);
@@ -180,7 +272,7 @@ static am_status ami_take_read(const char *path, const char *det_path, const am_
     }
     am_status rs = AM_OK;
     if (det_path && (!T || !J)) rs = AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "no joints to reproject against %s", det_path);
-    else if (det_path) rs = ami_take_reproj(det_path, L, doc, P, T, names, J, k, err);
+    else if (det_path) rs = ami_take_reproj(det_path, path, L, doc, P, T, names, J, k, err);
     am_free(P);
     am_free(mask);
     if (rs != AM_OK) {
@@ -195,6 +287,14 @@ static am_status ami_take_read(const char *path, const char *det_path, const am_
     static const char *const v[] = {"keep", "look", "reroll"};
     k->verdict = v[k->rank];
     return AM_OK;
+}
+
+static void ami_take_free(ami_take *k)
+{
+    for (size_t f = 0; k->feet && f < k->foot_count; f++) am_free(k->feet[f]);
+    am_free(k->feet);
+    am_free(k->paws);
+    am_free(k->take);
 }
 
 /* A take's motion.json at path: its row. Nonzero stops the walk (w->st says why). */
@@ -217,8 +317,8 @@ static int ami_visit(ami_takes *w, const char *path)
     struct stat st;
     k->det = stat(det, &st) == 0;
     if (!k->take) return w->st = AM_FAIL(w->err, AM_E_NOMEM, "takes"), 1;
-    if ((w->st = ami_take_read(path, k->det ? det : NULL, w->layout, k, w->err)) != AM_OK) {
-        am_free(k->take);
+    if ((w->st = ami_take_read(path, k->det ? det : NULL, w->layout, w->creature, k, w->err)) != AM_OK) {
+        ami_take_free(k);
         return 1;
     }
     w->n++;
@@ -297,16 +397,18 @@ int am_cmd_takes(int argc, char **argv)
     }
     am_layout L;
     am_layout_default(&L);
+    am_creature *cr = NULL;
     if (creature) {
-        am_creature *cr = NULL;
         if (am_creature_load(creature, &cr, &err) != AM_OK) return am_cli_fail("takes", &err);
         L = cr->layout;
-        am_creature_free(cr);
     }
     am_outset *set = NULL;
     int rc = am_cli_outputs("takes", out, NULL, 0, &set);
-    if (rc) return rc;
-    ami_takes w = {.root = dir, .layout = &L, .err = &err};
+    if (rc) {
+        am_creature_free(cr);
+        return rc;
+    }
+    ami_takes w = {.root = dir, .layout = &L, .creature = cr, .err = &err};
     char path[4096];
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
@@ -320,7 +422,22 @@ int am_cmd_takes(int argc, char **argv)
     if (s == AM_OK) {
         qsort(w.t, w.n, sizeof *w.t, ami_take_cmp);
         am_buf b = {0};
-        am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,reproj_mean_px,reproj_source,lag_frames,foot_slide_cm,frames,det\n");
+        /* One paw_<foot> column per foot of any take, in the order first met. */
+        size_t nf = 0;
+        const char **feet = NULL;
+        for (size_t i = 0; i < w.n; i++) nf += w.t[i].foot_count;
+        if (!(feet = am_alloc_array(nf + 1, sizeof *feet))) b.failed = true;
+        nf = 0;
+        for (size_t i = 0; feet && i < w.n; i++)
+            for (size_t f = 0; f < w.t[i].foot_count; f++) {
+                size_t q = 0;
+                while (q < nf && strcmp(feet[q], w.t[i].feet[f]) != 0) q++;
+                if (q == nf) feet[nf++] = w.t[i].feet[f];
+            }
+        am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,reproj_mean_px,reproj_source,lag_frames,foot_slide_cm,frames,det,"
+                          "sync_source,height_gap_mean_px,height_gap_worst_px");
+        for (size_t q = 0; q < nf; q++) am_buf_printf(&b, ",paw_%s", feet[q]);
+        am_buf_append(&b, "\n", 1);
         for (size_t i = 0; i < w.n; i++) {
             const ami_take *k = &w.t[i];
             bool quote = strpbrk(k->take, ",\"\n") != NULL;
@@ -339,8 +456,21 @@ int am_cmd_takes(int argc, char **argv)
             am_buf_printf(&b, "%s,", k->from_det ? "det" : "motion");
             ami_csv_num(&b, k->lag, "%.0f");
             ami_csv_num(&b, k->slide, "%.2f");
-            am_buf_printf(&b, "%zu,%s\n", k->frames, k->det ? "yes" : "no");
+            am_buf_printf(&b, "%zu,%s,", k->frames, k->det ? "yes" : "no");
+            static const char *const src[] = {"motion", "det", "none"};
+            am_buf_printf(&b, "%s,", src[k->sync]);
+            ami_csv_num(&b, k->gap_mean, "%.2f");
+            ami_csv_num(&b, k->gap_worst, "%.2f");
+            for (size_t q = 0; q < nf; q++) {
+                double p = NAN;
+                for (size_t f = 0; f < k->foot_count; f++)
+                    if (strcmp(k->feet[f], feet[q]) == 0) p = k->paws[f];
+                ami_csv_num(&b, p, "%.3f");
+            }
+            if (!b.failed && b.len) b.len--; /* the last column's comma */
+            am_buf_append(&b, "\n", 1);
         }
+        am_free(feet);
         s = b.failed ? AM_FAIL(&err, AM_E_NOMEM, "takes.csv") : am_file_write(am_outset_path(set, NULL), b.data, b.len, &err);
         am_buf_free(&b);
     }
@@ -350,7 +480,8 @@ int am_cmd_takes(int argc, char **argv)
         for (size_t i = 0; i < w.n; i++) keep += w.t[i].rank == 0;
         am_cli_log("wrote %s: %zu takes, %zu keep; best %s (%s)", out, w.n, keep, w.t[0].take, w.t[0].verdict);
     }
-    for (size_t i = 0; i < w.n; i++) am_free(w.t[i].take);
+    for (size_t i = 0; i < w.n; i++) ami_take_free(&w.t[i]);
     am_free(w.t);
+    am_creature_free(cr);
     return rc;
 }

@@ -173,6 +173,47 @@ AM_NODISCARD am_status am_capture_solve(const am_det *det, const am_rig *rig,
 void am_capture_report(const am_capture_result *res, am_buf *out);
 void am_capture_result_free(am_capture_result *res);
 
+/* ---- the sync check: do the two views tell one story? (src/capture/sync.c) ---- */
+
+/* All-zero gives every default. */
+typedef struct am_sync_opts {
+    int max_lag;             /* lag search range +-frames; default 12 (and at most T/4) */
+    am_context ctx;          /* allocator and limits of the call; zero = inherited (core.h) */
+} am_sync_opts;
+
+/* What the check found. The lag search runs on the front heights divided by
+ * front_height_scale when `rescale` is set, as am_capture_solve fits them. */
+typedef struct am_sync_stats {
+    double paw_score;         /* mean paw agreement over the feet that move; NaN if none */
+    double gap_mean_px;       /* height gap as read: per frame the mean |v_front - v_side| over
+                                 the joints seen in both views, mean over frames; px */
+    double gap_worst_px;      /* the worst frame of it; px (both INFINITY when no frame has a
+                                 joint seen in both views) */
+    int best_lag;             /* frames, front(t + lag) against side(t): positive = the front
+                                 runs late; 0 when no shift lowers the gap */
+    double gap_best_px;       /* mean height gap at best_lag; px */
+    double front_height_scale;/* median front/side ratio of the heights above GROUND_V (joints
+                                 over 10 cm; 1 when fewer than 11 are) */
+    bool rescale;             /* front_height_scale is off 1 by more than 3% (and in (0.3, 3)):
+                                 the solve divides the front heights by it */
+    bool warp;                /* best_lag != 0 and it cuts the gap by 15% or more: the solve
+                                 shifts the front view by it (unless AM_CAPTURE_NO_WARP) */
+} am_sync_stats;
+
+/* The two-view sync check that am_capture_solve runs first (docs/capture.md, "Sync check"), on
+ * a det as read (SPEC 4.2: a row is a height in both views). feet [F] are joint names of the
+ * det (creature.json "feet"); layout gives GROUND_V and M_PER_PX (NULL = the wolf's of SPEC 3).
+ * paw_agreement [F] (caller-owned, may be NULL when F is 0): per foot, the Pearson correlation
+ * of its image row between the views over the frames it is seen in both; NaN (the seed's None)
+ * when it is seen in fewer than 3 frames, moves less than 2 px (std) in both views, or is not a
+ * joint of the det. Runs in the scope of opts->ctx; prints nothing, changes nothing.
+ * Asserts (programmer errors): det, out non-NULL; feet and paw_agreement non-NULL when F > 0.
+ * Data errors (status): the det's arrays as am_det_validate checks them (AM_E_EMPTY, AM_E_NAME,
+ * AM_E_VALUE, AM_E_NONFINITE), a layout whose M_PER_PX is not positive (AM_E_VALUE), AM_E_NOMEM. */
+AM_NODISCARD am_status am_sync_check(const am_det *det, const am_layout *layout, const char *const *feet,
+                                     size_t foot_count, const am_sync_opts *opts, double *paw_agreement,
+                                     am_sync_stats *out, am_error *err);
+
 /* ---- scoring (SPEC 5; implemented in src/metrics/capture.c) ---- */
 typedef struct am_capture_score {
     size_t frames, joints;            /* compared (matched by name) */

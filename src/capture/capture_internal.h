@@ -64,8 +64,14 @@ typedef struct ami_cap {
     double *fuv, *suv, *fconf, *sconf;
 } ami_cap;
 
-/* sync.c: paw agreement, height gap, front/side height ratio (front heights rescaled when it is
- * off), best constant lag (front time-warped onto the side view when that cuts the gap). */
-void ami_sync_check(ami_cap *c, const am_creature *cr, am_capture_sync *sync);
+/* sync.c: the one measurement of the sync check (am_sync_check's and the solve's): paw agreement
+ * of the joints foot_joint [F] (-1 = absent: NaN) into paw [F], height gap, front/side height
+ * ratio, best constant lag. Reads c (its o.max_lag resolved) and changes nothing. */
+am_status ami_sync_measure(const ami_cap *c, const long *foot_joint, size_t foot_count, double *paw,
+                           am_sync_stats *s, am_error *err);
+/* The solve's sync check: ami_sync_measure on the reading (sync->feet, rig joint names, into
+ * sync), then the edits it calls for: the front heights rescaled when the ratio is off, the
+ * front time-warped onto the side view when the lag cuts the gap (unless AM_CAPTURE_NO_WARP). */
+am_status ami_sync_check(ami_cap *c, am_capture_sync *sync, am_error *err);
 
 #endif

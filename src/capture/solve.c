@@ -227,7 +227,7 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
     /* 1. sync check, then the two views as two orthographic cameras (SPEC 3), triangulated for
      * the fit's start. */
     ami_stage stage = ami_stage_begin("solve: sync and init");
-    ami_sync_check(&c, cr, &res->sync);
+    if ((st = ami_sync_check(&c, &res->sync, err)) < 0) goto done;
     if ((st = ami_cap_mdet(&c, &md, err)) < 0) goto done;
     md->fps = det->fps > 0 && isfinite(det->fps) ? det->fps : 30.0;
     if ((st = am_cameras_from_layout(&c.L, &cal, err)) < 0) goto done;

@@ -1,6 +1,7 @@
 /* Two-view capture: the FK and Jacobians the fit relies on, the exam generator, the solve on
  * an exam, bad input, and the score. Clips are short so the sanitizer build stays quick. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "am_test.h"
@@ -404,7 +405,169 @@ out:
     am_rig_free(rig);
 }
 
+/* A synthetic two-view det over caller-owned double arrays [T][J][2] / [T][J] (the views path of
+ * am_det), all seen; names "j0".. unless given. */
+typedef struct {
+    am_det d;
+    double fuv[64 * 8 * 2], suv[64 * 8 * 2], fc[64 * 8], sc[64 * 8];
+    char *names[8];
+    char buf[8][8];
+} ami_sync_det;
+
+static void ami_sync_det_init(ami_sync_det *x, size_t T, size_t J)
+{
+    memset(x, 0, sizeof *x);
+    for (size_t j = 0; j < J; j++) {
+        snprintf(x->buf[j], sizeof x->buf[j], "j%zu", j);
+        x->names[j] = x->buf[j];
+    }
+    for (size_t i = 0; i < T * J; i++) x->fc[i] = x->sc[i] = 1.0;
+    x->d = (am_det){.frame_count = T, .joint_count = J, .fps = 30, .names = x->names};
+    x->d.uv_view[0] = (am_reals){x->fuv, AM_DTYPE_F64};
+    x->d.uv_view[1] = (am_reals){x->suv, AM_DTYPE_F64};
+    x->d.conf_view[0] = (am_reals){x->fc, AM_DTYPE_F64};
+    x->d.conf_view[1] = (am_reals){x->sc, AM_DTYPE_F64};
+}
+
+/* Known correlations: over whole periods sin and cos are orthogonal, so a front row of
+ * sin + cos against a side row of sin correlates 1/sqrt(2) exactly; the same row gives 1, its
+ * mirror -1, a foot that moves 1 px gives null, and so does a foot the det does not have. */
+static void sync_check_known_correlation(void)
+{
+    ami_sync_det x;
+    const size_t T = 40, J = 4;
+    ami_sync_det_init(&x, T, J);
+    for (size_t t = 0; t < T; t++) {
+        double a = 2 * AM_PI * (double)t / 20.0, s = sin(a), c = cos(a);
+        const double side[4] = {300 + 30 * s, 300 + 30 * s, 300 + 30 * s, 300 + 1 * s};
+        const double front[4] = {300 + 30 * s, 300 - 30 * s, 300 + 30 * (s + c), 300 + 1 * s};
+        for (size_t j = 0; j < J; j++) {
+            x.suv[2 * (t * J + j) + 1] = side[j];
+            x.fuv[2 * (t * J + j) + 1] = front[j];
+        }
+    }
+    const char *feet[5] = {"j0", "j1", "j2", "j3", "tail"};
+    double paw[5];
+    am_sync_stats st;
+    am_error err = {0};
+    AM_CHECK_OK(am_sync_check(&x.d, NULL, feet, 5, NULL, paw, &st, &err), &err);
+    AM_CHECK_NEAR(paw[0], 1.0, 1e-9);
+    AM_CHECK_NEAR(paw[1], -1.0, 1e-9);
+    AM_CHECK_NEAR(paw[2], 1.0 / sqrt(2.0), 1e-9);
+    AM_CHECK(isnan(paw[3]) && isnan(paw[4]));
+    AM_CHECK_NEAR(st.paw_score, (1.0 - 1.0 + 1.0 / sqrt(2.0)) / 3.0, 1e-9);
+    /* no foot: no score */
+    AM_CHECK_OK(am_sync_check(&x.d, NULL, NULL, 0, NULL, NULL, &st, &err), &err);
+    AM_CHECK(isnan(st.paw_score));
+}
+
+/* Known lag: the front is the side k frames late (front(t) = side(t - k), its first k frames
+ * unseen), so the gap vanishes at lag k; five still joints at one height (ratio 1, or the
+ * squash exactly) hold the front/side height ratio's median; a squashed front is found and the
+ * lag searched on the rescaled heights, as the solve does. */
+static void sync_check_known_lag(void)
+{
+    const int lags[3] = {4, -3, 2};
+    const double squash[3] = {1.0, 1.0, 0.8};
+    const size_t T = 48, J = 8;
+    const am_layout *L = NULL;
+    am_layout wolf;
+    am_layout_default(&wolf);
+    for (int c = 0; c < 3; c++) {
+        ami_sync_det x;
+        ami_sync_det_init(&x, T, J);
+        int k = lags[c];
+        for (size_t t = 0; t < T; t++)
+            for (size_t j = 0; j < J; j++) {
+                size_t i = t * J + j;
+                double side = j < 3 ? 400 + 40 * sin(0.23 * (double)t + (double)j) + 12 * cos(0.61 * (double)t) : 300.0;
+                long ts = (long)t - k;
+                double front = j < 3 ? 400 + 40 * sin(0.23 * (double)ts + (double)j) + 12 * cos(0.61 * (double)ts) : 300.0;
+                x.suv[2 * i + 1] = side;
+                x.fuv[2 * i + 1] = wolf.ground_v - (wolf.ground_v - front) * squash[c];
+                if (ts < 0 || ts >= (long)T) x.fc[i] = 0.0;
+            }
+        const char *feet[1] = {"j0"};
+        double paw[1];
+        am_sync_stats st;
+        am_error err = {0};
+        AM_CHECK_OK(am_sync_check(&x.d, L, feet, 1, NULL, paw, &st, &err), &err);
+        AM_CHECK_MSG(st.best_lag == k, "lag %d found %d", k, st.best_lag);
+        AM_CHECK_NEAR(st.gap_best_px, 0.0, 1e-6);
+        AM_CHECK(st.gap_mean_px > 5.0 && st.gap_worst_px >= st.gap_mean_px);
+        AM_CHECK(st.warp);
+        AM_CHECK_NEAR(st.front_height_scale, squash[c], 1e-9);
+        AM_CHECK(st.rescale == (squash[c] != 1.0));
+        /* a search range short of the lag finds a smaller one, no zero gap */
+        am_sync_opts o = {.max_lag = 1};
+        AM_CHECK_OK(am_sync_check(&x.d, L, feet, 1, &o, paw, &st, &err), &err);
+        AM_CHECK(abs(st.best_lag) <= 1 && st.gap_best_px > 1e-3);
+    }
+}
+
+/* Bad data is a status; the det is checked as a file is. */
+static void sync_check_rejects_bad_data(void)
+{
+    ami_sync_det x;
+    ami_sync_det_init(&x, 10, 2);
+    am_sync_stats st;
+    am_error err = {0};
+    x.fc[3] = 1.5;
+    AM_CHECK_STATUS(am_sync_check(&x.d, NULL, NULL, 0, NULL, NULL, &st, &err), AM_E_VALUE);
+    x.fc[3] = 1.0;
+    x.suv[5] = NAN;
+    AM_CHECK_STATUS(am_sync_check(&x.d, NULL, NULL, 0, NULL, NULL, &st, &err), AM_E_NONFINITE);
+    x.suv[5] = 0.0;
+    am_layout bad;
+    am_layout_default(&bad);
+    bad.m_per_px = 0;
+    AM_CHECK_STATUS(am_sync_check(&x.d, &bad, NULL, 0, NULL, NULL, &st, &err), AM_E_VALUE);
+    AM_CHECK_OK(am_sync_check(&x.d, NULL, NULL, 0, NULL, NULL, &st, &err), &err);
+    /* allocation failures are a status, nothing leaks */
+    for (uint64_t n = 1; n <= 6; n++) {
+        am_sync_opts o = {.ctx = {.max_allocs = n}};
+        am_status s = am_sync_check(&x.d, NULL, NULL, 0, &o, NULL, &st, &err);
+        AM_CHECK(s == AM_OK || s == AM_E_NOMEM);
+    }
+}
+
+/* The solve's sync numbers are the public check's on the det it was given (one measurement). */
+static void sync_check_is_the_solves(void)
+{
+    am_rig *rig = ami_load_rig("wolf");
+    am_creature *cr = ami_load_creature("wolf");
+    am_exam *ex = NULL;
+    am_capture_result *res = NULL;
+    am_error err = {0};
+    if (!rig || !cr) goto out;
+    am_exam_opts o = {.seed = 3, .frames = 36, .noise_px = 1, .lag = 2};
+    AM_CHECK_OK(am_exam_generate(rig, cr, &o, &ex, &err), &err);
+    am_capture_opts co = {.iterations = 1};
+    if (ex) AM_CHECK_OK(am_capture_solve(ex->det, rig, cr, &co, &res, &err), &err);
+    if (!res) goto out;
+    double paw[8];
+    am_sync_stats st;
+    AM_CHECK(cr->feet_count <= 8);
+    AM_CHECK_OK(am_sync_check(ex->det, &cr->layout, (const char *const *)cr->feet, cr->feet_count, NULL, paw, &st, &err),
+                &err);
+    AM_CHECK(st.best_lag == 2 && res->sync.best_lag == 2);
+    AM_CHECK(st.warp == res->sync.time_warped && st.rescale == res->sync.height_rescaled);
+    for (size_t f = 0; f < cr->feet_count; f++)
+        AM_CHECK(isnan(paw[f]) ? isnan(res->sync.paw_agreement[f]) : fabs(paw[f] - res->sync.paw_agreement[f]) < 1e-12);
+    AM_CHECK_NEAR(st.paw_score, res->sync.paw_score, 1e-12);
+    AM_CHECK_NEAR(st.gap_mean_px, res->sync.gap_mean_px, 1e-9);
+    AM_CHECK_NEAR(st.gap_worst_px, res->sync.gap_worst_px, 1e-9);
+    AM_CHECK_NEAR(st.gap_best_px, res->sync.gap_best_px, 1e-9);
+    AM_CHECK_NEAR(st.front_height_scale, res->sync.front_height_scale, 1e-12);
+out:
+    am_capture_result_free(res);
+    am_exam_free(ex);
+    am_creature_free(cr);
+    am_rig_free(rig);
+}
+
 #define AM_TESTS(X) X(capture_fk_matches_rig_fk) X(capture_joint_jacobian_matches_numeric) \
     X(exam_is_deterministic_and_within_limits) X(solve_recovers_exam) X(solve_detects_squashed_front) \
-    X(solve_rejects_bad_input) X(solve_survives_garbage_readings) X(solve_repairs_whole_frame_swaps)
+    X(solve_rejects_bad_input) X(solve_survives_garbage_readings) X(solve_repairs_whole_frame_swaps) \
+    X(sync_check_known_correlation) X(sync_check_known_lag) X(sync_check_rejects_bad_data) X(sync_check_is_the_solves)
 AM_TEST_MAIN(AM_TESTS)

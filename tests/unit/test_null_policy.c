@@ -59,6 +59,8 @@ static void null_arguments_assert_in_every_module(void)
     AMI_ABORTS(am_decompose_run(NULL, NULL, &dec, &err));
     AMI_ABORTS(am_exam_generate(NULL, NULL, NULL, &ex, &err));
     AMI_ABORTS(am_capture_solve(NULL, NULL, NULL, NULL, &res, &err));
+    AMI_ABORTS(am_sync_check(NULL, NULL, NULL, 0, NULL, NULL, NULL, &err));
+    { am_det d0 = {0}; am_sync_stats ss; AMI_ABORTS(am_sync_check(&d0, NULL, NULL, 1, NULL, NULL, &ss, &err)); }
     am_synth_opts so = {0};
     AMI_ABORTS(am_synth_tracks(&so, NULL, &err));
     AMI_ABORTS(am_bake_gltf(NULL, NULL, &clip, &err));
