@@ -45,6 +45,38 @@ static void ami_takes_help(FILE *out)
  * solve stored them), or neither (an N-camera det: perspective cameras share no image rows). */
 typedef enum { AMI_SYNC_MOTION, AMI_SYNC_DET, AMI_SYNC_NONE } ami_sync_source;
 
+/* Values by name (a take's feet, its cameras), each a column of its own in takes.csv. */
+typedef struct {
+    size_t n;
+    char **name; /* [n] */
+    double *v;   /* [n], NaN = none */
+} ami_named;
+
+static bool ami_named_add(ami_named *a, const char *name, double v)
+{
+    char **nn = am_realloc_array(a->name, a->n + 1, sizeof *nn);
+    if (nn) a->name = nn;
+    double *nv = nn ? am_realloc_array(a->v, a->n + 1, sizeof *nv) : NULL;
+    if (nv) a->v = nv;
+    if (!nv || !(a->name[a->n] = am_strdup(name))) return false;
+    a->v[a->n++] = v;
+    return true;
+}
+
+static double ami_named_get(const ami_named *a, const char *name)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], name) == 0) return a->v[i];
+    return NAN;
+}
+
+static void ami_named_free(ami_named *a)
+{
+    for (size_t i = 0; i < a->n; i++) am_free(a->name[i]);
+    am_free(a->name);
+    am_free(a->v);
+}
+
 typedef struct {
     char *take;
     const char *verdict;
@@ -53,9 +85,8 @@ typedef struct {
     size_t frames;
     bool det, from_det;
     ami_sync_source sync;
-    size_t foot_count;
-    char **feet;   /* [F] the feet checked */
-    double *paws;  /* [F] their paw agreement, NaN = null */
+    ami_named paws; /* per foot checked, its paw agreement */
+    ami_named cams; /* per camera of an N-camera take, its reprojection (px) */
 } ami_take;
 
 typedef struct {
@@ -72,7 +103,7 @@ static double ami_num(json_t *v) { return json_is_number(v) ? json_number_value(
 
 /* Paw agreement, lag and height gap of a two-view det d (loaded from det_path, cameras "front"
  * and "side") recomputed by the library's sync check, the one solve runs, on the det as read:
- * the feet k->feet into k->paws. */
+ * the feet of k->paws into it. */
 static am_status ami_take_sync(const char *det_path, const am_mdet *d, const am_layout *L, ami_take *k, am_error *err)
 {
     long fr = -1, sd = -1;
@@ -89,7 +120,7 @@ static am_status ami_take_sync(const char *det_path, const am_mdet *d, const am_
     v.conf_view[0] = (am_reals){d->conf + (size_t)fr * TJ, AM_DTYPE_F32};
     v.conf_view[1] = (am_reals){d->conf + (size_t)sd * TJ, AM_DTYPE_F32};
     am_sync_stats sy;
-    am_status s = am_sync_check(&v, L, (const char *const *)k->feet, k->foot_count, NULL, k->paws, &sy, err);
+    am_status s = am_sync_check(&v, L, (const char *const *)k->paws.name, k->paws.n, NULL, k->paws.v, &sy, err);
     if (s != AM_OK) {
         /* the det is the caller's view: name the file it came from */
         if (err && !err->file[0]) {
@@ -135,7 +166,7 @@ static am_status ami_take_reproj(const char *det_path, const char *motion_path, 
          * views does not apply (their check is the reprojection). */
         k->sync = AMI_SYNC_NONE;
         k->paw = k->lag = k->gap_mean = k->gap_worst = NAN;
-        for (size_t f = 0; f < k->foot_count; f++) k->paws[f] = NAN;
+        for (size_t f = 0; f < k->paws.n; f++) k->paws.v[f] = NAN;
         char cp[4096];
         const char *sl = strrchr(det_path, '/');
         snprintf(cp, sizeof cp, "%.*scalibration.toml", sl ? (int)(sl - det_path + 1) : 0, det_path);
@@ -163,9 +194,12 @@ static am_status ami_take_reproj(const char *det_path, const char *motion_path, 
         k->front = k->side = NAN;
         double sum = 0;
         size_t n = 0;
+        ami_named_free(&k->cams);
+        memset(&k->cams, 0, sizeof k->cams);
         for (size_t c = 0; c < d->camera_count; c++) {
             if (d->two_view && strcmp(d->cameras[c], "front") == 0) k->front = mean[c];
-            if (d->two_view && strcmp(d->cameras[c], "side") == 0) k->side = mean[c];
+            else if (d->two_view && strcmp(d->cameras[c], "side") == 0) k->side = mean[c];
+            else if (!ami_named_add(&k->cams, d->cameras[c], mean[c])) s = AM_FAIL(err, AM_E_NOMEM, "takes: cameras");
             if (isfinite(mean[c])) sum += mean[c], n++;
         }
         k->mean = n ? sum / (double)n : NAN;
@@ -181,22 +215,15 @@ static am_status ami_take_reproj(const char *det_path, const char *motion_path, 
  * checked (motion.json's sync.paw_agreement), with motion.json's values (NaN where absent). */
 static am_status ami_take_feet(json_t *pa, const am_creature *cr, ami_take *k, am_error *err)
 {
-    size_t n = cr ? cr->feet_count : json_object_size(pa);
-    k->feet = am_alloc_array(n + 1, sizeof *k->feet);
-    k->paws = am_alloc_array(n + 1, sizeof *k->paws);
-    if (!k->feet || !k->paws) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
     const char *key;
     json_t *val;
     if (cr) {
-        for (size_t f = 0; f < n; f++) {
-            if (!(k->feet[k->foot_count] = am_strdup(cr->feet[f]))) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
-            k->paws[k->foot_count++] = ami_num(json_object_get(pa, cr->feet[f]));
-        }
+        for (size_t f = 0; f < cr->feet_count; f++)
+            if (!ami_named_add(&k->paws, cr->feet[f], ami_num(json_object_get(pa, cr->feet[f]))))
+                return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
     } else if (json_is_object(pa)) {
         json_object_foreach(pa, key, val) {
-            if (strcmp(key, "score") == 0) continue;
-            if (!(k->feet[k->foot_count] = am_strdup(key))) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
-            k->paws[k->foot_count++] = ami_num(val);
+            if (strcmp(key, "score") != 0 && !ami_named_add(&k->paws, key, ami_num(val))) return AM_FAIL(err, AM_E_NOMEM, "takes: feet");
         }
     }
     return AM_OK;
@@ -217,9 +244,18 @@ static am_status ami_take_read(const char *path, const char *det_path, const am_
         json_t *val;
         double sum = 0;
         size_t n = 0;
+        bool ok = true;
         if (json_is_object(rp))
-            json_object_foreach(rp, key, val) if (strcmp(key, "front_x_only") != 0 && isfinite(ami_num(val))) sum += ami_num(val), n++;
+            json_object_foreach(rp, key, val) {
+                if (strcmp(key, "front_x_only") == 0) continue;
+                if (isfinite(ami_num(val))) sum += ami_num(val), n++;
+                if (strcmp(key, "front") != 0 && strcmp(key, "side") != 0) ok = ok && ami_named_add(&k->cams, key, ami_num(val));
+            }
         k->mean = n ? sum / (double)n : NAN;
+        if (!ok) {
+            json_decref(doc);
+            return AM_FAIL(err, AM_E_NOMEM, "takes: cameras");
+        }
     }
     k->sync = AMI_SYNC_MOTION;
     k->paw = ami_num(json_object_get(json_object_get(sync, "paw_agreement"), "score"));
@@ -291,9 +327,8 @@ static am_status ami_take_read(const char *path, const char *det_path, const am_
 
 static void ami_take_free(ami_take *k)
 {
-    for (size_t f = 0; k->feet && f < k->foot_count; f++) am_free(k->feet[f]);
-    am_free(k->feet);
-    am_free(k->paws);
+    ami_named_free(&k->paws);
+    ami_named_free(&k->cams);
     am_free(k->take);
 }
 
@@ -362,6 +397,25 @@ static int ami_take_cmp(const void *a, const void *b)
     return strcmp(x->take, y->take);
 }
 
+/* The union of the takes' foot names (which 0) or camera names (1), first met first; *n of them.
+ * NULL when out of memory. */
+static const char **ami_takes_columns(const ami_takes *w, int which, size_t *n)
+{
+    size_t all = 0;
+    for (size_t i = 0; i < w->n; i++) all += which ? w->t[i].cams.n : w->t[i].paws.n;
+    const char **out = am_alloc_array(all + 1, sizeof *out);
+    *n = 0;
+    for (size_t i = 0; out && i < w->n; i++) {
+        const ami_named *a = which ? &w->t[i].cams : &w->t[i].paws;
+        for (size_t f = 0; f < a->n; f++) {
+            size_t q = 0;
+            while (q < *n && strcmp(out[q], a->name[f]) != 0) q++;
+            if (q == *n) out[(*n)++] = a->name[f];
+        }
+    }
+    return out;
+}
+
 static void ami_csv_num(am_buf *b, double v, const char *fmt)
 {
     if (isfinite(v)) am_buf_printf(b, fmt, v);
@@ -422,21 +476,15 @@ int am_cmd_takes(int argc, char **argv)
     if (s == AM_OK) {
         qsort(w.t, w.n, sizeof *w.t, ami_take_cmp);
         am_buf b = {0};
-        /* One paw_<foot> column per foot of any take, in the order first met. */
-        size_t nf = 0;
-        const char **feet = NULL;
-        for (size_t i = 0; i < w.n; i++) nf += w.t[i].foot_count;
-        if (!(feet = am_alloc_array(nf + 1, sizeof *feet))) b.failed = true;
-        nf = 0;
-        for (size_t i = 0; feet && i < w.n; i++)
-            for (size_t f = 0; f < w.t[i].foot_count; f++) {
-                size_t q = 0;
-                while (q < nf && strcmp(feet[q], w.t[i].feet[f]) != 0) q++;
-                if (q == nf) feet[nf++] = w.t[i].feet[f];
-            }
+        /* One paw_<foot> column per foot of any take, and one reproj_<camera>_px per camera of
+         * an N-camera take, in the order first met. */
+        size_t nf = 0, nc = 0;
+        const char **feet = ami_takes_columns(&w, 0, &nf), **cams = ami_takes_columns(&w, 1, &nc);
+        if (!feet || !cams) b.failed = true;
         am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,reproj_mean_px,reproj_source,lag_frames,foot_slide_cm,frames,det,"
                           "sync_source,height_gap_mean_px,height_gap_worst_px");
         for (size_t q = 0; q < nf; q++) am_buf_printf(&b, ",paw_%s", feet[q]);
+        for (size_t q = 0; q < nc; q++) am_buf_printf(&b, ",reproj_%s_px", cams[q]);
         am_buf_append(&b, "\n", 1);
         for (size_t i = 0; i < w.n; i++) {
             const ami_take *k = &w.t[i];
@@ -461,16 +509,13 @@ int am_cmd_takes(int argc, char **argv)
             am_buf_printf(&b, "%s,", src[k->sync]);
             ami_csv_num(&b, k->gap_mean, "%.2f");
             ami_csv_num(&b, k->gap_worst, "%.2f");
-            for (size_t q = 0; q < nf; q++) {
-                double p = NAN;
-                for (size_t f = 0; f < k->foot_count; f++)
-                    if (strcmp(k->feet[f], feet[q]) == 0) p = k->paws[f];
-                ami_csv_num(&b, p, "%.3f");
-            }
+            for (size_t q = 0; q < nf; q++) ami_csv_num(&b, ami_named_get(&k->paws, feet[q]), "%.3f");
+            for (size_t q = 0; q < nc; q++) ami_csv_num(&b, ami_named_get(&k->cams, cams[q]), "%.2f");
             if (!b.failed && b.len) b.len--; /* the last column's comma */
             am_buf_append(&b, "\n", 1);
         }
         am_free(feet);
+        am_free(cams);
         s = b.failed ? AM_FAIL(&err, AM_E_NOMEM, "takes.csv") : am_file_write(am_outset_path(set, NULL), b.data, b.len, &err);
         am_buf_free(&b);
     }
