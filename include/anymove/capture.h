@@ -16,6 +16,8 @@
  *         am_motion_write(res->motion, "motion.json", &err) != AM_OK) { ... }
  *     am_capture_result_free(res);
  *
+ * The sync check alone, on a det as read (what `anymove takes` recomputes): am_sync_check.
+ *
  * Pairs: am_exam_generate -> am_exam_free; am_capture_solve -> am_capture_result_free;
  * am_capture_truth_load -> am_capture_truth_free.
  * Jobs (am_exam_generate, am_capture_solve) run in the scope of their opts' context (core.h)
