@@ -422,6 +422,25 @@ static const char **ami_takes_columns(const ami_takes *w, int which, size_t *n)
     return out;
 }
 
+/* sep, then the field pre + name + suf, quoted when it holds a comma, quote or newline. */
+static void ami_csv_str(am_buf *b, const char *sep, const char *pre, const char *name, const char *suf)
+{
+    am_buf f = {0};
+    am_buf_printf(&f, "%s%s%s", pre, name, suf);
+    am_buf_append(&f, "", 1);
+    am_buf_printf(b, "%s", sep);
+    if (f.failed) {
+        b->failed = true;
+    } else if (strpbrk(f.data, ",\"\n")) {
+        am_buf_append(b, "\"", 1);
+        for (const char *c = f.data; *c; c++) am_buf_append(b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
+        am_buf_append(b, "\"", 1);
+    } else {
+        am_buf_printf(b, "%s", f.data);
+    }
+    am_buf_free(&f);
+}
+
 static void ami_csv_num(am_buf *b, double v, const char *fmt)
 {
     if (isfinite(v)) am_buf_printf(b, fmt, v);
@@ -489,19 +508,12 @@ int am_cmd_takes(int argc, char **argv)
         if (!feet || !cams) b.failed = true;
         am_buf_printf(&b, "take,verdict,paw_agreement,reproj_front_px,reproj_side_px,reproj_mean_px,reproj_source,lag_frames,foot_slide_cm,frames,det,"
                           "sync_source,height_gap_mean_px,height_gap_worst_px");
-        for (size_t q = 0; q < nf; q++) am_buf_printf(&b, ",paw_%s", feet[q]);
-        for (size_t q = 0; q < nc; q++) am_buf_printf(&b, ",reproj_%s_px", cams[q]);
+        for (size_t q = 0; q < nf; q++) ami_csv_str(&b, ",", "paw_", feet[q], "");
+        for (size_t q = 0; q < nc; q++) ami_csv_str(&b, ",", "reproj_", cams[q], "_px");
         am_buf_append(&b, "\n", 1);
         for (size_t i = 0; i < w.n; i++) {
             const ami_take *k = &w.t[i];
-            bool quote = strpbrk(k->take, ",\"\n") != NULL;
-            if (quote) {
-                am_buf_append(&b, "\"", 1);
-                for (const char *c = k->take; *c; c++) am_buf_append(&b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
-                am_buf_append(&b, "\"", 1);
-            } else {
-                am_buf_printf(&b, "%s", k->take);
-            }
+            ami_csv_str(&b, "", "", k->take, "");
             am_buf_printf(&b, ",%s,", k->verdict);
             ami_csv_num(&b, k->paw, "%.3f");
             ami_csv_num(&b, k->front, "%.2f");
