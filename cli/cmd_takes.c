@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "anymove/camera.h"
+#include "anymove/capture.h"
 #include "anymove/metrics.h"
 #include "anymove/mocap.h"
 #include "anymove/rig.h"
