@@ -127,6 +127,24 @@ def main():
                 # carried by the foot's change of parent
                 posed[j] = head + carry @ (old[j] - old[f[1]])
             break
+    # SPEC 5's B keeps A's lengths. A bone turned through a frame near -Y (SPEC 2.2, orthonormal
+    # to 3e-5) comes out of the FK a little longer or shorter: the Knight's feet by 1e-8 m, which
+    # the default --root scale read as a leg ratio of 1 + 3e-9 (every joint 1.4e-9 of the body
+    # size off). Each tail goes back to A's length along the posed direction, the bones below
+    # it moved with it.
+    for b in order(bones):
+        h, t = posed[b[1]], posed[b[2]]
+        d = t - h
+        fix = h + d / np.linalg.norm(d) * np.linalg.norm(joints[b[2]] - joints[b[1]]) - t
+        if not fix.any():
+            continue
+        stack, sub = [b[0]], set()
+        while stack:
+            x = stack.pop()
+            sub.add(x)
+            stack.extend(children.get(x, []))
+        for j in {j for x in sub for j in by_name[x][1:3]} - {b[1]}:
+            posed[j] = posed[j] + fix
     posed = {k: v.tolist() for k, v in posed.items()}
     jren = {j: "%sj%03d" % (prefix, i) for i, j in enumerate(rig["joints"])}
     # end sites keep a name that says so (an end site is never mapped, on either rig)
