@@ -177,20 +177,11 @@ static int32_t ami_continuation(const ami_skel *sk, int32_t b, bool center)
     double best_score = -INFINITY;
     double dir[3];
     am_vec3_sub(sk->tails + 3 * (size_t)b, sk->heads + 3 * (size_t)b, dir);
-    /* A limb never goes on into a thumb: it leaves the hand sideways, a side branch. A hand
-     * whose only other child was an end site (AnimatedDrawings' RightHandEnd beside
-     * RightHandThumb1) ends there; else the thumb ran on as the hand's continuation and drove
-     * the Knight's MiddleHand, leaving its thumb without a driver. */
-    bool limb = !center;
     /* an only child always continues (a tail curled off the midline is still the tail) */
-    if (sk->child_start[b + 1] - sk->child_start[b] == 1) {
-        int32_t c = sk->child[sk->child_start[b]];
-        return limb && strstr(sk->names[c].norm, "thumb") ? -1 : c;
-    }
+    if (sk->child_start[b + 1] - sk->child_start[b] == 1) return sk->child[sk->child_start[b]];
     for (int32_t k = sk->child_start[b]; k < sk->child_start[b + 1]; k++) {
         int32_t c = sk->child[k];
         double score, to[3];
-        if (limb && strstr(sk->names[c].norm, "thumb")) continue;
         am_vec3_sub(sk->sub_centroid + 3 * (size_t)c, sk->heads + 3 * (size_t)c, to);
         if (center) {
             if (sk->side[c] != 0) continue;
