@@ -72,6 +72,9 @@ typedef struct ami_skel {
     double size;           /* SPEC 5 body size of the non-excluded rest joints */
     double height;         /* max - min rest z over them */
     double min_z;
+    uint8_t thumbs_named;  /* both rigs of the map name a thumb: limbs do not continue into one
+                              (set by the map builder; a name is a hint only where both rigs
+                              give it, so a renamed copy matches as it did) */
 } ami_skel;
 
 AM_NODISCARD am_status ami_skel_build(const am_rig *rig, ami_skel *sk, am_error *err);
