@@ -16,10 +16,14 @@
 #    counts under callgrind when valgrind is there.
 # Every GLB written is validated and played in three.js against our FK.
 # Usage: bench/retarget.sh [BUILD_DIR]   (tables on stdout; raw rows in $OUT)
+#        SECTIONS="2 3" bench/retarget.sh ...  runs only those sections (default "1 2 3 4");
+#        BIN=path/anymove scores another binary (a build before a change) with this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-${BUILD:-build}}
-bin=$build/anymove
+bin=${BIN:-$build/anymove}
+sections=" ${SECTIONS:-1 2 3 4} "
+run() { case "$sections" in *" $1 "*) return 0 ;; esac; return 1; }
 data=${AM_SHARED:-../shared}/data
 out=${OUT:-$(mktemp -d /tmp/am_bench_rt.XXXXXX)}
 py=/usr/bin/python3
@@ -37,11 +41,14 @@ glb_check() { # GLB RIG MOTION FPS [SCALE]: validator + three.js (failures count
 checked=0
 axis_of() { awk -F'\t' -v f="$1" '$1 == f {print $2}' tests/data/shared_bvh_axes.tsv; }
 
-# ---- 1. closure ----------------------------------------------------------------------------
-rows=$out/closure.tsv
-: > "$rows"
 models=$(find "$data/gltf" -name '*.glb' -o -name '*.gltf' | sort)
 bvhs=$(find "$data/bvh" -name '*.bvh' | sort)
+Q=$data/gltf/quaternius
+
+# ---- 1. closure ----------------------------------------------------------------------------
+if run 1; then
+rows=$out/closure.tsv
+: > "$rows"
 for m in $models $bvhs; do
   name=$(basename "$m")
   d=$out/closure/$name
@@ -54,7 +61,7 @@ for m in $models $bvhs; do
   "$bin" retarget "$d/a/motion.json" --source-rig "$d/a/rig.json" --to "$d/b/rig.json" --ik none -o "$d/ab" -q
   # the closure error, and its lower bound for any rotation-only motion of B (SPEC 2.2 frames
   # near -Y are not orthonormal: docs/retarget.md)
-  read -r joints lbound lseg < <($py bench/retarget_score.py bound "$d/a/motion.json" "$d/ab/motion.json" "$d/a/rig.json" "$d/b/rig.json" "$d/b/rename.json")
+  read -r joints lbound lseg lrest < <($py bench/retarget_score.py bound "$d/a/motion.json" "$d/ab/motion.json" "$d/a/rig.json" "$d/b/rig.json" "$d/b/rename.json")
   rot_align=$("$bin" retarget "$d/ab/motion.json" --source-rig "$d/b/rig.json" --to "$d/a/rig.json" --ik none -o "$d/aba" -q &&
               $py bench/retarget_score.py rot "$d/a/motion.json" "$d/aba/motion.json" "$d/a/rig.json")
   "$bin" retarget "$d/a/motion.json" --source-rig "$d/a/rig.json" --to "$d/b/rig.json" --pose delta --ik none -o "$d/abd" -q
@@ -68,17 +75,19 @@ for m in $models $bvhs; do
       roll=$($py bench/retarget_score.py match "$d/a/motion.json" "$d/roll/motion.json" "$d/a/rig.json")
       glb_check "$d/roll/animation.glb" "$d/roll/rig.json" "$d/roll/motion.json" 30 1 ;;
   esac
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(jq '.bones | length' "$d/a/rig.json")" "$joints" "$lbound" "$lseg" "$rot_align" "$rot_delta" "$roll" >> "$rows"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(jq '.bones | length' "$d/a/rig.json")" "$joints" "$lbound" "$lseg" "$lrest" "$rot_align" "$rot_delta" "$roll" >> "$rows"
 done
 echo "## closure (A -> B re-posed and renamed; world joints / body size; A->B->A max local rotation, rad)"
-echo "| rig | bones | A->B joints (align) | lower bound (any rotations) | its segment | A->B->A rot (align) | A->B->A rot (delta) | A onto its re-framed glTF: joints |"
-echo "|---|---:|---:|---:|---|---:|---:|---:|"
-awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}' "$rows"
+echo "| rig | bones | A->B joints (align) | lower bound (any rotations) | its segment | every other joint | A->B->A rot (align) | A->B->A rot (delta) | A onto its re-framed glTF: joints |"
+echo "|---|---:|---:|---:|---|---:|---:|---:|---:|"
+awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}' "$rows"
+
+fi
 
 # ---- 2. ground truth: Fox <-> Husky ------------------------------------------------------------
+if run 2; then
 gt=$out/gt.tsv
 : > "$gt"
-Q=$data/gltf/quaternius
 for pair in "Fox Husky" "Husky Fox"; do
   set -- $pair
   s=$1 t=$2
@@ -109,7 +118,10 @@ echo "| pair | clip | frames src/own | ours, defaults (align) | ours, --pose del
 echo "|---|---|---|---:|---:|---:|---:|---:|"
 awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %.3g | %.3g |\n", $1, $2, $3, $4, $5, $6, $7, $8}' "$gt"
 
+fi
+
 # ---- 3. across designs --------------------------------------------------------------------------
+if run 3; then
 cross=$out/cross.tsv
 : > "$cross"
 K=$data/gltf/khronos_fox/Fox.glb
@@ -152,10 +164,13 @@ echo "| transfer | frames | plants | source slide mean mm | target slide mean mm
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 awk -F'\t' '{printf "| %s | %s | %s | %.3g | %.3g | %.3g | %.3g | %.2f |\n", $1, $2, $3, $4, $5, $6, $7, $8}' "$cross"
 
+fi
+
 echo
 echo "GLBs written: $checked, each validated (0 errors, 0 warnings) and played in three.js against our FK: $failures failures"
 
 # ---- 4. speed --------------------------------------------------------------------------------------
+if run 4; then
 echo
 echo "## speed (bench_retarget: 1,000 frames onto a 60-bone character, one thread, best of 7)"
 taskset -c 0 "$build/bench_retarget" "$data" 7
@@ -164,4 +179,5 @@ if command -v valgrind >/dev/null 2>&1; then
     valgrind --tool=callgrind --callgrind-out-file="$out/cg.$mode" "$build/bench_retarget" "$data" 1 "$mode" > /dev/null 2> "$out/cg.$mode.log"
     echo "callgrind $mode: $(grep -E 'Collected' "$out/cg.$mode.log" | awk '{print $4}') instructions (setup included)"
   done
+fi
 fi

@@ -8,10 +8,12 @@
                                                 heads only: a leaf's tail is the importer's guess
                                                 along the node's own axes, not part of the skin
   bound A_MOTION B_MOTION A_RIG B_RIG RENAME.json
-                                                "error bound segment": the closure error (as
-                                                closure) and a lower bound on it for any motion
-                                                of B with rotations only (docs/retarget.md,
-                                                "Frames that are not orthonormal")
+                                                "error bound segment rest": the closure error (as
+                                                closure), a lower bound on it for any motion of
+                                                B with rotations only (docs/retarget.md, "Frames
+                                                that are not orthonormal"), the segment where it
+                                                is, and the error at every joint but the far
+                                                ends of segments with a bound above rounding
   baseline SRC_MOTION SRC_RIG DST_RIG K OUT     the plain copy of local rotations by bone name,
                                                 root displacement times K from the target's rest
   gt OURS OWN OWN_RIG                           "per-joint % / chamfer %" of OURS against OWN
@@ -134,6 +136,7 @@ def bound(a, b, arig, brig, ren):
     inv = {v: k for k, v in bren.items()}
     jinv = {v: k for k, v in jren.items()}
     best = (0.0, "-")
+    bounded = set()  # joints at the far end of a segment whose bound is above rounding
     for n, x in bones.items():
         if inv[n] in helpers or (n in slides and x[1] in tails):
             continue
@@ -154,9 +157,15 @@ def bound(a, b, arig, brig, ren):
                 N = rad * np.eye(3) if p is None else rad * W[p][t] @ Rr[n]
                 u = A[t, jiA[jinv[j1]]] - A[t, jiA[jinv[x[1]]]]
                 dmax = max(dmax, ellipsoid_distance(N, u))
+            if dmax / 2 / size > 1e-12:
+                bounded.add(jinv[j1])
             if dmax / 2 / size > best[0]:
                 best = (dmax / 2 / size, "%s->%s" % (jinv[x[1]], jinv[j1]))
-    return err, best[0], best[1]
+    # what is left once those joints are set aside: the error no bound explains
+    names = [n for n in a["joint_names"] if n in keep]
+    rest = [k for k, n in enumerate(names) if n not in bounded]
+    left = np.linalg.norm(A[:, ia][:, rest] - Bj[:, ib][:, rest], axis=2).max() / size if rest else 0.0
+    return err, best[0], best[1], left
 
 
 def match(a, b, rig):
@@ -209,8 +218,8 @@ def main():
     elif cmd == "rot":
         print("%.3g" % rot(load(args[0]), load(args[1]), load(args[2])))
     elif cmd == "bound":
-        e, lb, seg = bound(load(args[0]), load(args[1]), load(args[2]), load(args[3]), load(args[4]))
-        print("%.3g %.3g %s" % (e, lb, seg))
+        e, lb, seg, left = bound(load(args[0]), load(args[1]), load(args[2]), load(args[3]), load(args[4]))
+        print("%.3g %.3g %s %.3g" % (e, lb, seg, left))
     elif cmd == "match":
         print("%.3g" % match(load(args[0]), load(args[1]), load(args[2])))
     elif cmd == "baseline":

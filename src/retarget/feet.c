@@ -359,9 +359,14 @@ am_status ami_feet(ami_run *r, am_error *err)
                 while (t1 + 1 < T && plant[(t1 + 1) * C + c]) t1++;
                 double spot[3];
                 am_plant_spot(ct, C, r->fps, vgt, c, t0, t1, spot);
-                /* on the ground: as high over the target's floor as the source's plant is over
-                 * its own, scaled */
-                spot[2] = ks[c].floor + r->scale[2] * (plant_z[t0 * C + c] - floor_s[c]);
+                /* as high over the target's floor as the source's plant is over its own,
+                 * scaled. A leg's own floor is its contact's height when the source stands on
+                 * the ground the root's height is measured from (z = 0, r->sfloor), not its
+                 * lowest point in the clip: in a standing clip that is the plant itself, and a
+                 * toe joint that stands 5 cm over the ground inside its paw was pulled 5 cm into
+                 * it, the pelvis dropped to let the legs reach (docs/retarget.md, "Feet"). */
+                double own = ks[c].is_leg ? r->sfloor[ks[c].chain] : floor_s[c];
+                spot[2] = ks[c].floor + r->scale[2] * (plant_z[t0 * C + c] - own);
                 long lo = (long)t0 - (long)nb, hi = (long)t1 + (long)nb;
                 for (long t = lo < 0 ? 0 : lo; t <= hi && t < (long)T; t++) {
                     double w = 1.0;

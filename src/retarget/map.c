@@ -170,6 +170,18 @@ static bool ami_on_path(const ami_path *p, int32_t b)
     return false;
 }
 
+static bool ami_is_thumb(const ami_skel *sk, int32_t b)
+{
+    return strstr(sk->names[b].norm, "thumb") != NULL;
+}
+
+static bool ami_names_thumb(const ami_skel *sk)
+{
+    for (size_t b = 0; b < sk->B; b++)
+        if (!sk->excluded[b] && ami_is_thumb(sk, (int32_t)b)) return true;
+    return false;
+}
+
 /* The child that continues a path through bone b, or -1. */
 static int32_t ami_continuation(const ami_skel *sk, int32_t b, bool center)
 {
@@ -177,11 +189,20 @@ static int32_t ami_continuation(const ami_skel *sk, int32_t b, bool center)
     double best_score = -INFINITY;
     double dir[3];
     am_vec3_sub(sk->tails + 3 * (size_t)b, sk->heads + 3 * (size_t)b, dir);
+    /* A limb does not go on into a thumb where both rigs name theirs: it leaves the hand
+     * sideways, a side branch. By direction alone AnimatedDrawings' thumb (the hand's only
+     * child beside an end site) drove the Knight's MiddleHand, and CMU 08_01's hand, whose
+     * bone points at its thumb, gave its thumb to MiddleHand and its index to the thumb. */
+    bool skip = !center && sk->thumbs_named;
     /* an only child always continues (a tail curled off the midline is still the tail) */
-    if (sk->child_start[b + 1] - sk->child_start[b] == 1) return sk->child[sk->child_start[b]];
+    if (sk->child_start[b + 1] - sk->child_start[b] == 1) {
+        int32_t c = sk->child[sk->child_start[b]];
+        return skip && ami_is_thumb(sk, c) ? -1 : c;
+    }
     for (int32_t k = sk->child_start[b]; k < sk->child_start[b + 1]; k++) {
         int32_t c = sk->child[k];
         double score, to[3];
+        if (skip && ami_is_thumb(sk, c)) continue;
         am_vec3_sub(sk->sub_centroid + 3 * (size_t)c, sk->heads + 3 * (size_t)c, to);
         if (center) {
             if (sk->side[c] != 0) continue;
@@ -855,6 +876,7 @@ am_status am_retarget_map_build(const am_rig *source, const am_rig *target, cons
         if (s >= 0 && !A.excluded[s]) shared++;
     }
     m.names_trusted = considered && shared * 2 >= considered;
+    A.thumbs_named = B.thumbs_named = ami_names_thumb(&A) && ami_names_thumb(&B);
     if ((st = ami_path_build(&A, A.root, true, &pa, err)) != AM_OK ||
         (st = ami_path_build(&B, B.root, true, &pb, err)) != AM_OK)
         goto done;

@@ -72,6 +72,9 @@ typedef struct ami_skel {
     double size;           /* SPEC 5 body size of the non-excluded rest joints */
     double height;         /* max - min rest z over them */
     double min_z;
+    uint8_t thumbs_named;  /* both rigs of the map name a thumb: limbs do not continue into one
+                              (set by the map builder; a name is a hint only where both rigs
+                              give it, so a renamed copy matches as it did) */
 } ami_skel;
 
 AM_NODISCARD am_status ami_skel_build(const am_rig *rig, ami_skel *sk, am_error *err);
@@ -102,6 +105,9 @@ typedef struct ami_run {
     double *tref_heads;           /* [Bt][3] the target's heads in that pose (root at its rest) */
     double feet_ref;              /* lowest foot contact of that pose (0 without legs): the target
                                      stands there on its ground, z = 0 */
+    double *sfloor;               /* [chain_count] each leg's contact in the source's reference
+                                     pose, its height over that pose's lowest foot: the source's
+                                     ground is where the root's height is measured from */
     double scale[3];              /* root motion factors (x, y horizontal; z vertical) */
     double leg_source, leg_target;
     uint8_t *slides;              /* [Bt] bones that may get loc (detached feet, sliding sources) */

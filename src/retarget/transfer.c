@@ -501,6 +501,7 @@ static void ami_run_free(ami_run *r)
     am_free(r->ht);
     am_free(r->tref);
     am_free(r->tref_heads);
+    am_free(r->sfloor);
     am_free(r->slides);
     am_free(r->disp);
     am_free(r->sflag);
@@ -626,6 +627,7 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
         memcpy(S0, href_s + 3 * (size_t)sdrv, sizeof S0);
         for (size_t c = 0; c < map->chain_count; c++) {
             const am_retarget_chain *ch = &map->chains[c];
+            r->sfloor[c] = -INFINITY; /* no leg: 0 below */
             if (!ch->is_leg || ch->foot < 0) continue;
             int32_t f = ch->foot, sf = map->source[f];
             bool head = ami_contact_on_head(st, f);
@@ -643,8 +645,10 @@ static am_status ami_target_frames(ami_run *r, const double *gref_s, const doubl
             }
             if (pt[2] < feet_t) feet_t = pt[2];
             if (ps[2] < feet_s) feet_s = ps[2];
+            r->sfloor[c] = ps[2];
         }
         if (!isfinite(feet_t) || !isfinite(feet_s)) feet_t = feet_s = 0.0;
+        for (size_t c = 0; c < map->chain_count; c++) r->sfloor[c] = fmax(0.0, r->sfloor[c] - feet_s);
         memcpy(r->tref_heads, h0, Bt * 3 * sizeof(double));
         r->feet_ref = feet_t;
     }
@@ -943,10 +947,11 @@ am_status am_retarget_run(const am_retarget_job *job, am_error *err)
     r.ht = am_alloc_array(T * Bt * 3, sizeof *r.ht);
     r.tref = am_alloc_array(Bt * 4, sizeof *r.tref);
     r.tref_heads = am_alloc_array(Bt * 3, sizeof *r.tref_heads);
+    r.sfloor = am_alloc_array(r.map->chain_count + 1, sizeof *r.sfloor);
     r.slides = am_alloc_array(Bt, 1);
     gref = am_alloc_array(Bs * 4, sizeof *gref);
     href = am_alloc_array(Bs * 3, sizeof *href);
-    if (!r.rs || !r.rt || !r.gs || !r.hs || !r.gt || !r.ht || !r.tref || !r.tref_heads || !r.slides || !gref || !href) {
+    if (!r.rs || !r.rt || !r.gs || !r.hs || !r.gt || !r.ht || !r.tref || !r.tref_heads || !r.sfloor || !r.slides || !gref || !href) {
         st = AM_FAIL(err, AM_E_NOMEM, "retarget of %zu frames x %zu bones", T, Bt);
         goto done;
     }

@@ -68,6 +68,16 @@ def main():
     for b in bones:
         if b[3]:
             children.setdefault(b[3], []).append(b[0])
+
+    def subtree_joints(top):
+        """The heads and tails of bone `top` and every bone below it."""
+        stack, out = [top], set()
+        while stack:
+            x = stack.pop()
+            out.update(by_name[x][1:3])
+            stack.extend(children.get(x, []))
+        return out
+
     # limb roots: off the midline, hanging from a bone on it; and the next bone down each
     turned = set()
     for b in bones:
@@ -112,14 +122,9 @@ def main():
         for c in leaves:
             if c[0] in (f[0], p[0]) or c[0] in helpers or np.linalg.norm(h - joints[c[2]]) >= 0.06 * length(c):
                 continue
-            stack, sub = [f[0]], set()
-            while stack:
-                b = stack.pop()
-                sub.add(b)
-                stack.extend(children.get(b, []))
             # the foot rides on the leg, turned by its own turn relative to its parent
             head = posed[c[1]] + G[c[0]] @ (joints[f[1]] - joints[c[1]])
-            moved = {j for b in sub for j in (by_name[b][1], by_name[b][2])}
+            moved = subtree_joints(f[0])
             carry = G[c[0]] @ np.linalg.inv(G[f[3]])
             old = {j: posed[j] for j in moved}
             for j in moved:
@@ -127,6 +132,19 @@ def main():
                 # carried by the foot's change of parent
                 posed[j] = head + carry @ (old[j] - old[f[1]])
             break
+    # SPEC 5's B keeps A's lengths. A bone turned through a frame near -Y (SPEC 2.2, orthonormal
+    # to 3e-5) comes out of the FK a little longer or shorter: the Knight's feet by 1e-8 m, which
+    # the default --root scale read as a leg ratio of 1 + 3e-9 (every joint 1.4e-9 of the body
+    # size off). Each tail goes back to A's length along the posed direction, the bones below
+    # it moved with it.
+    for b in order(bones):
+        h, t = posed[b[1]], posed[b[2]]
+        d = t - h
+        fix = h + d / np.linalg.norm(d) * np.linalg.norm(joints[b[2]] - joints[b[1]]) - t
+        if not fix.any():
+            continue
+        for j in subtree_joints(b[0]) - {b[1]}:
+            posed[j] = posed[j] + fix
     posed = {k: v.tolist() for k, v in posed.items()}
     jren = {j: "%sj%03d" % (prefix, i) for i, j in enumerate(rig["joints"])}
     # end sites keep a name that says so (an end site is never mapped, on either rig)
