@@ -75,6 +75,10 @@ for m in meshes:
         p = mw @ v.co
         verts.append([p.x, p.y, p.z])
         groups.append([[names[g.group], g.weight] for g in v.groups if g.weight > 0])
+# the bone segments Blender's heat used (world space, deforming bones): the importer guesses
+# tails (leaf bones especially), so a gap between the two binds can be read against these
+aw = arm.matrix_world
+bones = {b.name: [list(aw @ b.head_local), list(aw @ b.tail_local)] for b in arm.data.bones if b.use_deform}
 with open(out, "w") as f:
-    json.dump({"model": src, "seconds": seconds, "vertices": verts, "groups": groups}, f)
+    json.dump({"model": src, "seconds": seconds, "vertices": verts, "groups": groups, "bones": bones}, f)
 print("blender_autoweights: %d vertices, %.3f s" % (len(verts), seconds))
