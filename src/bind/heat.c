@@ -419,9 +419,10 @@ static am_status ami_heat_mesh(ami_heat *h, const am_mesh *m, double tol, am_err
 
 /* The heat constant c of H = c / d^2 (Pinocchio's paper uses 1 with the standard cotangent
  * Laplacian; Blender's Laplacian is half of it, heat 2 against its mixed Voronoi areas). Chosen
- * on the dev half of bench/bind_split.txt (1, 2, 4, 8: Fox 0.145, 0.113, 0.092, 0.096 %; Husky
- * 0.104, 0.065, 0.038, 0.041 %): a stronger pull to the nearest bone, weights that change over a
- * narrower band at the joints, as artists paint them. */
+ * on the dev half of bench/bind_split.txt with the visibility rules below (c = 1, 2, 4, 8: Trex
+ * 0.194, 0.118, 0.054, 0.112 %; c = 2, 4, 8: Fox 0.113, 0.092, 0.096 %, Husky 0.065, 0.038,
+ * 0.041 %): a stronger pull to the nearest bone, weights that change over a narrower band at
+ * the joints, as artists paint them. */
 #define AMI_HEAT_C 4.0
 
 /* Nearest visible bone per welded vertex: H and the right-hand sides A H p_b. */
@@ -453,8 +454,8 @@ static am_status ami_heat_sources(ami_heat *h, am_bind_result *res, double size,
         /* The nearest bone heats the vertex only if it is visible (Blender's rule, and Pinocchio's
          * "the nearest bone, if visible"): a vertex whose nearest bone is hidden gets no heat and
          * takes its weights from its neighbours through the Laplacian. Falling back to the nearest
-         * visible bone instead (the rule before) heated a Trex's flank from a bone farther away,
-         * 0.28 % against 0.05 %. Bones within a relative 1e-4 of the nearest share (ties). */
+         * visible bone instead (the rule before) heated a Trex's flank from a bone farther away
+         * (with one-sided rays and c = 4: 0.221 % against 0.054 %). Bones within a relative 1e-4 of the nearest share (ties). */
         double best = by[0].key;
         size_t nvis = 0;
         memset(vis, 0, B);
