@@ -8,8 +8,8 @@ by distance (1e-4 of the mesh's size, as our weld; a glTF splits every UV seam, 
 heat fails on the cut-up surface: "failed to find solution for one or more bones"; --no-merge
 keeps them) and parents the meshes to the armature again with
 `parent_set(type='ARMATURE_AUTO')` in the rest pose. Writes
-per vertex its world position (Z up, as our world) and its (bone, weight) pairs, and the seconds
-the parenting took.
+per vertex its world position (Z up, as our world) and its (bone, weight) pairs, the seconds
+the parenting took, and each deforming bone's segment (head, tail) as Blender's heat used it.
 """
 import json
 import sys
