@@ -154,14 +154,43 @@ static int ami_tube(size_t V, size_t B)
     return 0;
 }
 
+/* --dump: the mesh as bound, the deforming bones' segments and the artist's weights, for
+ * studying the weights outside (a study's weights come back in the Blender JSON layout). */
+static int ami_dump(const char *path, const am_mesh *m, const am_rig *rig, const int32_t *ai, const float *aw)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return perror(path), -1;
+    fprintf(f, "{\"positions\": [");
+    for (size_t i = 0; i < m->vertex_count * 3; i++) fprintf(f, "%s%.9g", i ? "," : "", (double)m->positions[i]);
+    fprintf(f, "], \"triangles\": [");
+    for (size_t i = 0; i < m->triangle_count * 3; i++) fprintf(f, "%s%d", i ? "," : "", (int)m->triangles[i]);
+    fprintf(f, "], \"artist\": [");
+    for (size_t i = 0; i < m->vertex_count * 4; i++)
+        fprintf(f, "%s[\"%s\", %.7g]", i ? "," : "", rig->bone_names[ai[i]], (double)aw[i]);
+    fprintf(f, "], \"bones\": {");
+    int first = 1;
+    for (size_t b = 0; b < rig->bone_count; b++) {
+        if (rig->is_helper[b]) continue;
+        const double *h = rig->joint_rest + (size_t)rig->head_joint[b] * 3, *t = rig->joint_rest + (size_t)rig->tail_joint[b] * 3;
+        fprintf(f, "%s\"%s\": [[%.9g,%.9g,%.9g],[%.9g,%.9g,%.9g]]", first ? "" : ",", rig->bone_names[b], h[0], h[1], h[2], t[0],
+                t[1], t[2]);
+        first = 0;
+    }
+    fprintf(f, "}}\n");
+    return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "--tube") == 0) return ami_tube((size_t)atol(argv[2]), (size_t)atol(argv[3]));
-    if (argc < 2) return fprintf(stderr, "usage: bench_bind MODEL.glb [BLENDER.json] [--rigid]\n"), 2;
-    const char *blender = NULL;
+    if (argc < 2) return fprintf(stderr, "usage: bench_bind MODEL.glb [BLENDER.json] [--rigid] [--gltf-helpers] [--dump OUT.json]\n"), 2;
+    const char *blender = NULL, *dump = NULL;
     unsigned flags = 0;
+    int gltf_helpers = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--rigid") == 0) flags |= AM_BIND_RIGID;
+        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) dump = argv[++i];
+        else if (strcmp(argv[i], "--gltf-helpers") == 0) gltf_helpers = 1;
         else blender = argv[i];
     }
     am_error err = {0};
@@ -185,6 +214,20 @@ int main(int argc, char **argv)
         ai[i] = b >= 0 ? b : 0;
         aw[i] = b >= 0 ? gm->skin_weight[i] : 0.0f;
     }
+    /* Both binds get the same deforming bones: bench/blender_autoweights.py marks a bone that
+     * carries none of the artist's weight non-deforming, and so does this, before binding
+     * (am_rig_from_gltf keeps such a bone deforming when weighted bones hang below it: the
+     * Snake's Root and Body, the Trex's Hips; heat on them is error against the artist, an
+     * unfair handicap that Blender did not carry). --gltf-helpers keeps the rig's own rule. */
+    if (!gltf_helpers) {
+        uint8_t *carries = calloc(rig->bone_count, 1);
+        for (size_t i = 0; i < V * 4; i++)
+            if (aw[i] > 0) carries[ai[i]] = 1;
+        for (size_t b = 0; b < rig->bone_count; b++)
+            if (!carries[b]) rig->is_helper[b] = 1;
+        free(carries);
+    }
+    if (dump && ami_dump(dump, m, rig, ai, aw) != 0) return 1;
     am_bind_opts bo = {.flags = flags};
     am_bind_result *r = NULL;
     double t0 = am_now();

@@ -39,6 +39,18 @@ for r in rows:
         r["model"], r["vertices"], r["welded"], r["deform_bones"], r["frames"], r["ours"]["mean_pct"],
         r["ours"]["p95_pct"], r["blender"]["mean_pct"], r["blender"]["p95_pct"], r["seconds"], r["blender_seconds"]))
 print("| **average** | | | | **%.3f** | **%.3f** | | |" % (so / n, sb / n))
+# the dev / held-out halves of bench/bind_split.txt (rules are chosen on dev only)
+half = {}
+for l in open("bench/bind_split.txt"):
+    if l.strip() and not l.startswith("#"):
+        h, m = l.split()
+        half[m] = h
+for h in ("dev", "heldout"):
+    rs = [r for r in rows if "tube" not in r and half.get(r["model"].replace(".glb", "")) == h]
+    if rs:
+        print("| **%s mean** (%d) | | | | **%.3f** / %.3f | **%.3f** / %.3f | | |" % (h, len(rs),
+              sum(r["ours"]["mean_pct"] for r in rs) / len(rs), sum(r["ours"]["p95_pct"] for r in rs) / len(rs),
+              sum(r["blender"]["mean_pct"] for r in rs) / len(rs), sum(r["blender"]["p95_pct"] for r in rs) / len(rs)))
 print()
 print("speed: %d vertices, %d bones: best of 3 %.3f s (visibility %.3f s, solve %.3f s)" % (
     tube["vertices"], tube["bones"], tube["best_of_3_s"], tube["visibility_s"], tube["solve_s"]))

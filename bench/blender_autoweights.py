@@ -8,8 +8,8 @@ by distance (1e-4 of the mesh's size, as our weld; a glTF splits every UV seam, 
 heat fails on the cut-up surface: "failed to find solution for one or more bones"; --no-merge
 keeps them) and parents the meshes to the armature again with
 `parent_set(type='ARMATURE_AUTO')` in the rest pose. Writes
-per vertex its world position (Z up, as our world) and its (bone, weight) pairs, and the seconds
-the parenting took.
+per vertex its world position (Z up, as our world) and its (bone, weight) pairs, the seconds
+the parenting took, and each deforming bone's segment (head, tail) as Blender's heat used it.
 """
 import json
 import sys
@@ -75,6 +75,10 @@ for m in meshes:
         p = mw @ v.co
         verts.append([p.x, p.y, p.z])
         groups.append([[names[g.group], g.weight] for g in v.groups if g.weight > 0])
+# the bone segments Blender's heat used (world space, deforming bones): the importer guesses
+# tails (leaf bones especially), so a gap between the two binds can be read against these
+aw = arm.matrix_world
+bones = {b.name: [list(aw @ b.head_local), list(aw @ b.tail_local)] for b in arm.data.bones if b.use_deform}
 with open(out, "w") as f:
-    json.dump({"model": src, "seconds": seconds, "vertices": verts, "groups": groups}, f)
+    json.dump({"model": src, "seconds": seconds, "vertices": verts, "groups": groups, "bones": bones}, f)
 print("blender_autoweights: %d vertices, %.3f s" % (len(verts), seconds))

@@ -16,10 +16,13 @@
  *
  * Bone heat (Baran & Popovic 2007, "Automatic rigging and animation of 3D characters", the
  * method of Blender's "automatic weights"): per bone b, solve (-Delta + H) w_b = H p_b on the
- * mesh, where Delta is the cotangent Laplacian, H_ii = k / d_i^2 with d_i the distance from
- * vertex i to the nearest bone that it sees (the segment to the bone crosses no triangle) and
- * k the number of bones at that distance, and p_b,i = 1/k when b is one of them, else 0. The
- * matrix is the same for every bone: one sparse Cholesky (CHOLMOD, opt.h), one solve per bone.
+ * mesh, where Delta is the cotangent Laplacian, H_ii = c k / d_i^2 with d_i the distance from
+ * vertex i to its nearest bone (Blender's distance: a bone behind the surface counts up to 2000 x
+ * farther), k the number of bones at that distance that the vertex sees (the segment to the
+ * bone enters no triangle through its front), c = 4, and p_b,i = 1/k when b is one of them,
+ * else 0; a vertex whose nearest bone is hidden gets no heat (H_ii = 0) and its weights from its
+ * neighbours (docs/decisions.md). The matrix is the same for every bone: one sparse Cholesky
+ * (CHOLMOD, opt.h), one solve per bone.
  * We solve the symmetric form (L + A H) w = A H p, with L the cotangent stiffness matrix and A
  * the lumped vertex areas (Delta = -A^-1 L). Coincident vertices (UV seams, split normals,
  * separately modelled pieces that touch) are welded first; a piece that sees no bone at all is
@@ -64,7 +67,8 @@ typedef struct am_bind_result {
     float *weight;             /* [V][4] sum 1 in slot order; unused slots 0 */
     size_t welded_count;       /* vertices after welding */
     size_t component_count;    /* connected pieces of the welded mesh */
-    size_t blind_count;        /* welded vertices that see no bone (heated through the mesh) */
+    size_t blind_count;        /* welded vertices whose nearest bone is hidden (heated through
+                                  the mesh) */
     size_t fallback_count;     /* pieces that see no bone at all (heated by the nearest bones) */
     size_t deform_bones;       /* bones that may carry weight (helpers excluded) */
     double seconds_visibility, seconds_solve;

@@ -81,13 +81,12 @@ static void obj_reads_polygons_and_refuses_garbage(void)
     }
 }
 
-/* A closed box 2 m along -Y on a two-bone chain: the front half follows the front bone. */
-static void bone_heat_splits_a_box_between_two_bones(void)
+/* A closed box 2 m along -Y (a tube of NY rings of NC, capped) and its two-bone chain. */
+enum { BOX_NY = 21, BOX_NC = 8, BOX_V = BOX_NY * BOX_NC + 2, BOX_F = (BOX_NY - 1) * BOX_NC * 2 + BOX_NC * 2 };
+
+static void box_mesh(float *pos, int32_t *tri, size_t *vn, size_t *fn)
 {
-    am_mesh m = {0};
-    enum { NY = 21, NC = 8 };
-    float pos[NY * NC * 3 + 6];
-    int32_t tri[(NY - 1) * NC * 6 + NC * 6];
+    enum { NY = BOX_NY, NC = BOX_NC };
     size_t v = 0, f = 0;
     for (int y = 0; y < NY; y++)
         for (int k = 0; k < NC; k++) {
@@ -111,7 +110,11 @@ static void bone_heat_splits_a_box_between_two_bones(void)
         memcpy(tri + f * 3, t, sizeof t);
         f += 2;
     }
-    m.vertex_count = v, m.triangle_count = f, m.positions = pos, m.triangles = tri;
+    *vn = v, *fn = f;
+}
+
+static am_rig *box_rig(void)
+{
     static const char *const jn[] = {"a", "b", "c"}, *const bn[] = {"back", "front"}, *const bh[] = {"a", "b"},
                              *const bt[] = {"b", "c"}, *const bp[] = {NULL, "back"};
     double jp[9] = {0, -0.05, 0.5, 0, -1.0, 0.5, 0, -1.95, 0.5};
@@ -120,14 +123,33 @@ static void bone_heat_splits_a_box_between_two_bones(void)
     am_rig *rig = NULL;
     am_error err = {0};
     AM_CHECK_OK(am_rig_build(&d, &rig, &err), &err);
+    return rig;
+}
+
+static double front_weight(const am_bind_result *r, size_t i)
+{
+    double w = 0;
+    for (int k = 0; k < 4; k++) w += r->bone_index[i * 4 + k] == 1 ? r->weight[i * 4 + k] : 0;
+    return w;
+}
+
+/* A closed box 2 m along -Y on a two-bone chain: the front half follows the front bone. */
+static void bone_heat_splits_a_box_between_two_bones(void)
+{
+    am_mesh m = {0};
+    float pos[BOX_V * 3];
+    int32_t tri[BOX_F * 3];
+    size_t v = 0, f = 0;
+    box_mesh(pos, tri, &v, &f);
+    m.vertex_count = v, m.triangle_count = f, m.positions = pos, m.triangles = tri;
+    am_rig *rig = box_rig();
+    am_error err = {0};
     am_bind_result *r = NULL;
     AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
     for (size_t i = 0; i < v; i++) {
         float sum = r->weight[i * 4] + r->weight[i * 4 + 1] + r->weight[i * 4 + 2] + r->weight[i * 4 + 3];
         AM_CHECK_NEAR(sum, 1.0, 1e-6);
-        double y = pos[i * 3 + 1];
-        double w_front = 0;
-        for (int k = 0; k < 4; k++) w_front += r->bone_index[i * 4 + k] == 1 ? r->weight[i * 4 + k] : 0;
+        double y = pos[i * 3 + 1], w_front = front_weight(r, i);
         if (y < -1.4) AM_CHECK_MSG(w_front > 0.9, "vertex %zu at y %.2f: front %.3f", i, y, w_front);
         if (y > -0.6) AM_CHECK_MSG(w_front < 0.1, "vertex %zu at y %.2f: front %.3f", i, y, w_front);
     }
@@ -145,6 +167,56 @@ static void bone_heat_splits_a_box_between_two_bones(void)
     am_rig_free(rig);
 }
 
+/* The box with a sliver: a vertex M pushed 25 um out of the middle of a 10 cm edge, the edge
+ * split there and the gap closed by a fin triangle (cotangents about 2000, 2000, -1000). Its
+ * cotangent form is positive semi-definite only through the balance of the three: clamped one by
+ * one at 1000 it was indefinite and the factorisation failed (as on the Trex); scaled together it
+ * stays a triangle's form, and the sliver's vertex follows its neighbours. */
+static void bone_heat_survives_a_sliver_triangle(void)
+{
+    float pos[(BOX_V + 1) * 3];
+    int32_t tri[(BOX_F + 2) * 3];
+    size_t v = 0, f = 0;
+    box_mesh(pos, tri, &v, &f);
+    /* the edge a-c of ring 4 (y -0.4 to -0.5, on the back bone) at angle 0 (+x), in the
+     * triangles (a, c, b) and (a, c', c) */
+    int32_t a = 4 * BOX_NC, b = a + 1, c = a + BOX_NC, mid = (int32_t)v;
+    double h = 0.1 / 4000;
+    pos[v * 3] = (float)(0.2 + h), pos[v * 3 + 1] = -0.45f, pos[v * 3 + 2] = 0.5f;
+    v++;
+    size_t found = 0;
+    for (size_t i = 0; i < f; i++) {
+        int32_t *t = tri + i * 3;
+        if (t[0] == a && t[1] == c && t[2] == b) {
+            t[1] = mid; /* (a, M, b) */
+            int32_t t2[3] = {mid, c, b}, fin[3] = {a, c, mid};
+            memcpy(tri + f * 3, t2, sizeof t2);
+            memcpy(tri + (f + 1) * 3, fin, sizeof fin);
+            found++;
+        }
+    }
+    AM_CHECK(found == 1);
+    f += 2;
+    am_mesh m = {.vertex_count = v, .triangle_count = f, .positions = pos, .triangles = tri};
+    am_rig *rig = box_rig();
+    am_error err = {0};
+    am_bind_result *r = NULL;
+    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    if (r) {
+        AM_CHECK(r->welded_count == v && r->component_count == 1);
+        for (size_t i = 0; i < v; i++) {
+            float sum = r->weight[i * 4] + r->weight[i * 4 + 1] + r->weight[i * 4 + 2] + r->weight[i * 4 + 3];
+            AM_CHECK_NEAR(sum, 1.0, 1e-6);
+        }
+        /* M and the edge's ends, all at y -0.4 to -0.5, follow the back bone as the ring does */
+        AM_CHECK_NEAR(front_weight(r, (size_t)mid), front_weight(r, (size_t)a), 0.02);
+        AM_CHECK_MSG(front_weight(r, (size_t)mid) < 0.1, "sliver vertex: front %.3f", front_weight(r, (size_t)mid));
+        AM_CHECK_NEAR(front_weight(r, (size_t)c), front_weight(r, (size_t)c + 1), 0.02);
+    }
+    am_bind_result_free(r);
+    am_rig_free(rig);
+}
+
 #define AM_TESTS(X) X(sparse_cholesky_solves_laplacian_plus_diagonal) X(obj_reads_polygons_and_refuses_garbage) \
-    X(bone_heat_splits_a_box_between_two_bones)
+    X(bone_heat_splits_a_box_between_two_bones) X(bone_heat_survives_a_sliver_triangle)
 AM_TEST_MAIN(AM_TESTS)
