@@ -160,9 +160,13 @@ def read(path):
         a = j['accessors'][i]; v = j['bufferViews'][a['bufferView']]
         o = v.get('byteOffset', 0) + a.get('byteOffset', 0)
         return np.frombuffer(bin_, np.float32, a['count'] * k, o).reshape(-1, k).astype(float)
-    p = j['meshes'][0]['primitives'][0]['attributes']
-    assert 'TANGENT' in p and 'TEXCOORD_1' in p, 'no TANGENT or TEXCOORD_1: %s' % sorted(p)
-    return acc(p['TANGENT'], 4), acc(p['NORMAL'], 3), acc(p['TEXCOORD_0'], 2)
+    out = []
+    for m in j['meshes']:                  # each primitive has its own vertices, as the Knight's
+        for pr in m['primitives']:
+            p = pr['attributes']
+            assert 'TANGENT' in p and 'TEXCOORD_1' in p, 'no TANGENT or TEXCOORD_1: %s' % sorted(p)
+            out.append((acc(p['TANGENT'], 4), acc(p['NORMAL'], 3), acc(p['TEXCOORD_0'], 2)))
+    return [np.concatenate(x) for x in zip(*out)]
 (t0, n0, uv0), (t1, n1, uv1) = read(sys.argv[1]), read(sys.argv[2])
 assert len(t0) == len(t1) > 1000
 for t, n, uv in ((t0, n0, uv0), (t1, n1, uv1)):
@@ -203,15 +207,15 @@ def look(src, out):
     for si, oi in zip(s.get("images", []), o.get("images", [])):
         assert view(o, ob, oi["bufferView"]) == view(s, sb, si["bufferView"]), (out, "image bytes")
     uv = np.concatenate([acc(s, sb, p["attributes"]["TEXCOORD_0"]) for m in s["meshes"] for p in m["primitives"]])
-    prims = o["meshes"][0]["primitives"]
+    prims = [p for m in o["meshes"] for p in m["primitives"]]     # the source's primitives, each its own vertices
     assert [p.get("material") for p in prims] == [p.get("material") for m in s["meshes"] for p in m["primitives"]]
-    assert np.array_equal(acc(o, ob, prims[0]["attributes"]["TEXCOORD_0"]), uv), (out, "TEXCOORD_0")
+    assert np.array_equal(np.concatenate([acc(o, ob, p["attributes"]["TEXCOORD_0"]) for p in prims]), uv), (out, "TEXCOORD_0")
     return o, ob
 fox, fb = look(sys.argv[1], sys.argv[2])
 look(sys.argv[1], sys.argv[3])                                   # pack keeps it
 kn, kb = look(sys.argv[4], sys.argv[5])
 good = tot = 0                                                   # normals turned with the faces
-for p in kn["meshes"][0]["primitives"]:
+for p in [p for m in kn["meshes"] for p in m["primitives"]]:
     P, N = acc(kn, kb, p["attributes"]["POSITION"]).astype(float), acc(kn, kb, p["attributes"]["NORMAL"]).astype(float)
     I = acc(kn, kb, p["indices"]).reshape(-1, 3)
     fn = np.cross(P[I[:, 1]] - P[I[:, 0]], P[I[:, 2]] - P[I[:, 0]])
