@@ -3,9 +3,10 @@
  *
  * Layout of a file written from a rig:
  * - nodes 0..B-1 are the joints, node b is rig bone b, named after it, children as the rig's
- *   parents; node B is the skinned mesh node. Both node 0 and node B are scene roots, and the
- *   mesh node carries no transform: the validator warns about skinned meshes that are
- *   parented or transformed, since their transform is ignored by skinning. Nodes B+1... are
+ *   parents; node B is the skinned mesh node (nodes B..B+N-1 for a mesh given as N mesh
+ *   nodes, node B+n showing mesh n). Node 0 and the mesh nodes are scene roots, and the
+ *   mesh nodes carry no transform: the validator warns about skinned meshes that are
+ *   parented or transformed, since their transform is ignored by skinning. Nodes B+N... are
  *   "<bone>_end" markers under each leaf joint at its tail (not joints, not animated).
  * - A joint node's world matrix in glTF axes is W(b) = [orth(C R_P(b)) | C head(b)], where
  *   P(b) is the SPEC 2.3 FK matrix and C the axis change of SPEC 4.5. orth() keeps the bone's
