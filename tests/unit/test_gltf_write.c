@@ -1213,6 +1213,28 @@ static void gltf_write_mesh_nodes(void)
     } else {
         AM_CHECK(back && back->mesh_count == 2);
     }
+    /* every allocation failure of the gather and of the write is AM_E_NOMEM, nothing leaks */
+    size_t failures = 0, limit, glimit;
+    for (glimit = 1; glimit < 200; glimit++) {
+        am_gltf_meshes *g2 = NULL;
+        am_test_alloc_limit(glimit);
+        am_status st = am_gltf_meshes_gather(doc, &g2, &err);
+        am_test_alloc_limit(0);
+        am_gltf_meshes_free(g2);
+        if (st == AM_OK) break;
+        failures += st != AM_E_NOMEM;
+    }
+    for (limit = 1; limit < 2000; limit++) {
+        am_buf o2 = {0};
+        am_test_alloc_limit(limit);
+        am_status st = am_gltf_write_mem(&ex, &o2, &err);
+        am_test_alloc_limit(0);
+        am_buf_free(&o2);
+        if (st == AM_OK) break;
+        failures += st != AM_E_NOMEM;
+    }
+    AM_CHECK_MSG(failures == 0 && glimit < 200 && limit < 2000, "%zu limits gave another code; gather %zu, write %zu",
+                 failures, glimit, limit);
     /* misuse: a triangle of the second part on the first's vertices, a part with other targets
      * than its node, nodes that leave a part out */
     am_buf out = {0};
