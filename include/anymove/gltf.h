@@ -105,7 +105,8 @@ typedef struct am_gltf_mesh_in {
      * so that the export's remove_paint can take the paint out and give the colours back. */
     const float *base_colors;
     /* TEXCOORD_2 .. TEXCOORD_(1 + texcoord_extra_count): [texcoord_extra_count][V][2], or
-     * texcoord_extra_count 0 */
+     * texcoord_extra_count 0; needs texcoords and texcoords1 (glTF numbers sets without gaps,
+     * as it does TEXCOORD_1 without TEXCOORD_0: AM_E_ARG) */
     size_t texcoord_extra_count;
     const float *const *texcoords_extra;
 } am_gltf_mesh_in;
@@ -380,7 +381,9 @@ typedef struct am_gltf_meshes {
                                   primitive has tangents and normals, else NULL */
     float *colors;             /* [V][4] COLOR_0 RGBA (A = 1 for RGB; white in primitives
                                   without), NULL when no primitive has one */
-    size_t texcoord_extra_count; /* TEXCOORD_2.. sets: up to the highest any primitive has */
+    size_t texcoord_extra_count; /* TEXCOORD_2.. sets: up to the highest any primitive has
+                                    (texcoords and texcoords1 are then given too, zeros where a
+                                    primitive lacks them: glTF numbers sets without gaps) */
     float *texcoords_extra[AM_GLTF_MAX_TEXCOORDS - 2]; /* [V][2] each, (0, 0) where absent */
     float *targets;            /* the parts' morph deltas, one block (owned; parts point in) */
 } am_gltf_meshes;

@@ -242,6 +242,9 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
         if (all_normals && !(g->normals = am_alloc_array(V * 3, sizeof(float)))) goto nomem;
         /* glTF ignores tangents given without normals */
         if (all_normals && all_tangents && !(g->tangents = am_alloc_array(V * 4, sizeof(float)))) goto nomem;
+        /* glTF's UV sets are numbered without gaps: a set brings every lower one (zeros) */
+        any_uv1 |= g->texcoord_extra_count > 0;
+        any_uv |= any_uv1;
         if (any_uv && !(g->texcoords = am_alloc_array(V * 2, sizeof(float)))) goto nomem;
         if (g->texcoords) memset(g->texcoords, 0, V * 2 * sizeof(float));
         if (any_uv1 && !(g->texcoords1 = am_alloc_array(V * 2, sizeof(float)))) goto nomem;

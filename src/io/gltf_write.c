@@ -518,6 +518,10 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
     assert(m->texcoords_extra || m->texcoord_extra_count == 0);
     AMI_CHECK(err, m->texcoord_extra_count <= AM_GLTF_MAX_TEXCOORDS - 2, AM_E_ARG, "%zu extra UV sets (at most %d)",
               m->texcoord_extra_count, AM_GLTF_MAX_TEXCOORDS - 2);
+    /* glTF numbers the sets of a semantic without gaps (the validator refuses TEXCOORD_2
+     * without TEXCOORD_1) */
+    AMI_CHECK(err, (!m->texcoords1 || m->texcoords) && (!m->texcoord_extra_count || m->texcoords1), AM_E_ARG,
+              "UV sets with a gap: TEXCOORD_%d without the ones below", m->texcoord_extra_count ? 2 : 1);
     for (size_t u = 0; u < m->texcoord_extra_count; u++)
         for (size_t i = 0; i < m->vertex_count * 2; i++)
             AMI_CHECK(err, isfinite(m->texcoords_extra[u][i]), AM_E_NONFINITE, "mesh vertex %zu TEXCOORD_%zu", i / 2, u + 2);

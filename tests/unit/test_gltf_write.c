@@ -1245,6 +1245,9 @@ static void gltf_write_mesh_nodes(void)
     parts[1].target_count = 13;
     AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
     parts[1].target_count = 14;
+    mi.texcoords1 = pos; /* a second UV set without the first */
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);
+    mi.texcoords1 = NULL;
     mi.node_count = 1;
     AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
     AM_CHECK(out.len == 0);
