@@ -122,6 +122,40 @@ print("2 mesh nodes, 14 targets each, colours kept; worst delta error", worst)
 PY
 ); then am_pass "flamingo_nodes_morphs_colours ($out)"; else am_fail flamingo_nodes_morphs_colours "$out"; fi
 
+# without paint the Flamingo's colours stay COLOR_0 and pack keeps them; a character bound before
+# the marks (no extras, no COLOR_1) loses its COLOR_0 (the paint) in pack, as it used to
+echo '{"prep": {"length_m": 1.2, "rotz_deg": 90, "axis": "y"}}' > "$TMP/fl_nopaint.json"
+expect flamingo_bind_no_paint 0 '"paint": false' -- "$AM_BIN" bind "$TMP/fl2.glb" --rig "$TMP/flrig.json" --creature "$TMP/fl_nopaint.json" -o "$TMP/fl_plain.glb" -q
+expect flamingo_pack_no_paint 0 '' -- "$AM_BIN" pack "$TMP/sway.json" --rig "$TMP/flrig.json" --mesh "$TMP/fl_plain.glb" --names Sway -o "$TMP/flpack2/flamingo.glb" -q
+$PY - "$TMP/fl_rigged.glb" "$TMP/fl_old.glb" <<'PY' || am_fail flamingo_old_make "could not write fl_old.glb"
+import json, struct, sys
+b = open(sys.argv[1], 'rb').read()
+n = struct.unpack_from('<I', b, 12)[0]
+j = json.loads(b[20:20 + n])
+for m in j['meshes']:
+    for p in m['primitives']:
+        p.pop('extras'); p['attributes'].pop('COLOR_1')
+t = json.dumps(j, separators=(',', ':')).encode()
+t += b' ' * (-len(t) % 4)
+rest = b[20 + n:]
+open(sys.argv[2], 'wb').write(struct.pack('<III', 0x46546C67, 2, 12 + 8 + len(t) + len(rest)) + struct.pack('<II', len(t), 0x4E4F534A) + t + rest)
+PY
+expect flamingo_pack_old 0 '' -- "$AM_BIN" pack "$TMP/sway.json" --rig "$TMP/flrig.json" --mesh "$TMP/fl_old.glb" --names Sway -o "$TMP/flpack3/flamingo.glb" -q
+validator "$TMP/flpack2/flamingo.glb" flamingo_pack_no_paint_validator
+validator "$TMP/flpack3/flamingo.glb" flamingo_pack_old_validator
+if out=$($PY - "$TMP/fl_plain.glb" "$TMP/flpack2/flamingo.glb" "$TMP/flpack3/flamingo.glb" <<'PY' 2>&1
+import json, struct, sys
+def prims(f):
+    b = open(f, 'rb').read()
+    j = json.loads(b[20:20 + struct.unpack_from('<I', b, 12)[0]])
+    return [p for m in j['meshes'] for p in m['primitives']]
+plain, kept, old = (prims(f) for f in sys.argv[1:4])
+assert all(p['extras'] == {'anymove_colors': 'COLOR_0'} and 'COLOR_1' not in p['attributes'] for p in plain), plain[0]
+assert all(p['attributes']['COLOR_0'] == q['attributes']['COLOR_0'] and 'extras' not in q for p, q in zip(plain, kept)), kept[0]
+assert all('COLOR_0' not in p['attributes'] for p in old), old[0]
+PY
+); then am_pass pack_colours_without_paint_and_unmarked; else am_fail pack_colours_without_paint_and_unmarked "$out"; fi
+
 # ---- two Quaternius models from their own rigs: the Husky in one mesh node per primitive ----
 $PY "$T/gltf_pieces.py" split "$Q/Husky.glb" "$TMP/husky5.glb" || am_fail husky_split "gltf_pieces.py failed"
 expect husky_rig 0 '' -- "$AM_BIN" convert "$TMP/husky5.glb" --clip Walk -o "$TMP/hurig" -q
