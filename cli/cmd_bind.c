@@ -297,6 +297,13 @@ int am_cmd_bind(int argc, char **argv)
     ami_jw_string(&w, "output", out_path);
     ami_jw_int(&w, "vertices", (int64_t)mesh->vertex_count);
     ami_jw_int(&w, "triangles", (int64_t)mesh->triangle_count);
+    if (node_count) {
+        size_t targets = 0;
+        for (size_t n = 0; n < node_count; n++) targets += nodes[n].target_count;
+        ami_jw_int(&w, "mesh_nodes", (int64_t)node_count);
+        ami_jw_int(&w, "morph_targets", (int64_t)targets);
+        ami_jw_bool(&w, "own_colors", gm && gm->colors);
+    }
     ami_jw_prep(&w, cr, M, size_before, size_after);
     if (br) {
         ami_jw_object(&w, "weights");
