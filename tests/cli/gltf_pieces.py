@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Models with several mesh nodes, for bind's test (the shared models have one each):
+"""Variants of a GLB for bind's test: several mesh nodes (the shared models have one each),
+more UV sets, an unmarked bound character:
 
   split IN.glb OUT.glb   every primitive of the first mesh node becomes its own mesh node
                          ("<node>_<k>", mesh "<mesh>_<k>", same skin and transform)
   twin IN.glb OUT.glb    a second node of the first mesh ("<node>_twin"), beside the first with
                          its own transform (turned 90 degrees about Y, scaled 0.5, moved along
                          X); a camera node and an empty node are added too
+  uvs IN.glb OUT.glb     every primitive given TEXCOORD_1 and TEXCOORD_2 = its TEXCOORD_0
+  unmark IN.glb OUT.glb  a bound character as bind wrote it before the paint marks: every
+                         primitive without its extras and COLOR_1
 
 Only the JSON changes (accessors are shared); GLB in and out. (Python 3, no numpy.)"""
 import json
@@ -60,8 +64,17 @@ def main():
         roots.append(len(nodes) - 1)
         nodes.append({"name": "Empty", "translation": [0, 2, 0]})
         roots.append(len(nodes) - 1)
+    elif mode in ("uvs", "unmark"):
+        for m in doc["meshes"]:
+            for p in m["primitives"]:
+                at = p["attributes"]
+                if mode == "uvs":
+                    at["TEXCOORD_1"] = at["TEXCOORD_2"] = at["TEXCOORD_0"]
+                else:
+                    p.pop("extras", None)
+                    at.pop("COLOR_1", None)
     else:
-        sys.exit("mode: split or twin")
+        sys.exit("mode: split, twin, uvs or unmark")
     write_glb(out, doc, rest)
 
 

@@ -127,19 +127,7 @@ PY
 echo '{"prep": {"length_m": 1.2, "rotz_deg": 90, "axis": "y"}}' > "$TMP/fl_nopaint.json"
 expect flamingo_bind_no_paint 0 '"paint": false' -- "$AM_BIN" bind "$TMP/fl2.glb" --rig "$TMP/flrig.json" --creature "$TMP/fl_nopaint.json" -o "$TMP/fl_plain.glb" -q
 expect flamingo_pack_no_paint 0 '' -- "$AM_BIN" pack "$TMP/sway.json" --rig "$TMP/flrig.json" --mesh "$TMP/fl_plain.glb" --names Sway -o "$TMP/flpack2/flamingo.glb" -q
-$PY - "$TMP/fl_rigged.glb" "$TMP/fl_old.glb" <<'PY' || am_fail flamingo_old_make "could not write fl_old.glb"
-import json, struct, sys
-b = open(sys.argv[1], 'rb').read()
-n = struct.unpack_from('<I', b, 12)[0]
-j = json.loads(b[20:20 + n])
-for m in j['meshes']:
-    for p in m['primitives']:
-        p.pop('extras'); p['attributes'].pop('COLOR_1')
-t = json.dumps(j, separators=(',', ':')).encode()
-t += b' ' * (-len(t) % 4)
-rest = b[20 + n:]
-open(sys.argv[2], 'wb').write(struct.pack('<III', 0x46546C67, 2, 12 + 8 + len(t) + len(rest)) + struct.pack('<II', len(t), 0x4E4F534A) + t + rest)
-PY
+$PY "$T/gltf_pieces.py" unmark "$TMP/fl_rigged.glb" "$TMP/fl_old.glb" || am_fail flamingo_old_make "gltf_pieces.py failed"
 expect flamingo_pack_old 0 '' -- "$AM_BIN" pack "$TMP/sway.json" --rig "$TMP/flrig.json" --mesh "$TMP/fl_old.glb" --names Sway -o "$TMP/flpack3/flamingo.glb" -q
 validator "$TMP/flpack2/flamingo.glb" flamingo_pack_no_paint_validator
 validator "$TMP/flpack3/flamingo.glb" flamingo_pack_old_validator
@@ -192,19 +180,7 @@ PY
 
 # ---- TEXCOORD_2 and further sets are kept: the Khronos fox given TEXCOORD_1 = TEXCOORD_2 = TEXCOORD_0 ----
 FOX=$AM_SHARED/data/gltf/khronos_fox/Fox.glb
-$PY - "$FOX" "$TMP/fox_uv2.glb" <<'PY' || am_fail fox_uv2_make "could not write fox_uv2.glb"
-import json, struct, sys
-b = open(sys.argv[1], 'rb').read()
-n = struct.unpack_from('<I', b, 12)[0]
-j = json.loads(b[20:20 + n])
-for m in j['meshes']:
-    for p in m['primitives']:
-        p['attributes']['TEXCOORD_1'] = p['attributes']['TEXCOORD_2'] = p['attributes']['TEXCOORD_0']
-t = json.dumps(j, separators=(',', ':')).encode()
-t += b' ' * (-len(t) % 4)
-rest = b[20 + n:]
-open(sys.argv[2], 'wb').write(struct.pack('<III', 0x46546C67, 2, 12 + 8 + len(t) + len(rest)) + struct.pack('<II', len(t), 0x4E4F534A) + t + rest)
-PY
+$PY "$T/gltf_pieces.py" uvs "$FOX" "$TMP/fox_uv2.glb" || am_fail fox_uv2_make "gltf_pieces.py failed"
 expect fox_rig 0 '' -- "$AM_BIN" convert "$FOX" -o "$TMP/foxrig" -q
 expect fox_uv2_bind 0 '"method": "bone heat"' -- "$AM_BIN" bind "$TMP/fox_uv2.glb" --rig "$TMP/foxrig/rig.json" -o "$TMP/fox_uv2_out.glb" -q
 validator "$TMP/fox_uv2_out.glb" fox_uv2_validator

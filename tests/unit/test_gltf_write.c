@@ -707,6 +707,24 @@ done:
 }
 
 /* Out of memory at every allocation: a clean AM_E_NOMEM, no leak (ASan checks the leaks). */
+/* am_gltf_write_mem under allocation limits 1, 2, ... until it succeeds (the limit returned) or
+ * `most`; *failures counts the limits that gave a code other than AM_E_NOMEM. */
+static size_t ami_write_under_limits(const am_gltf_export *ex, size_t most, size_t *failures)
+{
+    size_t limit;
+    for (limit = 1; limit < most; limit++) {
+        am_buf out = {0};
+        am_error err = {0};
+        am_test_alloc_limit(limit);
+        am_status st = am_gltf_write_mem(ex, &out, &err);
+        am_test_alloc_limit(0);
+        am_buf_free(&out);
+        if (st == AM_OK) break;
+        *failures += st != AM_E_NOMEM;
+    }
+    return limit;
+}
+
 static void gltf_write_survives_allocation_failures(void)
 {
     am_rig *rig = ami_random_rig(6);
@@ -716,17 +734,7 @@ static void gltf_write_survives_allocation_failures(void)
     ami_make_mesh(rig, 20, 3, 5, &m);
     const am_motion *clips[1] = {mo};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .mesh = &m.in};
-    size_t failures = 0, limit;
-    for (limit = 1; limit < 400; limit++) {
-        am_buf out = {0};
-        am_error err = {0};
-        am_test_alloc_limit(limit);
-        am_status st = am_gltf_write_mem(&ex, &out, &err);
-        am_test_alloc_limit(0);
-        am_buf_free(&out);
-        if (st == AM_OK) break;
-        if (st != AM_E_NOMEM) failures++;
-    }
+    size_t failures = 0, limit = ami_write_under_limits(&ex, 400, &failures);
     AM_CHECK_MSG(failures == 0, "%zu allocation limits gave a code other than E_NOMEM", failures);
     AM_CHECK_MSG(limit < 400, "never succeeded within 400 allocations");
     ami_free_mesh(&m);
@@ -1224,15 +1232,7 @@ static void gltf_write_mesh_nodes(void)
         if (st == AM_OK) break;
         failures += st != AM_E_NOMEM;
     }
-    for (limit = 1; limit < 2000; limit++) {
-        am_buf o2 = {0};
-        am_test_alloc_limit(limit);
-        am_status st = am_gltf_write_mem(&ex, &o2, &err);
-        am_test_alloc_limit(0);
-        am_buf_free(&o2);
-        if (st == AM_OK) break;
-        failures += st != AM_E_NOMEM;
-    }
+    limit = ami_write_under_limits(&ex, 2000, &failures);
     AM_CHECK_MSG(failures == 0 && glimit < 200 && limit < 2000, "%zu limits gave another code; gather %zu, write %zu",
                  failures, glimit, limit);
     /* misuse: a triangle of the second part on the first's vertices, a part with other targets
