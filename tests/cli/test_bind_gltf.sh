@@ -11,7 +11,7 @@
 # nodes, morph targets, colours and clip names, and play the clips.
 . "$(dirname "$0")/lib.sh"
 am_need_tool node blender /usr/bin/python3
-am_need_shared data/gltf/Flamingo.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/Frog.glb data/gltf/khronos_fox/Fox.glb
+am_need_shared data/gltf/Flamingo.glb data/gltf/quaternius/Husky.glb data/gltf/quaternius/Frog.glb
 PY=/usr/bin/python3
 T=$AM_SOURCE/tests/cli
 FL=$AM_SHARED/data/gltf/Flamingo.glb
@@ -177,27 +177,6 @@ for src, *outs in (sys.argv[1:4], sys.argv[4:7]):
     print(len(want), "mesh nodes", end="; ")
 PY
 ); then am_pass "quaternius_pieces_kept ($out)"; else am_fail quaternius_pieces_kept "$out"; fi
-
-# ---- TEXCOORD_2 and further sets are kept: the Khronos fox given TEXCOORD_1 = TEXCOORD_2 = TEXCOORD_0 ----
-FOX=$AM_SHARED/data/gltf/khronos_fox/Fox.glb
-$PY "$T/gltf_pieces.py" uvs "$FOX" "$TMP/fox_uv2.glb" || am_fail fox_uv2_make "gltf_pieces.py failed"
-expect fox_rig 0 '' -- "$AM_BIN" convert "$FOX" -o "$TMP/foxrig" -q
-expect fox_uv2_bind 0 '"method": "bone heat"' -- "$AM_BIN" bind "$TMP/fox_uv2.glb" --rig "$TMP/foxrig/rig.json" -o "$TMP/fox_uv2_out.glb" -q
-validator "$TMP/fox_uv2_out.glb" fox_uv2_validator
-if out=$($PY - "$TMP/fox_uv2_out.glb" <<'PY' 2>&1
-import json, struct, sys
-b = open(sys.argv[1], 'rb').read()
-n = struct.unpack_from('<I', b, 12)[0]
-j = json.loads(b[20:20 + n]); bin_ = b[20 + n + 8:]
-def acc(i):
-    a = j['accessors'][i]; v = j['bufferViews'][a['bufferView']]
-    return struct.unpack_from('<%df' % (a['count'] * 2), bin_, v.get('byteOffset', 0) + a.get('byteOffset', 0))
-p = j['meshes'][0]['primitives'][0]['attributes']
-assert 'TEXCOORD_2' in p and 'TEXCOORD_3' not in p, sorted(p)
-u0, u2 = acc(p['TEXCOORD_0']), acc(p['TEXCOORD_2'])
-assert len(u0) > 0 and u0 == u2, 'TEXCOORD_2 differs'
-PY
-); then am_pass fox_uv2_kept; else am_fail fox_uv2_kept "$out"; fi
 
 # ---- three.js and Blender: mesh nodes, morph targets, colours, clip names, the clips played ----
 if out=$(node "$T/three_meshes.mjs" "$TMP/flpack/flamingo.glb" 2>&1) &&
