@@ -26,7 +26,11 @@ static void ami_bind_help(FILE *out)
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
             "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
-            "look (normals, tangents, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded). Validator-clean.\n\n"
+            "mesh nodes (each a skinned mesh with its name, primitives and materials; node transforms\n"
+            "baked in; cameras, lights and empties left out) and its look: normals, tangents, every\n"
+            "UV set, morph targets (deltas turned with the prep, default weights, target names),\n"
+            "materials, textures and images (embedded), and its own vertex colours (COLOR_1 beside\n"
+            "the paint, which pack gives back as COLOR_0). Validator-clean.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -62,11 +66,15 @@ static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mes
     }
     am_mesh *m = &(*gm)->mesh;
     for (size_t i = 0; i < m->vertex_count * 3; i++) m->positions[i] *= (float)scale;
+    for (size_t p = 0; p < (*gm)->part_count; p++) {
+        am_gltf_part *pt = &(*gm)->parts[p];
+        for (size_t i = 0; pt->target_positions && i < pt->target_count * pt->count * 3; i++)
+            pt->target_positions[i] *= (float)scale;
+    }
     *out = m;
     return AM_OK;
 }
 
-/* Normals follow the prep's turn (a similarity: its linear part over its scale). */
 /* Directions (normals, or tangents: stride 4, their w left as it is) turned by the prep's
  * rotation (its scale is uniform, so normals need no inverse transpose). */
 static void ami_bind_turn_normals(float *normals, size_t n, size_t stride, const double M[16])
@@ -78,6 +86,80 @@ static void ami_bind_turn_normals(float *normals, size_t n, size_t stride, const
         double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
         for (int k = 0; k < 3; k++) q[k] = (float)(len > 0 ? r[k] / len : k == 2);
     }
+}
+
+/* Vectors ([n][3]) by M's linear part, times k: the prep on morph deltas (positions: k = 1,
+ * they scale with the mesh; normals and tangents: k = 1/scale, they only turn, as their base
+ * attributes do; a delta is not normalised). */
+static void ami_bind_turn_deltas(float *d, size_t n, const double M[16], double k)
+{
+    for (size_t v = 0; d && v < n; v++) {
+        float *q = d + 3 * v;
+        double r[3];
+        for (int c = 0; c < 3; c++) r[c] = k * (M[4 * c] * q[0] + M[4 * c + 1] * q[1] + M[4 * c + 2] * q[2]);
+        for (int c = 0; c < 3; c++) q[c] = (float)r[c];
+    }
+}
+
+/* The prep on everything of a glTF model that is not its positions. */
+static void ami_bind_prep_look(am_gltf_meshes *gm, const double M[16])
+{
+    size_t V = gm->mesh.vertex_count;
+    if (gm->normals) ami_bind_turn_normals(gm->normals, V, 3, M);
+    if (gm->tangents) ami_bind_turn_normals(gm->tangents, V, 4, M);
+    double s = sqrt(M[0] * M[0] + M[4] * M[4] + M[8] * M[8]);
+    for (size_t p = 0; p < gm->part_count; p++) {
+        am_gltf_part *pt = &gm->parts[p];
+        size_t n = pt->target_count * pt->count;
+        ami_bind_turn_deltas(pt->target_positions, n, M, 1.0);
+        ami_bind_turn_deltas(pt->target_normals, n, M, s > 0 ? 1.0 / s : 1.0);
+        ami_bind_turn_deltas(pt->target_tangents, n, M, s > 0 ? 1.0 / s : 1.0);
+    }
+}
+
+/* The model's mesh nodes for the rigged GLB: one node per source mesh node, with its primitives
+ * as parts (their own vertices and morph targets), names, default morph weights and target
+ * names. *parts, *nodes and *weights ([nodes][targets]) are allocated here. */
+static am_status ami_bind_nodes(const am_gltf *doc, const am_gltf_meshes *gm, am_gltf_mesh_part **parts,
+                                size_t *part_count, am_gltf_mesh_node **nodes, size_t *node_count, double **weights,
+                                am_error *err)
+{
+    size_t P = gm->part_count, W = 0;
+    for (size_t p = 0; p < P; p++) W += gm->parts[p].target_count;
+    *parts = am_alloc_array(P ? P : 1, sizeof **parts);
+    *nodes = am_alloc_array(P ? P : 1, sizeof **nodes);
+    *weights = am_alloc_array(W ? W : 1, sizeof **weights);
+    if (!*parts || !*nodes || !*weights) return AM_FAIL(err, AM_E_NOMEM, "%zu mesh parts", P);
+    size_t np = 0, nn = 0, nw = 0;
+    int32_t last_node = -1;
+    for (size_t p = 0; p < P; p++) {
+        const am_gltf_part *g = &gm->parts[p];
+        if (!g->triangle_count) continue;
+        if (g->node != last_node) { /* the gathered parts come node by node */
+            last_node = g->node;
+            const am_gltf_node *dn = &doc->nodes[g->node];
+            const am_gltf_mesh *me = &doc->meshes[g->mesh];
+            /* the node's weights override its mesh's (glTF 2.0 3.7.2.2); missing ones are 0 */
+            size_t dw = dn->weight_count ? dn->weight_count : me->weight_count;
+            const double *src = dn->weight_count ? dn->weights : me->weights;
+            double *w = *weights + nw;
+            for (size_t t = 0; t < g->target_count; t++) w[t] = t < dw ? src[t] : 0.0;
+            nw += g->target_count;
+            (*nodes)[nn++] = (am_gltf_mesh_node){
+                .name = dn->name, .mesh_name = me->name, .first_part = np, .target_count = g->target_count,
+                .target_weights = g->target_count ? w : NULL,
+                .target_names = me->target_name_count == g->target_count && g->target_count
+                                    ? (const char *const *)me->target_names : NULL};
+        }
+        (*nodes)[nn - 1].part_count++;
+        (*parts)[np++] = (am_gltf_mesh_part){
+            .first_triangle = g->first_triangle, .triangle_count = g->triangle_count, .material = g->material,
+            .first_vertex = g->first, .vertex_count = g->count, .target_count = g->target_count,
+            .target_positions = g->target_positions, .target_normals = g->target_normals,
+            .target_tangents = g->target_tangents};
+    }
+    *part_count = np, *node_count = nn;
+    return AM_OK;
 }
 
 static void ami_jw_prep(ami_jw *w, const am_creature *c, const double M[16], double size_before, double size_after)
@@ -146,7 +228,9 @@ int am_cmd_bind(int argc, char **argv)
     am_gltf *look = NULL;
     am_gltf_meshes *gm = NULL;
     am_gltf_mesh_part *parts = NULL;
-    size_t part_count = 0;
+    am_gltf_mesh_node *nodes = NULL;
+    double *morph_weights = NULL;
+    size_t part_count = 0, node_count = 0;
     am_rig *rig = NULL;
     am_creature *cr = NULL;
     am_bind_result *br = NULL;
@@ -162,8 +246,7 @@ int am_cmd_bind(int argc, char **argv)
         if (cr && cr->has_prep && (s = am_prep_transform(mesh, &cr->prep, M, &err)) == AM_OK)
         {
             am_mesh_transform(mesh, M);
-            if (gm && gm->normals) ami_bind_turn_normals(gm->normals, mesh->vertex_count, 3, M);
-            if (gm && gm->tangents) ami_bind_turn_normals(gm->tangents, mesh->vertex_count, 4, M);
+            if (gm) ami_bind_prep_look(gm, M);
         }
         if (s != AM_OK) am_error_set_file(&err, model);
         size_after = am_body_size_f32(mesh->positions, mesh->vertex_count, NULL);
@@ -182,14 +265,8 @@ int am_cmd_bind(int argc, char **argv)
         s = colors ? am_bind_paint(rig, cr, br, colors, &err) : AM_FAIL(&err, AM_E_NOMEM, "paint");
         if (s != AM_OK && !err.file[0]) snprintf(err.file, sizeof err.file, "%s", creature_path);
     }
-    if (s == AM_OK && rig && gm && gm->part_count) {
-        parts = am_alloc_array(gm->part_count, sizeof *parts);
-        if (!parts) s = AM_FAIL(&err, AM_E_NOMEM, "%zu mesh parts", gm->part_count);
-        for (size_t p = 0; parts && p < gm->part_count; p++)
-            if (gm->parts[p].triangle_count)
-                parts[part_count++] = (am_gltf_mesh_part){gm->parts[p].first_triangle, gm->parts[p].triangle_count,
-                                                          gm->parts[p].material};
-    }
+    if (s == AM_OK && rig && gm && gm->part_count)
+        s = ami_bind_nodes(look, gm, &parts, &part_count, &nodes, &node_count, &morph_weights, &err);
     if (s == AM_OK && rig) {
         am_gltf_mesh_in mi = {.vertex_count = mesh->vertex_count, .positions = mesh->positions,
                               .triangle_count = mesh->triangle_count, .triangles = mesh->triangles,
@@ -197,7 +274,10 @@ int am_cmd_bind(int argc, char **argv)
                               .colors = colors, .normals = gm ? gm->normals : NULL,
                               .texcoords = gm ? gm->texcoords : NULL, .texcoords1 = gm ? gm->texcoords1 : NULL,
                               .tangents = gm ? gm->tangents : NULL, .look = look,
-                              .part_count = part_count, .parts = parts};
+                              .part_count = part_count, .parts = parts, .node_count = node_count, .nodes = nodes,
+                              .base_colors = gm ? gm->colors : NULL,
+                              .texcoord_extra_count = gm ? gm->texcoord_extra_count : 0,
+                              .texcoords_extra = gm ? (const float *const *)gm->texcoords_extra : NULL};
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);
     } else if (s == AM_OK) {
@@ -217,6 +297,13 @@ int am_cmd_bind(int argc, char **argv)
     ami_jw_string(&w, "output", out_path);
     ami_jw_int(&w, "vertices", (int64_t)mesh->vertex_count);
     ami_jw_int(&w, "triangles", (int64_t)mesh->triangle_count);
+    if (node_count) {
+        size_t targets = 0;
+        for (size_t n = 0; n < node_count; n++) targets += nodes[n].target_count;
+        ami_jw_int(&w, "mesh_nodes", (int64_t)node_count);
+        ami_jw_int(&w, "morph_targets", (int64_t)targets);
+        ami_jw_bool(&w, "own_colors", gm && gm->colors);
+    }
     ami_jw_prep(&w, cr, M, size_before, size_after);
     if (br) {
         ami_jw_object(&w, "weights");
@@ -241,6 +328,8 @@ done:
     am_creature_free(cr);
     am_rig_free(rig);
     am_free(parts);
+    am_free(nodes);
+    am_free(morph_weights);
     if (gm) am_gltf_meshes_free(gm);
     else am_mesh_free(mesh);
     am_gltf_free(look);

@@ -15,7 +15,9 @@ static void ami_pack_help(FILE *out)
             "                    [--names A,B,...] [--feet J1,J2,...] [--quiet]\n\n"
             "Packs shaped clips (anymove shape) onto the character bind made (RIGGED.glb): one GLB with\n"
             "every clip as a named animation (from the file names or --names), the character's\n"
-            "meshes, materials and skin kept, the limb paint (COLOR_0) removed, validator-clean.\n"
+            "meshes, materials and skin kept, the limb paint (COLOR_0) removed and the model's own\n"
+            "vertex colours (bind moves them to COLOR_1 beside the paint) back as COLOR_0,\n"
+            "validator-clean.\n"
             "Beside it, locomotion.json: per clip {\"speed_mps\", \"stride_m\", \"cadence_hz\", \"period_s\",\n"
             "\"gait\" (walk, trot, pace, canter, gallop, hop, run, still: the pattern nearest the feet's\n"
             "phases), \"turn_deg_per_s\", \"loop_error\", \"feet\": {joint: {\"duty_factor\", \"phase\"}}}.\n"
@@ -209,7 +211,7 @@ int am_cmd_pack(int argc, char **argv)
     }
     if (s == AM_OK) {
         am_gltf_export ex = {.rig = grig, .clips = (const am_motion *const *)gm, .clip_names = (const char *const *)names,
-                             .clip_count = count, .source = doc, .source_skin = -1, .drop_attribute = "COLOR_0",
+                             .clip_count = count, .source = doc, .source_skin = -1, .remove_paint = true,
                              .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, glb_name), &err);
         if (s != AM_OK && err.code != AM_E_WRITE && err.code != AM_E_NOMEM && !err.file[0])

@@ -6,36 +6,18 @@
 // usage: node three_check.mjs FILE.glb RIG.json FK.json FPS [CLIP [SCALE]]  -> one JSON line; exit 1 if off.
 // SCALE: metres per unit of the file (a character kept in centimetres under a rig scaled to metres).
 import fs from 'fs';
-import path from 'path';
-import { fileURLToPath, pathToFileURL } from 'url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const three = path.join(here, '..', '.deps', 'npm', 'node_modules', 'three');
-const THREE = await import(pathToFileURL(path.join(three, 'build', 'three.module.js')).href);
-const { GLTFLoader } = await import(pathToFileURL(path.join(three, 'examples', 'jsm', 'loaders', 'GLTFLoader.js')).href);
-
-// Textured models: Node has no DOM to decode images into. The check is about the skeleton and
-// its animation, so images load as 1x1 placeholders (GLTFLoader reaches them through `self.URL`
-// and THREE.ImageLoader).
-globalThis.self = globalThis;
-THREE.ImageLoader.prototype.load = function (url, onLoad) {
-  const image = { width: 1, height: 1 };
-  if (onLoad) setTimeout(() => onLoad(image), 0);
-  return image;
-};
+import { THREE, loadGlb } from './three_load.mjs';
 
 // Optional CLIP: the animation of that name (else the first, also when CLIP is ""); with it,
 // the loop is checked too: the root-relative step from the last frame back to the first must be
 // no bigger than twice the clip's mean root-relative step (a loop without a pop).
 const [file, rigPath, fkPath, fpsArg, clipName, scaleArg] = process.argv.slice(2);
 const scale = scaleArg ? Number(scaleArg) : 1;
-const data = fs.readFileSync(file);
-const buf = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
 const rig = JSON.parse(fs.readFileSync(rigPath, 'utf8'));
 const fk = JSON.parse(fs.readFileSync(fkPath, 'utf8'));
 const fps = Number(fpsArg);
 
-const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(buf, '', resolve, reject));
+const { gltf } = await loadGlb(file);
 const scene = gltf.scene;
 let skinned = 0;
 scene.traverse((o) => { if (o.isSkinnedMesh) skinned++; });

@@ -48,7 +48,29 @@ void am_gltf_to_world(const double gltf[3], double world[3]);
 typedef struct am_gltf_mesh_part {
     size_t first_triangle, triangle_count;
     int32_t material;               /* a material of am_gltf_mesh_in.look, or -1 (default) */
+    /* With am_gltf_mesh_in.nodes: the part's own vertices [first_vertex, first_vertex +
+     * vertex_count), the only ones its triangles use; it is written as a primitive with its
+     * own accessors (as the source model had it), and with its morph targets: */
+    size_t first_vertex, vertex_count;
+    size_t target_count;            /* the targets of its node (am_gltf_mesh_node.target_count) */
+    const float *target_positions;  /* [target_count][vertex_count][3] POSITION deltas, world
+                                       axes, or NULL (no targets) */
+    const float *target_normals;    /* the same for NORMAL deltas, or NULL (written with normals) */
+    const float *target_tangents;   /* the same for TANGENT deltas (xyz), or NULL (written with
+                                       tangents) */
 } am_gltf_mesh_part;
+
+/* A mesh node of the written model: parts [first_part, first_part + part_count) are its glTF
+ * mesh's primitives, skinned by the one skin of the rig. */
+typedef struct am_gltf_mesh_node {
+    const char *name;               /* the node's name, or NULL */
+    const char *mesh_name;          /* its mesh's name, or NULL */
+    size_t first_part, part_count;
+    size_t target_count;            /* morph targets of every one of its parts */
+    const double *target_weights;   /* [target_count] the mesh's default weights, or NULL (0) */
+    const char *const *target_names;/* [target_count] mesh.extras.targetNames (NULL entries
+                                       are written as ""), or NULL */
+} am_gltf_mesh_node;
 
 typedef struct am_gltf_mesh_in {
     size_t vertex_count;            /* V */
@@ -72,6 +94,21 @@ typedef struct am_gltf_mesh_in {
     const struct am_gltf *look;
     size_t part_count;
     const am_gltf_mesh_part *parts;
+    /* The mesh nodes of the model (bind keeps a glTF model's pieces): with node_count > 0 the
+     * parts are grouped into these nodes, in order, and each part carries its own vertices and
+     * morph targets; 0 = one mesh node of every part, sharing the vertices. */
+    size_t node_count;
+    const am_gltf_mesh_node *nodes;
+    /* The model's own vertex colours (its COLOR_0), [V][4] RGBA in [0, 1], or NULL: written
+     * as COLOR_0 without colors, else as COLOR_1 beside the paint. Each primitive then says so
+     * in its extras ("anymove_paint": "COLOR_0", "anymove_colors": "COLOR_0" or "COLOR_1"),
+     * so that the export's remove_paint can take the paint out and give the colours back. */
+    const float *base_colors;
+    /* TEXCOORD_2 .. TEXCOORD_(1 + texcoord_extra_count): [texcoord_extra_count][V][2], or
+     * texcoord_extra_count 0; needs texcoords and texcoords1 (glTF numbers sets without gaps,
+     * as it does TEXCOORD_1 without TEXCOORD_0: AM_E_ARG) */
+    size_t texcoord_extra_count;
+    const float *const *texcoords_extra;
 } am_gltf_mesh_in;
 
 typedef struct am_gltf_export {
@@ -93,6 +130,11 @@ typedef struct am_gltf_export {
     const char *drop_attribute;     /* with a source: this vertex attribute is removed from every
                                        mesh primitive (pack: "COLOR_0", the limb paint bind
                                        wrote); NULL = keep all */
+    bool remove_paint;              /* with a source: the limb paint bind marked is removed
+                                       from every primitive, and the model's own colours bind
+                                       moved beside it are COLOR_0 again (am_gltf_mesh_in.
+                                       base_colors); a document without the mark (bound before
+                                       it existed) loses COLOR_0, as with drop_attribute */
     am_warning_list *warnings;      /* optional output: the call's warnings are appended (free
                                        with am_warning_list_free); NULL = the caller's scope */
     am_context ctx;                 /* allocator, limits, progress (stage "glTF write");
@@ -156,12 +198,20 @@ typedef struct am_gltf_skin {
     int32_t skeleton;        /* -1 if not given */
 } am_gltf_skin;
 
+/* The UV sets the reader keeps (TEXCOORD_0 .. TEXCOORD_7). */
+#define AM_GLTF_MAX_TEXCOORDS 8
+
 typedef struct am_gltf_primitive {
     int mode;                /* 0 POINTS ... 4 TRIANGLES (default) */
     int32_t position, normal, tangent, joints0, weights0, texcoord0, texcoord1, indices; /* accessor indices or -1 */
     int32_t material;        /* index into the document's materials or -1 */
     size_t target_count;
     int32_t *target_position; /* [targets] accessor of POSITION deltas or -1 */
+    int32_t color0;          /* COLOR_0 (VEC3 or VEC4) or -1 */
+    int32_t *target_normal;  /* [targets] accessor of NORMAL deltas or -1 */
+    int32_t *target_tangent; /* [targets] accessor of TANGENT deltas (VEC3) or -1 */
+    int32_t texcoord[AM_GLTF_MAX_TEXCOORDS]; /* TEXCOORD_n, n < AM_GLTF_MAX_TEXCOORDS (0 and 1
+                                                as texcoord0/texcoord1), or -1 */
 } am_gltf_primitive;
 
 typedef struct am_gltf_mesh {
@@ -170,6 +220,9 @@ typedef struct am_gltf_mesh {
     am_gltf_primitive *primitives;
     size_t weight_count;
     double *weights;         /* default morph weights */
+    size_t target_name_count;
+    char **target_names;     /* [target_name_count] extras.targetNames (the names exporters
+                                give the morph targets; NULL entries for non-strings) */
 } am_gltf_mesh;
 
 typedef struct am_gltf_channel {
@@ -300,6 +353,14 @@ typedef struct am_gltf_part {
     size_t first, count;       /* its vertices in the gathered mesh */
     size_t first_triangle, triangle_count; /* its triangles in the gathered mesh */
     int32_t material;          /* the primitive's material or -1 */
+    size_t target_count;       /* its morph targets (those of its mesh) */
+    float *target_positions;   /* [target_count][count][3] POSITION deltas in world axes (by the
+                                  node's linear part), or NULL; into am_gltf_meshes.targets */
+    float *target_normals;     /* NORMAL deltas (by the normals' matrix, on the scale of the
+                                  normalised base normal) when every target has them and the
+                                  mesh has normals, else NULL */
+    float *target_tangents;    /* TANGENT deltas (xyz, by the linear part on the scale of the
+                                  normalised base tangent) likewise with tangents, else NULL */
 } am_gltf_part;
 
 typedef struct am_gltf_meshes {
@@ -318,6 +379,13 @@ typedef struct am_gltf_meshes {
     float *texcoords1;         /* [V][2] TEXCOORD_1, the same way */
     float *tangents;           /* [V][4] TANGENT (unit xyz in world axes, w kept) when every
                                   primitive has tangents and normals, else NULL */
+    float *colors;             /* [V][4] COLOR_0 RGBA (A = 1 for RGB; white in primitives
+                                  without), NULL when no primitive has one */
+    size_t texcoord_extra_count; /* TEXCOORD_2.. sets: up to the highest any primitive has
+                                    (texcoords and texcoords1 are then given too, zeros where a
+                                    primitive lacks them: glTF numbers sets without gaps) */
+    float *texcoords_extra[AM_GLTF_MAX_TEXCOORDS - 2]; /* [V][2] each, (0, 0) where absent */
+    float *targets;            /* the parts' morph deltas, one block (owned; parts point in) */
 } am_gltf_meshes;
 
 /* Gather the meshes. Primitives that are not triangle lists are left out with a warning.

@@ -257,7 +257,7 @@ class am_gltf_export(Structure):
     _fields_ = [("rig", _R), ("clip_count", c_size_t), ("clips", POINTER(_M)),
                 ("clip_names", _sp), ("mesh", c_void_p), ("generator", c_char_p),
                 ("source", c_void_p), ("source_skin", c_int), ("drop_attribute", c_char_p),
-                ("warnings", POINTER(am_warning_list)), ("ctx", am_context)]
+                ("remove_paint", c_bool), ("warnings", POINTER(am_warning_list)), ("ctx", am_context)]
 
 
 _B = POINTER(am_bvh_head)
@@ -484,7 +484,8 @@ class am_gltf_mesh_in(Structure):
                 ("triangles", POINTER(c_int32)), ("influences", c_size_t),
                 ("bone_index", POINTER(c_int32)), ("weights", _fp), ("colors", _fp),
                 ("normals", _fp), ("texcoords", _fp), ("texcoords1", _fp), ("tangents", _fp), ("look", c_void_p), ("part_count", c_size_t),
-                ("parts", c_void_p)]
+                ("parts", c_void_p), ("node_count", c_size_t), ("nodes", c_void_p), ("base_colors", _fp),
+                ("texcoord_extra_count", c_size_t), ("texcoords_extra", c_void_p)]
 
 
 class am_array(Structure):

@@ -1008,6 +1008,14 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             AMI_TRY(ami_get_index(c, at, pa.s, "WEIGHTS_0", false, na, &pr->weights0));
             AMI_TRY(ami_get_index(c, at, pa.s, "TEXCOORD_0", false, na, &pr->texcoord0));
             AMI_TRY(ami_get_index(c, at, pa.s, "TEXCOORD_1", false, na, &pr->texcoord1));
+            AMI_TRY(ami_get_index(c, at, pa.s, "COLOR_0", false, na, &pr->color0));
+            pr->texcoord[0] = pr->texcoord0, pr->texcoord[1] = pr->texcoord1;
+            for (int u = 2; u < AM_GLTF_MAX_TEXCOORDS; u++) {
+                char key[16];
+                snprintf(key, sizeof key, "TEXCOORD_%d", u);
+                AMI_TRY(ami_get_index(c, at, pa.s, key, false, na, &pr->texcoord[u]));
+                AMI_TRY(ami_check_accessor(c, pr->texcoord[u], 2, pa.s));
+            }
             AMI_TRY(ami_get_index(c, po, pp.s, "material", false,
                                   json_array_size(json_object_get(root, "materials")), &pr->material));
             AMI_TRY(ami_check_accessor(c, pr->position, 3, pa.s));
@@ -1018,6 +1026,11 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             AMI_TRY(ami_check_accessor(c, pr->texcoord1, 2, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->tangent, 4, pa.s));
             AMI_TRY(ami_check_accessor(c, pr->indices, 1, pa.s));
+            /* COLOR_0 is RGB or RGBA (glTF 2.0 3.7.2.1) */
+            if (pr->color0 >= 0 && doc->accessors[pr->color0].components != 3 &&
+                doc->accessors[pr->color0].components != 4)
+                return AM_FAIL(c->err, AM_E_SCHEMA, "%s.COLOR_0: accessor %d has %zu components, want 3 or 4",
+                               pa.s, (int)pr->color0, doc->accessors[pr->color0].components);
             if (pr->joints0 >= 0 && !doc->accessors[pr->joints0].ints)
                 return AM_FAIL(c->err, AM_E_FORMAT, "%s.JOINTS_0: not an integer accessor",
                                pa.s);
@@ -1031,6 +1044,10 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
             pr->target_position = ami_calloc(c, nt, sizeof *pr->target_position, &s);
             if (s < 0) return s;
             pr->target_count = nt;
+            pr->target_normal = ami_calloc(c, nt, sizeof *pr->target_normal, &s);
+            if (s < 0) return s;
+            pr->target_tangent = ami_calloc(c, nt, sizeof *pr->target_tangent, &s);
+            if (s < 0) return s;
             for (size_t t = 0; t < nt; t++) {
                 ami_jpath pt = ami_json_path_index(ami_json_path_key(pp.s, "targets").s, t);
                 json_t *to = json_array_get(tg, t);
@@ -1038,6 +1055,23 @@ static am_status ami_read_meshes(ami_gctx *c, json_t *root)
                 AMI_TRY(ami_get_index(c, to, pt.s, "POSITION", false, na,
                                       &pr->target_position[t]));
                 AMI_TRY(ami_check_accessor(c, pr->target_position[t], 3, pt.s));
+                AMI_TRY(ami_get_index(c, to, pt.s, "NORMAL", false, na, &pr->target_normal[t]));
+                AMI_TRY(ami_check_accessor(c, pr->target_normal[t], 3, pt.s));
+                AMI_TRY(ami_get_index(c, to, pt.s, "TANGENT", false, na, &pr->target_tangent[t]));
+                AMI_TRY(ami_check_accessor(c, pr->target_tangent[t], 3, pt.s));
+            }
+        }
+        /* extras.targetNames: a convention of Blender's exporter and three.js, not the spec, so
+         * a malformed one is ignored rather than refused */
+        json_t *names = json_object_get(json_object_get(o, "extras"), "targetNames");
+        if (json_array_size(names)) {
+            m->target_names = ami_calloc(c, json_array_size(names), sizeof *m->target_names, &s);
+            if (s < 0) return s;
+            m->target_name_count = json_array_size(names);
+            for (size_t t = 0; t < m->target_name_count; t++) {
+                const char *nm = json_string_value(json_array_get(names, t));
+                if (nm && !(m->target_names[t] = am_strdup(nm)))
+                    return AM_FAIL(c->err, AM_E_NOMEM, "%s.extras.targetNames", p.s);
             }
         }
         AMI_TRY(ami_get_array(c, o, p.s, "weights", false, &wv, &nw));
@@ -1291,7 +1325,13 @@ void am_gltf_free(am_gltf *doc)
     am_free(doc->skins);
     for (size_t i = 0; i < doc->mesh_count && doc->meshes; i++) {
         am_gltf_mesh *m = &doc->meshes[i];
-        for (size_t k = 0; k < m->primitive_count; k++) am_free(m->primitives[k].target_position);
+        for (size_t k = 0; k < m->primitive_count && m->primitives; k++) {
+            am_free(m->primitives[k].target_position);
+            am_free(m->primitives[k].target_normal);
+            am_free(m->primitives[k].target_tangent);
+        }
+        for (size_t t = 0; t < m->target_name_count; t++) am_free(m->target_names[t]);
+        am_free(m->target_names);
         am_free(m->primitives);
         am_free(m->name);
         am_free(m->weights);

@@ -3,9 +3,10 @@
  *
  * Layout of a file written from a rig:
  * - nodes 0..B-1 are the joints, node b is rig bone b, named after it, children as the rig's
- *   parents; node B is the skinned mesh node. Both node 0 and node B are scene roots, and the
- *   mesh node carries no transform: the validator warns about skinned meshes that are
- *   parented or transformed, since their transform is ignored by skinning. Nodes B+1... are
+ *   parents; node B is the skinned mesh node (nodes B..B+N-1 for a mesh given as N mesh
+ *   nodes, node B+n showing mesh n). Node 0 and the mesh nodes are scene roots, and the
+ *   mesh nodes carry no transform: the validator warns about skinned meshes that are
+ *   parented or transformed, since their transform is ignored by skinning. Nodes B+N... are
  *   "<bone>_end" markers under each leaf joint at its tail (not joints, not animated).
  * - A joint node's world matrix in glTF axes is W(b) = [orth(C R_P(b)) | C head(b)], where
  *   P(b) is the SPEC 2.3 FK matrix and C the axis change of SPEC 4.5. orth() keeps the bone's
@@ -431,6 +432,46 @@ static am_status ami_check_clip(const am_rig *rig, const am_motion *mo, size_t c
     return AM_OK;
 }
 
+/* With mesh nodes: the nodes cover the parts in order, each part's triangles use only its own
+ * vertices, and its targets are its node's, finite. */
+static am_status ami_check_mesh_nodes(const am_gltf_mesh_in *m, am_error *err)
+{
+    if (!m->node_count) return AM_OK;
+    assert(m->nodes);
+    AMI_CHECK(err, m->triangle_count > 0, AM_E_ARG, "mesh nodes need triangles");
+    size_t next = 0;
+    for (size_t n = 0; n < m->node_count; n++) {
+        const am_gltf_mesh_node *nd = &m->nodes[n];
+        AMI_CHECK(err, nd->first_part == next && nd->part_count > 0 && nd->part_count <= m->part_count - next,
+                  AM_E_VALUE, "mesh node %zu: parts %zu + %zu do not follow the nodes before (%zu of %zu)", n,
+                  nd->first_part, nd->part_count, next, m->part_count);
+        next += nd->part_count;
+        for (size_t t = 0; nd->target_weights && t < nd->target_count; t++)
+            AMI_CHECK(err, isfinite(nd->target_weights[t]), AM_E_NONFINITE, "mesh node %zu: morph weight %zu", n, t);
+        for (size_t p = nd->first_part; p < nd->first_part + nd->part_count; p++) {
+            const am_gltf_mesh_part *pt = &m->parts[p];
+            AMI_CHECK(err, pt->vertex_count > 0 && pt->first_vertex < m->vertex_count &&
+                               pt->vertex_count <= m->vertex_count - pt->first_vertex,
+                      AM_E_VALUE, "mesh part %zu: vertices %zu + %zu outside the mesh (%zu)", p, pt->first_vertex,
+                      pt->vertex_count, m->vertex_count);
+            for (size_t i = pt->first_triangle * 3; i < (pt->first_triangle + pt->triangle_count) * 3; i++)
+                AMI_CHECK(err, (size_t)m->triangles[i] >= pt->first_vertex &&
+                                   (size_t)m->triangles[i] < pt->first_vertex + pt->vertex_count,
+                          AM_E_VALUE, "mesh part %zu: triangle %zu uses vertex %d of another part", p, i / 3,
+                          (int)m->triangles[i]);
+            AMI_CHECK(err, pt->target_count == nd->target_count && (!pt->target_count) == !pt->target_positions,
+                      AM_E_VALUE, "mesh part %zu: %zu morph targets, its node %zu has %zu", p, pt->target_count, n,
+                      nd->target_count);
+            const float *const blocks[3] = {pt->target_positions, pt->target_normals, pt->target_tangents};
+            for (size_t b = 0; b < 3; b++)
+                for (size_t i = 0; blocks[b] && i < pt->target_count * pt->vertex_count * 3; i++)
+                    AMI_CHECK(err, isfinite(blocks[b][i]), AM_E_NONFINITE, "mesh part %zu: morph delta %zu", p, i / 3);
+        }
+    }
+    AMI_CHECK(err, next == m->part_count, AM_E_VALUE, "mesh nodes cover %zu of %zu parts", next, m->part_count);
+    return AM_OK;
+}
+
 static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_error *err)
 {
     assert(m->positions || m->vertex_count == 0);
@@ -471,6 +512,20 @@ static am_status ami_check_mesh(const am_rig *rig, const am_gltf_mesh_in *m, am_
     for (size_t i = 0; m->colors && i < m->vertex_count * 4; i++)
         AMI_CHECK(err, m->colors[i] >= 0.0f && m->colors[i] <= 1.0f, AM_E_VALUE,
                   "mesh vertex %zu: colour %g outside [0, 1]", i / 4, (double)m->colors[i]);
+    for (size_t i = 0; m->base_colors && i < m->vertex_count * 4; i++)
+        AMI_CHECK(err, m->base_colors[i] >= 0.0f && m->base_colors[i] <= 1.0f, AM_E_VALUE,
+                  "mesh vertex %zu: its own colour %g outside [0, 1]", i / 4, (double)m->base_colors[i]);
+    assert(m->texcoords_extra || m->texcoord_extra_count == 0);
+    AMI_CHECK(err, m->texcoord_extra_count <= AM_GLTF_MAX_TEXCOORDS - 2, AM_E_ARG, "%zu extra UV sets (at most %d)",
+              m->texcoord_extra_count, AM_GLTF_MAX_TEXCOORDS - 2);
+    /* glTF numbers the sets of a semantic without gaps (the validator refuses TEXCOORD_2
+     * without TEXCOORD_1) */
+    AMI_CHECK(err, (!m->texcoords1 || m->texcoords) && (!m->texcoord_extra_count || m->texcoords1), AM_E_ARG,
+              "UV sets with a gap: TEXCOORD_%d without the ones below", m->texcoord_extra_count ? 2 : 1);
+    for (size_t u = 0; u < m->texcoord_extra_count; u++)
+        for (size_t i = 0; i < m->vertex_count * 2; i++)
+            AMI_CHECK(err, isfinite(m->texcoords_extra[u][i]), AM_E_NONFINITE, "mesh vertex %zu TEXCOORD_%zu", i / 2, u + 2);
+    AMI_TRY(ami_check_mesh_nodes(m, err));
     size_t K = m->influences;
     for (size_t i = 0; i < m->vertex_count * K; i++) {
         AMI_CHECK(err, isfinite(m->weights[i]), AM_E_NONFINITE, "mesh vertex %zu weight", i / K);
@@ -593,12 +648,20 @@ static void ami_bone_mesh(const am_rig *rig, const ami_frame *rest, float *pos, 
 
 /* ---- a document made from the rig ------------------------------------------------------------ */
 
-/* Nodes: joints 0..B-1, the mesh node B, then one "<bone>_end" node per leaf bone at
- * (0, length, 0) in its frame. The end nodes are not joints; they carry the leaf tails, which
- * no child head marks, so importers (ours, Blender's) recover every bone's length exactly.
- * scratch: [3][B] int32 (first child, next sibling, end node). */
-static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest, int32_t *scratch)
+/* The mesh nodes of the written model: the mesh's own, or one. */
+static size_t ami_mesh_node_count(const am_gltf_export *ex)
 {
+    return ex->mesh && ex->mesh->node_count ? ex->mesh->node_count : 1;
+}
+
+/* Nodes: joints 0..B-1, the mesh nodes B..B+N-1 (mesh n each), then one "<bone>_end" node per
+ * leaf bone at (0, length, 0) in its frame. The end nodes are not joints; they carry the leaf
+ * tails, which no child head marks, so importers (ours, Blender's) recover every bone's length
+ * exactly. scratch: [3][B] int32 (first child, next sibling, end node). */
+static void ami_write_nodes(ami_jw *w, const am_gltf_export *ex, const ami_frame *rest, int32_t *scratch)
+{
+    const am_rig *rig = ex->rig;
+    size_t N = ami_mesh_node_count(ex);
     size_t B = rig->bone_count;
     int32_t *first = scratch, *next = scratch + B, *end = scratch + 2 * B;
     for (size_t b = 0; b < B; b++) first[b] = next[b] = end[b] = -1;
@@ -608,7 +671,7 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
         next[b] = first[p];
         first[p] = (int32_t)b;
     }
-    int32_t next_end = (int32_t)B + 1;
+    int32_t next_end = (int32_t)(B + N);
     for (size_t b = 0; b < B; b++)
         if (first[b] < 0) end[b] = next_end++;
 
@@ -628,11 +691,14 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
         ami_jw_numbers(w, "rotation", xyzw, 1, &n4);
         ami_jw_close(w);
     }
-    ami_jw_record(w, NULL);
-    ami_jw_string(w, "name", rig->name ? rig->name : "skeleton");
-    ami_jw_int(w, "mesh", 0);
-    ami_jw_int(w, "skin", 0);
-    ami_jw_close(w);
+    for (size_t n = 0; n < N; n++) {
+        const char *name = ex->mesh && ex->mesh->node_count ? ex->mesh->nodes[n].name : NULL;
+        ami_jw_record(w, NULL);
+        if (name || N == 1) ami_jw_string(w, "name", name ? name : rig->name ? rig->name : "skeleton");
+        ami_jw_int(w, "mesh", (int64_t)n);
+        ami_jw_int(w, "skin", 0);
+        ami_jw_close(w);
+    }
     am_buf name = {0};
     for (size_t b = 0; b < B; b++) {
         if (end[b] < 0) continue;
@@ -649,20 +715,128 @@ static void ami_write_nodes(ami_jw *w, const am_rig *rig, const ami_frame *rest,
     am_buf_free(&name);
     ami_jw_close(w);
 }
+/* The accessors of one primitive (-1 if absent). */
+typedef struct ami_attrs {
+    int32_t position, normal, tangent, joints0, weights0, color0, color1, texcoord0, texcoord1, indices;
+    int32_t texcoord_extra[AM_GLTF_MAX_TEXCOORDS - 2];
+    int32_t *targets;        /* [target_count][3] POSITION, NORMAL, TANGENT deltas or -1 */
+    size_t target_count;
+} ami_attrs;
+
 typedef struct ami_doc {
     int32_t ibm;
-    int32_t position, normal, tangent, joints0, weights0, color0, texcoord0, texcoord1, indices; /* -1 if absent */
+    ami_attrs whole;         /* the vertices shared by every primitive (without mesh nodes) */
     int32_t *part_indices;   /* [parts] index accessor of each part, when the mesh has parts */
+    ami_attrs *prim;         /* [parts] each part's own accessors (with mesh nodes), else NULL */
     int mode;
     json_t *look;            /* the look document's JSON (materials, textures, ...), or NULL */
     int32_t *image_view;     /* [images of look] our view of an embedded image, else -1 */
 } ami_doc;
 
-static void ami_doc_free(ami_doc *d)
+static void ami_doc_free(ami_doc *d, size_t parts)
 {
+    for (size_t p = 0; d->prim && p < parts; p++) am_free(d->prim[p].targets);
+    am_free(d->prim);
     am_free(d->part_indices);
     am_free(d->image_view);
     json_decref(d->look);
+}
+
+/* The vertex arrays of a mesh in glTF axes, ready to be written whole or by part. */
+typedef struct ami_verts {
+    const float *pos, *nrm, *tan4, *wts; /* [V][3], [V][3] or NULL, [V][4] or NULL, [V][4] */
+    const uint32_t *jts;                 /* [V][4] */
+    int joint_type;
+} ami_verts;
+
+/* Accessors of vertices [first, first + n): ours (converted in vt) and the mesh's own. The
+ * limb paint is COLOR_0 (what renders show); the model's own colours then move to COLOR_1,
+ * else they stay COLOR_0. */
+static void ami_put_attrs(ami_gw *g, const am_gltf_mesh_in *m, const ami_verts *vt, size_t first, size_t n,
+                          ami_attrs *a)
+{
+    a->position = ami_put_f32(g, vt->pos + first * 3, n, 3, AMI_GL_ARRAY_BUFFER, true);
+    a->normal = vt->nrm ? ami_put_f32(g, vt->nrm + first * 3, n, 3, AMI_GL_ARRAY_BUFFER, false) : -1;
+    a->tangent = vt->nrm && vt->tan4 ? ami_put_f32(g, vt->tan4 + first * 4, n, 4, AMI_GL_ARRAY_BUFFER, false) : -1;
+    a->joints0 = ami_put_uint(g, vt->jts + first * 4, n, 4, vt->joint_type, AMI_GL_ARRAY_BUFFER);
+    a->weights0 = ami_put_f32(g, vt->wts + first * 4, n, 4, AMI_GL_ARRAY_BUFFER, false);
+    a->color0 = a->color1 = a->texcoord0 = a->texcoord1 = a->indices = -1;
+    for (size_t u = 0; u < AM_GLTF_MAX_TEXCOORDS - 2; u++) a->texcoord_extra[u] = -1;
+    if (!m) return;
+    const float *c0 = m->colors ? m->colors : m->base_colors, *c1 = m->colors ? m->base_colors : NULL;
+    if (c0) a->color0 = ami_put_f32(g, c0 + first * 4, n, 4, AMI_GL_ARRAY_BUFFER, false);
+    if (c1) a->color1 = ami_put_f32(g, c1 + first * 4, n, 4, AMI_GL_ARRAY_BUFFER, false);
+    if (m->texcoords) a->texcoord0 = ami_put_f32(g, m->texcoords + first * 2, n, 2, AMI_GL_ARRAY_BUFFER, false);
+    if (m->texcoords1) a->texcoord1 = ami_put_f32(g, m->texcoords1 + first * 2, n, 2, AMI_GL_ARRAY_BUFFER, false);
+    for (size_t u = 0; u < m->texcoord_extra_count; u++)
+        a->texcoord_extra[u] = ami_put_f32(g, m->texcoords_extra[u] + first * 2, n, 2, AMI_GL_ARRAY_BUFFER, false);
+}
+
+/* A part's morph deltas in glTF axes (the axis change is linear, so deltas convert as
+ * vectors); POSITION deltas with min/max, which the spec requires of them. NORMAL and TANGENT
+ * deltas only where the base attribute is written. scratch: [vertex_count][3]. */
+static am_status ami_put_targets(ami_gw *g, const am_gltf_mesh_part *pt, const ami_attrs *base, float *scratch,
+                                 ami_attrs *a, am_error *err)
+{
+    a->target_count = pt->target_count;
+    if (!pt->target_count) return AM_OK;
+    a->targets = am_alloc_array(pt->target_count * 3, sizeof *a->targets);
+    AMI_CHECK(err, a->targets, AM_E_NOMEM, "%zu morph targets", pt->target_count);
+    const float *blocks[3] = {pt->target_positions, base->normal >= 0 ? pt->target_normals : NULL,
+                              base->tangent >= 0 ? pt->target_tangents : NULL};
+    size_t n = pt->vertex_count;
+    for (size_t t = 0; t < pt->target_count; t++)
+        for (size_t k = 0; k < 3; k++) {
+            a->targets[t * 3 + k] = -1;
+            if (!blocks[k]) continue;
+            for (size_t v = 0; v < n; v++) {
+                const float *q = blocks[k] + (t * n + v) * 3;
+                double wd[3] = {q[0], q[1], q[2]}, gl[3];
+                am_gltf_from_world(wd, gl);
+                for (size_t c = 0; c < 3; c++) scratch[v * 3 + c] = (float)gl[c];
+            }
+            a->targets[t * 3 + k] = ami_put_f32(g, scratch, n, 3, AMI_GL_ARRAY_BUFFER, k == 0);
+        }
+    return AM_OK;
+}
+
+/* With mesh nodes: each part's own accessors (its slice of the vertices, its indices rebased
+ * onto them, its morph targets). */
+static am_status ami_put_parts(ami_gw *g, const am_gltf_mesh_in *m, const ami_verts *vt, const uint32_t *idx,
+                               ami_doc *d, am_error *err)
+{
+    d->prim = am_alloc_array(m->part_count, sizeof *d->prim);
+    d->part_indices = am_alloc_array(m->part_count, sizeof *d->part_indices);
+    size_t most = 1;
+    for (size_t p = 0; p < m->part_count; p++)
+        if (m->parts[p].vertex_count > most) most = m->parts[p].vertex_count;
+    float *scratch = am_alloc_array(most * 3, sizeof *scratch);
+    uint32_t *local = NULL;
+    am_status st = AM_OK;
+    if (!d->prim || !d->part_indices || !scratch) {
+        st = AM_FAIL(err, AM_E_NOMEM, "%zu mesh parts", m->part_count);
+        goto done;
+    }
+    for (size_t p = 0; p < m->part_count; p++) {
+        const am_gltf_mesh_part *pt = &m->parts[p];
+        ami_attrs *a = &d->prim[p];
+        ami_put_attrs(g, m, vt, pt->first_vertex, pt->vertex_count, a);
+        size_t ni = pt->triangle_count * 3;
+        am_free(local);
+        if (!(local = am_alloc_array(ni, sizeof *local))) {
+            st = AM_FAIL(err, AM_E_NOMEM, "%zu triangles", pt->triangle_count);
+            goto done;
+        }
+        for (size_t i = 0; i < ni; i++) local[i] = idx[pt->first_triangle * 3 + i] - (uint32_t)pt->first_vertex;
+        /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
+        int itype = pt->vertex_count <= 65535 ? AMI_GL_UNSIGNED_SHORT : AMI_GL_UNSIGNED_INT;
+        d->part_indices[p] = ami_put_uint(g, local, ni, 1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
+        if ((st = ami_put_targets(g, pt, a, scratch, a, err)) != AM_OK) goto done;
+    }
+done:
+    am_free(scratch);
+    am_free(local);
+    return st;
 }
 
 static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const ami_frame *rest,
@@ -685,7 +859,6 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
         st = AM_FAIL(err, AM_E_NOMEM, "mesh of %zu vertices", V);
         goto done;
     }
-    d->normal = d->tangent = d->indices = d->texcoord0 = d->texcoord1 = -1;
     d->mode = 4;
     if (!m) {
         ami_bone_mesh(rig, rest, pos, nrm, jts, wts);
@@ -735,18 +908,15 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
             d->mode = 0;
         }
     }
-    d->position = ami_put_f32(g, pos, V, 3, AMI_GL_ARRAY_BUFFER, true);
-    if (nrm) d->normal = ami_put_f32(g, nrm, V, 3, AMI_GL_ARRAY_BUFFER, false);
-    if (nrm && tan4) d->tangent = ami_put_f32(g, tan4, V, 4, AMI_GL_ARRAY_BUFFER, false);
     /* 256 bones would fit bytes too; the brief keeps bytes strictly below 256 bones. */
-    d->joints0 = ami_put_uint(g, jts, V, 4, B < 256 ? AMI_GL_UNSIGNED_BYTE : AMI_GL_UNSIGNED_SHORT,
-                              AMI_GL_ARRAY_BUFFER);
-    d->weights0 = ami_put_f32(g, wts, V, 4, AMI_GL_ARRAY_BUFFER, false);
-    d->color0 = m && m->colors ? ami_put_f32(g, m->colors, V, 4, AMI_GL_ARRAY_BUFFER, false) : -1;
-    if (m && m->texcoords) d->texcoord0 = ami_put_f32(g, m->texcoords, V, 2, AMI_GL_ARRAY_BUFFER, false);
-    if (m && m->texcoords1) d->texcoord1 = ami_put_f32(g, m->texcoords1, V, 2, AMI_GL_ARRAY_BUFFER, false);
+    ami_verts vt = {pos, nrm, tan4, wts, jts, B < 256 ? AMI_GL_UNSIGNED_BYTE : AMI_GL_UNSIGNED_SHORT};
     /* 65535 is the primitive-restart value of 16-bit indices, so it must not be used. */
     int itype = V <= 65535 ? AMI_GL_UNSIGNED_SHORT : AMI_GL_UNSIGNED_INT;
+    if (idx && m->node_count) {
+        st = ami_put_parts(g, m, &vt, idx, d, err);
+        goto done;
+    }
+    ami_put_attrs(g, m, &vt, 0, V, &d->whole);
     if (idx && m->part_count) {
         d->part_indices = am_alloc_array(m->part_count, sizeof *d->part_indices);
         if (!d->part_indices) {
@@ -757,7 +927,7 @@ static am_status ami_write_mesh_data(ami_gw *g, const am_gltf_export *ex, const 
             d->part_indices[p] = ami_put_uint(g, idx + m->parts[p].first_triangle * 3, m->parts[p].triangle_count * 3,
                                               1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
     } else if (idx) {
-        d->indices = ami_put_uint(g, idx, m->triangle_count * 3, 1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
+        d->whole.indices = ami_put_uint(g, idx, m->triangle_count * 3, 1, itype, AMI_GL_ELEMENT_ARRAY_BUFFER);
     }
 done:
     am_free(pos);
@@ -990,6 +1160,94 @@ static void ami_jw_look(ami_jw *w, const ami_doc *d, const am_gltf *look)
     json_decref(used);
 }
 
+/* One primitive: its attributes, morph targets, indices and material, and (with colours) the
+ * extras that tell pack which attribute is the limb paint and which the model's own colours. */
+static void ami_jw_primitive(ami_jw *w, const am_gltf_mesh_in *m, const ami_attrs *a, int32_t indices,
+                             int32_t material, int mode)
+{
+    ami_jw_record(w, NULL);
+    ami_jw_record(w, "attributes");
+    ami_jw_int(w, "POSITION", a->position);
+    if (a->normal >= 0) ami_jw_int(w, "NORMAL", a->normal);
+    if (a->tangent >= 0) ami_jw_int(w, "TANGENT", a->tangent);
+    if (a->texcoord0 >= 0) ami_jw_int(w, "TEXCOORD_0", a->texcoord0);
+    if (a->texcoord1 >= 0) ami_jw_int(w, "TEXCOORD_1", a->texcoord1);
+    for (size_t u = 0; u < AM_GLTF_MAX_TEXCOORDS - 2 && a->texcoord_extra[u] >= 0; u++) {
+        char key[16];
+        snprintf(key, sizeof key, "TEXCOORD_%zu", u + 2);
+        ami_jw_int(w, key, a->texcoord_extra[u]);
+    }
+    ami_jw_int(w, "JOINTS_0", a->joints0);
+    ami_jw_int(w, "WEIGHTS_0", a->weights0);
+    if (a->color0 >= 0) ami_jw_int(w, "COLOR_0", a->color0);
+    if (a->color1 >= 0) ami_jw_int(w, "COLOR_1", a->color1);
+    ami_jw_close(w);
+    if (a->target_count) {
+        static const char *const keys[3] = {"POSITION", "NORMAL", "TANGENT"};
+        ami_jw_array(w, "targets");
+        for (size_t t = 0; t < a->target_count; t++) {
+            ami_jw_record(w, NULL);
+            for (size_t k = 0; k < 3; k++)
+                if (a->targets[t * 3 + k] >= 0) ami_jw_int(w, keys[k], a->targets[t * 3 + k]);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    if (indices >= 0) ami_jw_int(w, "indices", indices);
+    if (material >= 0) ami_jw_int(w, "material", material);
+    ami_jw_int(w, "mode", mode);
+    if (m && (m->colors || m->base_colors)) {
+        ami_jw_record(w, "extras");
+        if (m->colors) ami_jw_string(w, "anymove_paint", "COLOR_0");
+        if (m->base_colors) ami_jw_string(w, "anymove_colors", m->colors ? "COLOR_1" : "COLOR_0");
+        ami_jw_close(w);
+    }
+    ami_jw_close(w);
+}
+
+/* The meshes: one of every part (or the bone shapes), or one per mesh node with its parts, its
+ * default morph weights and its target names (extras.targetNames, as exporters write them). */
+static void ami_jw_meshes(ami_jw *w, const am_gltf_export *ex, const ami_doc *d)
+{
+    const am_gltf_mesh_in *m = ex->mesh;
+    ami_jw_array(w, "meshes");
+    if (!m || !m->node_count) {
+        ami_jw_object(w, NULL);
+        ami_jw_string(w, "name", m ? "mesh" : "bones");
+        ami_jw_array(w, "primitives");
+        size_t prims = d->part_indices ? m->part_count : 1;
+        for (size_t p = 0; p < prims; p++)
+            ami_jw_primitive(w, m, &d->whole, d->part_indices ? d->part_indices[p] : d->whole.indices,
+                             d->part_indices && d->look ? m->parts[p].material : -1, d->mode);
+        ami_jw_close(w);
+        ami_jw_close(w);
+    }
+    for (size_t n = 0; m && n < m->node_count; n++) {
+        const am_gltf_mesh_node *nd = &m->nodes[n];
+        ami_jw_object(w, NULL);
+        if (nd->mesh_name) ami_jw_string(w, "name", nd->mesh_name);
+        ami_jw_array(w, "primitives");
+        for (size_t p = nd->first_part; p < nd->first_part + nd->part_count; p++)
+            ami_jw_primitive(w, m, &d->prim[p], d->part_indices[p], d->look ? m->parts[p].material : -1, d->mode);
+        ami_jw_close(w);
+        if (nd->target_count && nd->target_weights) {
+            ami_jw_row(w, "weights");
+            for (size_t t = 0; t < nd->target_count; t++) ami_jw_number(w, NULL, nd->target_weights[t]);
+            ami_jw_close(w);
+        }
+        if (nd->target_count && nd->target_names) {
+            ami_jw_record(w, "extras");
+            ami_jw_row(w, "targetNames");
+            for (size_t t = 0; t < nd->target_count; t++)
+                ami_jw_string(w, NULL, nd->target_names[t] ? nd->target_names[t] : "");
+            ami_jw_close(w);
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+    }
+    ami_jw_close(w);
+}
+
 static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *w, am_error *err)
 {
     const am_rig *rig = ex->rig;
@@ -1027,11 +1285,11 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     ami_jw_record(w, NULL);
     ami_jw_row(w, "nodes");
     ami_jw_int(w, NULL, 0);
-    ami_jw_int(w, NULL, (int64_t)B);
+    for (size_t n = 0; n < ami_mesh_node_count(ex); n++) ami_jw_int(w, NULL, (int64_t)(B + n));
     ami_jw_close(w);
     ami_jw_close(w);
     ami_jw_close(w);
-    ami_write_nodes(w, rig, rest, tree);
+    ami_write_nodes(w, ex, rest, tree);
     ami_jw_array(w, "skins");
     ami_jw_record(w, NULL);
     ami_jw_string(w, "name", rig->name ? rig->name : "rig");
@@ -1042,33 +1300,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     ami_jw_close(w);
     ami_jw_close(w);
     ami_jw_close(w);
-    ami_jw_array(w, "meshes");
-    ami_jw_object(w, NULL);
-    ami_jw_string(w, "name", ex->mesh ? "mesh" : "bones");
-    ami_jw_array(w, "primitives");
-    size_t prims = d.part_indices ? ex->mesh->part_count : 1;
-    for (size_t p = 0; p < prims; p++) {
-        ami_jw_record(w, NULL);
-        ami_jw_record(w, "attributes");
-        ami_jw_int(w, "POSITION", d.position);
-        if (d.normal >= 0) ami_jw_int(w, "NORMAL", d.normal);
-        if (d.tangent >= 0) ami_jw_int(w, "TANGENT", d.tangent);
-        if (d.texcoord0 >= 0) ami_jw_int(w, "TEXCOORD_0", d.texcoord0);
-        if (d.texcoord1 >= 0) ami_jw_int(w, "TEXCOORD_1", d.texcoord1);
-        ami_jw_int(w, "JOINTS_0", d.joints0);
-        ami_jw_int(w, "WEIGHTS_0", d.weights0);
-        if (d.color0 >= 0) ami_jw_int(w, "COLOR_0", d.color0);
-        ami_jw_close(w);
-        int32_t indices = d.part_indices ? d.part_indices[p] : d.indices;
-        if (indices >= 0) ami_jw_int(w, "indices", indices);
-        if (d.part_indices && ex->mesh->parts[p].material >= 0 && d.look)
-            ami_jw_int(w, "material", ex->mesh->parts[p].material);
-        ami_jw_int(w, "mode", d.mode);
-        ami_jw_close(w);
-    }
-    ami_jw_close(w);
-    ami_jw_close(w);
-    ami_jw_close(w);
+    ami_jw_meshes(w, ex, &d);
     if (d.look) ami_jw_look(w, &d, ex->mesh->look);
     if (g->anim_count) {
         ami_jw_array(w, "animations");
@@ -1084,7 +1316,7 @@ static am_status ami_write_rig_doc(const am_gltf_export *ex, ami_gw *g, ami_jw *
     ami_jw_buffer(w, g);
     ami_jw_close(w);
 done:
-    ami_doc_free(&d);
+    ami_doc_free(&d, ex->mesh ? ex->mesh->part_count : 0);
     am_free(rest);
     am_free(pose);
     am_free(tree);
@@ -1339,6 +1571,66 @@ static void ami_jw_src_trs(ami_jw *w, const json_t *o, const am_gltf_node *nd, b
     ami_jw_numbers(w, "scale", nd->scale, 1, &n3);
 }
 
+/* Whether bind marked the paint or the colours of any primitive (its extras). */
+static bool ami_paint_marked(const json_t *meshes)
+{
+    size_t i, k;
+    json_t *me, *pr;
+    json_array_foreach((json_t *)meshes, i, me) json_array_foreach(json_object_get(me, "primitives"), k, pr) {
+        const json_t *x = json_object_get(pr, "extras");
+        if (json_object_get(x, "anymove_paint") || json_object_get(x, "anymove_colors")) return true;
+    }
+    return false;
+}
+
+/* The source's meshes with drop_attribute taken out of every primitive, and with remove_paint
+ * the paint bind marked (its accessor stays, unused) and the model's own colours bind moved
+ * beside it back as COLOR_0; the marks go. An unmarked document (bound before the marks) loses
+ * COLOR_0, which bind then always gave the paint. */
+static void ami_jw_meshes_unpainted(ami_jw *w, const am_gltf_export *ex, const json_t *meshes)
+{
+    static const char *const prim_skip[] = {"attributes", "extras", NULL};
+    static const char *const marks[] = {"anymove_paint", "anymove_colors", NULL};
+    static const char *const prims[] = {"primitives", NULL};
+    bool marked = ex->remove_paint && ami_paint_marked(meshes);
+    ami_jw_array(w, "meshes");
+    for (size_t i = 0; i < json_array_size(meshes); i++) {
+        const json_t *me = json_array_get(meshes, i), *pl = json_object_get(me, "primitives");
+        ami_jw_object(w, NULL);
+        ami_jw_members(w, me, prims);
+        ami_jw_array(w, "primitives");
+        for (size_t k = 0; k < json_array_size(pl); k++) {
+            const json_t *pr = json_array_get(pl, k), *at = json_object_get(pr, "attributes");
+            const json_t *x = json_object_get(pr, "extras");
+            const char *paint = !ex->remove_paint ? NULL
+                                : marked          ? json_string_value(json_object_get(x, "anymove_paint"))
+                                                  : "COLOR_0";
+            const char *colors = marked ? json_string_value(json_object_get(x, "anymove_colors")) : NULL;
+            const char *const drop[] = {ex->drop_attribute ? ex->drop_attribute : "", paint ? paint : "",
+                                        colors ? colors : "", colors ? "COLOR_0" : "", NULL};
+            ami_jw_object(w, NULL);
+            ami_jw_members(w, pr, prim_skip);
+            ami_jw_object(w, "attributes");
+            if (json_is_object(at)) ami_jw_members(w, at, drop);
+            const json_t *own = colors ? json_object_get(at, colors) : NULL;
+            if (own) ami_jw_value(w, "COLOR_0", own);
+            ami_jw_close(w);
+            if (x && (!ex->remove_paint || !json_is_object(x))) {
+                ami_jw_value(w, "extras", x);
+            } else if (x && json_object_size(x) > (size_t)(json_object_get(x, marks[0]) != NULL) +
+                                                     (size_t)(json_object_get(x, marks[1]) != NULL)) {
+                ami_jw_object(w, "extras");
+                ami_jw_members(w, x, marks);
+                ami_jw_close(w);
+            }
+            ami_jw_close(w);
+        }
+        ami_jw_close(w);
+        ami_jw_close(w);
+    }
+    ami_jw_close(w);
+}
+
 /* The document's JSON with our buffer, views, accessors, images and animations. */
 static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, const ami_src *s,
                           const json_t *root)
@@ -1357,32 +1649,10 @@ static void ami_jw_source(ami_jw *w, const am_gltf_export *ex, const ami_gw *g, 
     static const char *const asset_ours[] = {"version", "generator", NULL};
     if (json_is_object(asset)) ami_jw_members(w, asset, asset_ours);
     ami_jw_close(w);
-    ami_jw_members(w, root, ex->drop_attribute ? ours_meshes : ours);
+    bool edit = ex->drop_attribute || ex->remove_paint;
+    ami_jw_members(w, root, edit ? ours_meshes : ours);
     json_t *meshes = json_object_get(root, "meshes");
-    if (ex->drop_attribute && meshes) {
-        /* the source's meshes, minus one attribute in every primitive (its accessor stays, unused) */
-        const char *const drop[] = {ex->drop_attribute, NULL};
-        static const char *const prims[] = {"primitives", NULL}, *const attrs[] = {"attributes", NULL};
-        ami_jw_array(w, "meshes");
-        for (size_t i = 0; i < json_array_size(meshes); i++) {
-            const json_t *me = json_array_get(meshes, i), *pl = json_object_get(me, "primitives");
-            ami_jw_object(w, NULL);
-            ami_jw_members(w, me, prims);
-            ami_jw_array(w, "primitives");
-            for (size_t k = 0; k < json_array_size(pl); k++) {
-                const json_t *pr = json_array_get(pl, k), *at = json_object_get(pr, "attributes");
-                ami_jw_object(w, NULL);
-                ami_jw_members(w, pr, attrs);
-                ami_jw_object(w, "attributes");
-                if (json_is_object(at)) ami_jw_members(w, at, drop);
-                ami_jw_close(w);
-                ami_jw_close(w);
-            }
-            ami_jw_close(w);
-            ami_jw_close(w);
-        }
-        ami_jw_close(w);
-    }
+    if (edit && meshes) ami_jw_meshes_unpainted(w, ex, meshes);
 
     ami_jw_array(w, "nodes");
     json_t *nodes = json_object_get(root, "nodes");

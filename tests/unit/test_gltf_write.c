@@ -707,6 +707,24 @@ done:
 }
 
 /* Out of memory at every allocation: a clean AM_E_NOMEM, no leak (ASan checks the leaks). */
+/* am_gltf_write_mem under allocation limits 1, 2, ... until it succeeds (the limit returned) or
+ * `most`; *failures counts the limits that gave a code other than AM_E_NOMEM. */
+static size_t ami_write_under_limits(const am_gltf_export *ex, size_t most, size_t *failures)
+{
+    size_t limit;
+    for (limit = 1; limit < most; limit++) {
+        am_buf out = {0};
+        am_error err = {0};
+        am_test_alloc_limit(limit);
+        am_status st = am_gltf_write_mem(ex, &out, &err);
+        am_test_alloc_limit(0);
+        am_buf_free(&out);
+        if (st == AM_OK) break;
+        *failures += st != AM_E_NOMEM;
+    }
+    return limit;
+}
+
 static void gltf_write_survives_allocation_failures(void)
 {
     am_rig *rig = ami_random_rig(6);
@@ -716,17 +734,7 @@ static void gltf_write_survives_allocation_failures(void)
     ami_make_mesh(rig, 20, 3, 5, &m);
     const am_motion *clips[1] = {mo};
     am_gltf_export ex = {.rig = rig, .clip_count = 1, .clips = clips, .mesh = &m.in};
-    size_t failures = 0, limit;
-    for (limit = 1; limit < 400; limit++) {
-        am_buf out = {0};
-        am_error err = {0};
-        am_test_alloc_limit(limit);
-        am_status st = am_gltf_write_mem(&ex, &out, &err);
-        am_test_alloc_limit(0);
-        am_buf_free(&out);
-        if (st == AM_OK) break;
-        if (st != AM_E_NOMEM) failures++;
-    }
+    size_t failures = 0, limit = ami_write_under_limits(&ex, 400, &failures);
     AM_CHECK_MSG(failures == 0, "%zu allocation limits gave a code other than E_NOMEM", failures);
     AM_CHECK_MSG(limit < 400, "never succeeded within 400 allocations");
     ami_free_mesh(&m);
@@ -1126,12 +1134,145 @@ done:
     am_gltf_free(back);
 }
 
+/* Mesh nodes: the Flamingo (14 morph targets with NORMAL deltas, its own COLOR_0, target names)
+ * gathered and written twice over as two mesh nodes (the second moved), with limb paint: two
+ * meshes, named, each with its own vertices, targets, default weights and names, the paint as
+ * COLOR_0 and the Flamingo's colours as COLOR_1, marked; validator-clean. Then the misuse. */
+static void gltf_write_mesh_nodes(void)
+{
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    am_gltf *doc = NULL, *back = NULL;
+    am_gltf_meshes *gm = NULL;
+    am_rig *rig = ami_random_rig(4);
+    float *pos = NULL, *paint = NULL, *cols = NULL, *w = NULL;
+    int32_t *tri = NULL, *bone = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_load(am_test_shared("data/gltf/Flamingo.glb"), &keep, &doc, &err), &err);
+    if (!doc || !rig) goto done;
+    AM_CHECK_OK(am_gltf_meshes_gather(doc, &gm, &err), &err);
+    if (!gm) goto done;
+    const am_gltf_part *gp = &gm->parts[0];
+    AM_CHECK(gm->part_count == 1 && gp->target_count == 14 && gp->target_positions && gp->target_normals &&
+             !gp->target_tangents && gm->colors && gm->normals);
+    AM_CHECK(doc->meshes[0].target_name_count == 14 && strcmp(doc->meshes[0].target_names[13], "target_13") == 0);
+    const am_gltf_accessor *ca = &doc->accessors[doc->meshes[0].primitives[0].color0];
+    AM_CHECK(ca->components == 4 && fabsf(gm->colors[5] - ca->data[5]) < 1e-7f);
+    size_t V = gm->mesh.vertex_count, F = gm->mesh.triangle_count;
+    pos = am_alloc_array(2 * V * 3, sizeof *pos);
+    paint = am_alloc_array(2 * V * 4, sizeof *paint);
+    cols = am_alloc_array(2 * V * 4, sizeof *cols);
+    w = am_alloc_array(2 * V, sizeof *w);
+    tri = am_alloc_array(2 * F * 3, sizeof *tri);
+    bone = am_alloc_array(2 * V, sizeof *bone);
+    if (!pos || !paint || !cols || !w || !tri || !bone) goto done;
+    for (size_t i = 0; i < V * 3; i++) pos[i] = gm->mesh.positions[i], pos[V * 3 + i] = gm->mesh.positions[i] + (i % 3 == 0);
+    for (size_t i = 0; i < V * 4; i++) cols[i] = cols[V * 4 + i] = gm->colors[i], paint[i] = paint[V * 4 + i] = 0.5f;
+    for (size_t i = 0; i < F * 3; i++) tri[i] = gm->mesh.triangles[i], tri[F * 3 + i] = gm->mesh.triangles[i] + (int32_t)V;
+    for (size_t v = 0; v < 2 * V; v++) bone[v] = 0, w[v] = 1;
+    am_gltf_mesh_part parts[2];
+    for (size_t p = 0; p < 2; p++)
+        parts[p] = (am_gltf_mesh_part){.first_triangle = p * F, .triangle_count = F, .material = 0,
+                                       .first_vertex = p * V, .vertex_count = V, .target_count = 14,
+                                       .target_positions = gp->target_positions, .target_normals = gp->target_normals};
+    double weights[14] = {1};
+    am_gltf_mesh_node nodes[2] = {
+        {.name = "left", .mesh_name = "bird", .first_part = 0, .part_count = 1, .target_count = 14,
+         .target_weights = weights, .target_names = (const char *const *)doc->meshes[0].target_names},
+        {.name = "right", .mesh_name = "bird2", .first_part = 1, .part_count = 1, .target_count = 14}};
+    float *nrm2 = am_alloc_array(2 * V * 3, sizeof *nrm2);
+    if (!nrm2) goto done;
+    memcpy(nrm2, gm->normals, V * 3 * sizeof *nrm2);
+    memcpy(nrm2 + V * 3, gm->normals, V * 3 * sizeof *nrm2);
+    am_gltf_mesh_in mi = {.vertex_count = 2 * V, .positions = pos, .triangle_count = 2 * F, .triangles = tri,
+                          .influences = 1, .bone_index = bone, .weights = w, .colors = paint, .normals = nrm2,
+                          .look = doc, .part_count = 2, .parts = parts, .node_count = 2, .nodes = nodes,
+                          .base_colors = cols};
+    am_gltf_export ex = {.rig = rig, .mesh = &mi};
+    const char *path = am_test_tmp("mesh_nodes.glb");
+    ami_write_file(&ex, path);
+    ami_validate(path);
+    ami_check_deterministic(&ex, path);
+    AM_CHECK_OK(am_gltf_load(path, &keep, &back, &err), &err);
+    if (back && back->mesh_count == 2) {
+        size_t mesh_nodes = 0;
+        for (size_t n = 0; n < back->node_count; n++)
+            if (back->nodes[n].mesh >= 0) {
+                const char *want = back->nodes[n].mesh == 0 ? "left" : "right";
+                AM_CHECK(back->nodes[n].name && strcmp(back->nodes[n].name, want) == 0 && back->nodes[n].skin == 0);
+                mesh_nodes++;
+            }
+        AM_CHECK(mesh_nodes == 2);
+        AM_CHECK(strcmp(back->meshes[1].name, "bird2") == 0 && back->meshes[0].weight_count == 14 &&
+                 back->meshes[0].weights[0] == 1 && back->meshes[0].target_name_count == 14 &&
+                 back->meshes[1].target_name_count == 0);
+        for (size_t m = 0; m < 2; m++) {
+            const am_gltf_primitive *pr = &back->meshes[m].primitives[0];
+            AM_CHECK(pr->target_count == 14 && pr->target_normal[3] >= 0 && pr->color0 >= 0 && pr->material == 0);
+            AM_CHECK(back->accessors[pr->position].count == V);
+            /* the second node's deltas are the first's: the same block given twice */
+            const am_gltf_accessor *d = &back->accessors[pr->target_position[2]];
+            double gl[3], wd[3] = {gp->target_positions[(2 * V + 7) * 3], gp->target_positions[(2 * V + 7) * 3 + 1],
+                                   gp->target_positions[(2 * V + 7) * 3 + 2]};
+            am_gltf_from_world(wd, gl);
+            AM_CHECK(fabs(d->data[7 * 3 + 1] - gl[1]) < 1e-7);
+        }
+        AM_CHECK(strstr(back->source->json, "\"COLOR_1\"") &&
+                 strstr(back->source->json, "\"anymove_colors\":\"COLOR_1\""));
+    } else {
+        AM_CHECK(back && back->mesh_count == 2);
+    }
+    /* every allocation failure of the gather and of the write is AM_E_NOMEM, nothing leaks */
+    size_t failures = 0, limit, glimit;
+    for (glimit = 1; glimit < 200; glimit++) {
+        am_gltf_meshes *g2 = NULL;
+        am_test_alloc_limit(glimit);
+        am_status st = am_gltf_meshes_gather(doc, &g2, &err);
+        am_test_alloc_limit(0);
+        am_gltf_meshes_free(g2);
+        if (st == AM_OK) break;
+        failures += st != AM_E_NOMEM;
+    }
+    limit = ami_write_under_limits(&ex, 2000, &failures);
+    AM_CHECK_MSG(failures == 0 && glimit < 200 && limit < 2000, "%zu limits gave another code; gather %zu, write %zu",
+                 failures, glimit, limit);
+    /* misuse: a triangle of the second part on the first's vertices, a part with other targets
+     * than its node, nodes that leave a part out */
+    am_buf out = {0};
+    tri[F * 3] = 0;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    AM_CHECK_MSG(strstr(err.info, "another part"), "info: %s", err.info);
+    tri[F * 3] = gm->mesh.triangles[0] + (int32_t)V;
+    parts[1].target_count = 13;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    parts[1].target_count = 14;
+    mi.texcoords1 = pos; /* a second UV set without the first */
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_ARG);
+    mi.texcoords1 = NULL;
+    mi.node_count = 1;
+    AM_CHECK_STATUS(am_gltf_write_mem(&ex, &out, &err), AM_E_VALUE);
+    AM_CHECK(out.len == 0);
+    am_buf_free(&out);
+    am_free(nrm2);
+done:
+    am_free(pos);
+    am_free(paint);
+    am_free(cols);
+    am_free(w);
+    am_free(tri);
+    am_free(bone);
+    am_gltf_meshes_free(gm);
+    am_rig_free(rig);
+    am_gltf_free(doc);
+    am_gltf_free(back);
+}
+
 #define AM_TESTS(X)                                  \
     X(gltf_write_golden_fk_motion)                   \
     X(gltf_write_random_rig_two_clips)               \
     X(gltf_write_motion_with_loc)                    \
     X(gltf_write_user_mesh_triangles_and_points)     \
     X(gltf_write_mesh_keeps_a_look)                  \
+    X(gltf_write_mesh_nodes)                         \
     X(gltf_write_many_bones_single_frame)            \
     X(gltf_write_near_minus_y_bone)                  \
     X(gltf_write_rejects_bad_input)                  \
