@@ -228,7 +228,7 @@ AM_NODISCARD am_status am_obj_write(const am_mesh *mesh, const am_obj_opts *opts
 /* ---- Wavefront MTL materials (the `mtllib` of an OBJ; gltf.h turns them into glTF's) ----
  * newmtl, Kd, d, Tr, Ke, Ns, Pr, Pm and map_Kd are read; every other statement is skipped, as
  * Blender's importer skips what it does not know. Texture maps other than map_Kd (map_d,
- * map_Bump, norm...) are skipped with an AM_WARN_UNSUPPORTED warning (docs/bind.md). */
+ * map_Bump, norm...) are skipped with an AM_WARN_UNSUPPORTED warning (docs/decisions.md). */
 typedef struct am_mtl_material {
     char *name;          /* newmtl's name (the rest of the line) */
     double kd[3];        /* Kd: diffuse colour in [0, 1] (clamped); default 0.8 (Blender's) */
