@@ -26,9 +26,10 @@ static void ami_bind_help(FILE *out)
             "groups: {\"fore_L\": {\"color\": \"#e03030\", \"bones\": [...]}}) becomes the vertex colour\n"
             "COLOR_0 so that renders show the limbs; `anymove pack` removes it. Helper bones get no\n"
             "weight. The GLB holds the rig's joints, the skin and the mesh; a glTF model keeps its\n"
-            "look (normals, tangents, TEXCOORD_0 and TEXCOORD_1, materials, textures and images, embedded), an OBJ\n"
-            "its vt, vn and mtllib materials (Kd, d, Ke, Ns, map_Kd: a PNG or JPEG, embedded); a missing .mtl or\n"
-            "texture is a warning. Validator-clean. PREPPED.obj keeps vt, vn and usemtl, with PREPPED.mtl beside it.\n\n"
+            "look (normals, tangents, TEXCOORD_0 and TEXCOORD_1, materials, textures and images,\n"
+            "embedded), an OBJ its vt, vn and mtllib materials (Kd, d, Ke, Ns, map_Kd: a PNG or JPEG,\n"
+            "embedded; a missing .mtl or texture is a warning). Validator-clean. PREPPED.obj keeps\n"
+            "vt, vn and usemtl, with PREPPED.mtl beside it.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -187,7 +188,7 @@ int am_cmd_bind(int argc, char **argv)
             return am_cli_usage("bind", "-o '%s': the file name must not start with '.' (or be that long)", out_path);
         snprintf(names[0], sizeof names[0], "%s", base);
         snprintf(names[1], sizeof names[1], "%.*s.mtl", (int)stem, base);
-        out_dir = slash ? am_strndup(out_path, slash == out_path ? 1 : (size_t)(slash - out_path)) : am_strdup(".");
+        out_dir = ami_path_dirname(out_path);
         if (!out_dir) return am_cli_usage("bind", "out of memory");
     }
     am_outset *set = NULL;

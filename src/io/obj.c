@@ -351,15 +351,6 @@ static char *ami_obj_join(const char *dir, const char *name)
     return b.data;
 }
 
-/* The folder of a path ("a/b.mtl" -> "a", "b.mtl" -> "."). */
-static char *ami_obj_dirname(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) return am_strdup(".");
-    if (slash == path) return am_strdup("/");
-    return am_strndup(path, (size_t)(slash - path));
-}
-
 am_status ami_obj_file_read(const char *root, const char *dir, const char *name, size_t max_bytes, char **found,
                             char **data, size_t *len, am_error *err)
 {
@@ -536,7 +527,7 @@ static am_status ami_obj_mtl_add(const char *base_dir, const char *name, ami_mtl
     for (size_t i = 0; st == AM_OK && i < one->count; i++) {
         if (!ami_obj_grow((void **)&set->materials, &set->cap, set->count + 1, sizeof *set->materials) ||
             !ami_obj_grow((void **)&set->dirs, &set->dcap, set->count + 1, sizeof *set->dirs) ||
-            !(set->dirs[set->count] = ami_obj_dirname(found))) {
+            !(set->dirs[set->count] = ami_path_dirname(found))) {
             st = AM_FAIL(e, AM_E_NOMEM, "materials");
             break;
         }
@@ -807,7 +798,7 @@ am_status am_obj_model_load(const char *path, const am_obj_opts *opts, am_obj_mo
 {
     assert(path && out);
     *out = NULL;
-    char *text = NULL, *dir = ami_obj_dirname(path);
+    char *text = NULL, *dir = ami_path_dirname(path);
     size_t len = 0;
     am_status st = dir ? am_file_read(path, AMI_OBJ_MAX_BYTES, &text, &len, err) : AM_FAIL(err, AM_E_NOMEM, "path");
     if (st == AM_OK) st = am_obj_model_read_mem(text, len, path, dir, opts, out, err);
@@ -895,7 +886,7 @@ am_status am_obj_model_write(const am_obj_model *m, const am_obj_opts *opts, con
     }
     AMI_TRY(ami_obj_write_buf(&b, mesh->vertex_count, path, err));
     if (!mtl) return AM_OK;
-    char *dir = ami_obj_dirname(mtl_final);
+    char *dir = ami_path_dirname(mtl_final);
     AMI_CHECK(err, dir, AM_E_NOMEM, "path");
     am_status st = am_mtl_write(m->materials, m->material_count, dir, mtl_path, err);
     am_free(dir);
