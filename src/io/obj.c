@@ -85,7 +85,8 @@ void ami_text_rest(ami_text *t, const char **s, size_t *n)
     *s = t->s;
     t->s = e;
     while (e > *s && isspace((unsigned char)e[-1])) e--;
-    *n = (size_t)(e - *s);
+    /* a NUL ends the name: it is kept as a C string, and looked up by that length */
+    *n = strnlen(*s, (size_t)(e - *s));
 }
 
 void ami_text_next_line(ami_text *t)
@@ -201,6 +202,16 @@ static am_status ami_obj_name(ami_text *o, char ***list, size_t *count, size_t *
     return AM_OK;
 }
 
+/* Values are kept as float: a finite number beyond float's range (3.4e38) would become
+ * infinite there, and is refused as the non-finite value it becomes. */
+static am_status ami_obj_floats(ami_text *o, const float *v, size_t n, const char *what)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(v[k]))
+            return AM_FAIL_AT(o->err, AM_E_NONFINITE, o->source, o->line, 1, "%s value out of float range", what);
+    return AM_OK;
+}
+
 static am_status ami_obj_parse(ami_text *o, const am_obj_opts *opts, ami_obj_raw *r)
 {
     ami_corner poly[3];
@@ -219,6 +230,7 @@ static am_status ami_obj_parse(ami_text *o, const am_obj_opts *opts, ami_obj_raw
             AMI_CHECK(o->err, ami_obj_grow((void **)&r->pos, &r->pcap, (r->P + 1) * 3, sizeof(float)), AM_E_NOMEM,
                       "%zu vertices", r->P + 1);
             for (int k = 0; k < 3; k++) r->pos[r->P * 3 + (size_t)k] = (float)(w[k] * s);
+            AMI_TRY(ami_obj_floats(o, r->pos + r->P * 3, 3, "vertex"));
             r->P++;
         } else if (kn == 2 && kw[0] == 'v' && kw[1] == 't') {
             /* u, then v and w optional (0); glTF's v runs down the image, OBJ's up */
@@ -230,6 +242,7 @@ static am_status ami_obj_parse(ami_text *o, const am_obj_opts *opts, ami_obj_raw
                       "%zu texture coordinates", r->T + 1);
             r->uv[r->T * 2] = (float)uv[0];
             r->uv[r->T * 2 + 1] = (float)(1 - uv[1]);
+            AMI_TRY(ami_obj_floats(o, r->uv + r->T * 2, 2, "texture coordinate"));
             r->T++;
         } else if (kn == 2 && kw[0] == 'v' && kw[1] == 'n') {
             double n[3], c = 0;
@@ -240,6 +253,7 @@ static am_status ami_obj_parse(ami_text *o, const am_obj_opts *opts, ami_obj_raw
             AMI_CHECK(o->err, ami_obj_grow((void **)&r->nrm, &r->ncap, (r->N + 1) * 3, sizeof(float)), AM_E_NOMEM,
                       "%zu normals", r->N + 1);
             for (int k = 0; k < 3; k++) r->nrm[r->N * 3 + (size_t)k] = (float)w[k];
+            AMI_TRY(ami_obj_floats(o, r->nrm + r->N * 3, 3, "normal"));
             r->N++;
         } else if (kn == 1 && kw[0] == 'f') {
             size_t corners = 0;
