@@ -30,7 +30,10 @@ static void ami_bind_help(FILE *out)
             "baked in; cameras, lights and empties left out) and its look: normals, tangents, every\n"
             "UV set, morph targets (deltas turned with the prep, default weights, target names),\n"
             "materials, textures and images (embedded), and its own vertex colours (COLOR_1 beside\n"
-            "the paint, which pack gives back as COLOR_0). Validator-clean.\n\n"
+            "the paint, which pack gives back as COLOR_0); an OBJ its vt, vn and mtllib materials\n"
+            "(Kd, d, Ke, Ns, map_Kd: a PNG or JPEG, embedded; a missing .mtl or texture is a\n"
+            "warning). Validator-clean. PREPPED.obj keeps vt, vn and usemtl, with PREPPED.mtl\n"
+            "beside it.\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -47,14 +50,17 @@ static void ami_bind_help(FILE *out)
 }
 
 /* The model as one mesh in world axes: an OBJ, or every triangle primitive of a glTF, whose
- * look (normals, UVs, materials and textures) *gm and *look keep for the rigged GLB. */
-static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mesh **out, am_gltf **look,
-                               am_gltf_meshes **gm, am_error *err)
+ * look (normals, UVs, materials and textures) *om, or *gm and *look, keep for the rigged GLB. */
+static am_status ami_bind_load(const char *path, bool z_up, double scale, am_mesh **out, am_obj_model **om,
+                               am_gltf **look, am_gltf_meshes **gm, am_error *err)
 {
     const char *ext = am_cli_ext(path);
     if (ext && strcasecmp(ext, ".obj") == 0) {
         am_obj_opts o = {.z_up = z_up, .scale = scale};
-        return am_obj_load(path, &o, out, err);
+        AMI_TRY(am_obj_model_load(path, &o, om, err));
+        am_cli_print_warnings("bind", &(*om)->warnings);
+        *out = &(*om)->mesh;
+        return AM_OK;
     }
     am_gltf_opts go = {.flags = AM_GLTF_KEEP_SOURCE, .ctx = am_cli_context()};
     AMI_TRY(am_gltf_load(path, &go, look, err));
@@ -162,6 +168,40 @@ static am_status ami_bind_nodes(const am_gltf *doc, const am_gltf_meshes *gm, am
     return AM_OK;
 }
 
+/* An OBJ's vertices are its corners (one per distinct v/vt/vn): the weights and the paint were
+ * computed on its positions, one surface, and every copy of a position gets the same. */
+static am_status ami_bind_obj_spread(const am_obj_model *om, am_bind_result *br, float **colors, am_error *err)
+{
+    size_t V = om->mesh.vertex_count;
+    int32_t *bone = am_alloc_array(V * 4, sizeof *bone);
+    float *weight = am_alloc_array(V * 4, sizeof *weight), *paint = *colors ? am_alloc_array(V * 4, sizeof *paint) : NULL;
+    if (!bone || !weight || (*colors && !paint)) {
+        am_free(bone);
+        am_free(weight);
+        am_free(paint);
+        return AM_FAIL(err, AM_E_NOMEM, "weights of %zu vertices", V);
+    }
+    am_obj_model_spread(om, br->bone_index, 4 * sizeof *bone, bone);
+    am_obj_model_spread(om, br->weight, 4 * sizeof *weight, weight);
+    if (paint) am_obj_model_spread(om, *colors, 4 * sizeof *paint, paint);
+    am_free(br->bone_index);
+    am_free(br->weight);
+    br->bone_index = bone, br->weight = weight, br->vertex_count = V;
+    if (paint) am_free(*colors), *colors = paint;
+    return AM_OK;
+}
+
+/* Without --rig: the prepared mesh as an OBJ (and the .mtl of an OBJ model's materials, named
+ * after it and written beside it in the same set). */
+static am_status ami_bind_write_obj(const am_mesh *mesh, const am_obj_model *om, bool z_up, const am_outset *set,
+                                    const char *obj_name, const char *mtl_name, am_error *err)
+{
+    am_obj_opts oo = {.z_up = z_up};
+    if (!om) return am_obj_write(mesh, &oo, am_outset_path(set, obj_name), err);
+    return am_obj_model_write(om, &oo, am_outset_path(set, obj_name), am_outset_path(set, mtl_name),
+                              am_outset_final(set, mtl_name), err);
+}
+
 static void ami_jw_prep(ami_jw *w, const am_creature *c, const double M[16], double size_before, double size_after)
 {
     ami_jw_object(w, "prep");
@@ -219,12 +259,28 @@ int am_cmd_bind(int argc, char **argv)
         if (!rig_path) fprintf(stderr, "anymove bind: without --rig, bind writes the prepared mesh (-o PREPPED.obj)\n");
         return 2;
     }
+    /* the prepared OBJ and its .mtl are one set: the folder's x.obj and x.mtl (a run that writes
+     * no .mtl removes an old one, which would no longer match) */
+    char *out_dir = NULL, names[2][512] = {"", ""};
+    const char *const set_names[2] = {names[0], names[1]};
+    if (!rig_path) {
+        const char *slash = strrchr(out_path, '/'), *base = slash ? slash + 1 : out_path;
+        size_t stem = strlen(base) - 4; /* am_cli_out_file checked the ".obj" */
+        if (strlen(base) >= sizeof names[0] || base[0] == '.')
+            return am_cli_usage("bind", "-o '%s': the file name must not start with '.' (or be that long)", out_path);
+        snprintf(names[0], sizeof names[0], "%s", base);
+        snprintf(names[1], sizeof names[1], "%.*s.mtl", (int)stem, base);
+        out_dir = ami_path_dirname(out_path);
+        if (!out_dir) return am_cli_usage("bind", "out of memory");
+    }
     am_outset *set = NULL;
-    int rc = am_cli_outputs("bind", out_path, NULL, 0, &set);
+    int rc = out_dir ? am_cli_outputs("bind", out_dir, set_names, 2, &set) : am_cli_outputs("bind", out_path, NULL, 0, &set);
+    am_free(out_dir);
     if (rc) return rc;
 
     am_error err = {0};
     am_mesh *mesh = NULL;
+    am_obj_model *om = NULL;
     am_gltf *look = NULL;
     am_gltf_meshes *gm = NULL;
     am_gltf_mesh_part *parts = NULL;
@@ -237,7 +293,7 @@ int am_cmd_bind(int argc, char **argv)
     float *colors = NULL;
     double M[16];
     am_mat4_identity(M);
-    am_status s = ami_bind_load(model, z_up, scale, &mesh, &look, &gm, &err);
+    am_status s = ami_bind_load(model, z_up, scale, &mesh, &om, &look, &gm, &err);
     if (s == AM_OK && creature_path) s = am_creature_load(creature_path, &cr, &err);
     if (s == AM_OK && rig_path) s = am_rig_load(rig_path, &rig, &err);
     double size_before = 0, size_after = 0;
@@ -247,6 +303,7 @@ int am_cmd_bind(int argc, char **argv)
         {
             am_mesh_transform(mesh, M);
             if (gm) ami_bind_prep_look(gm, M);
+            if (om && om->normals) ami_bind_turn_normals(om->normals, mesh->vertex_count, 3, M);
         }
         if (s != AM_OK) am_error_set_file(&err, model);
         size_after = am_body_size_f32(mesh->positions, mesh->vertex_count, NULL);
@@ -254,7 +311,11 @@ int am_cmd_bind(int argc, char **argv)
     }
     if (s == AM_OK && rig) {
         am_bind_opts bo = {.flags = rigid || (cr && cr->rigid) ? AM_BIND_RIGID : 0u, .ctx = am_cli_context()};
-        s = am_bind_weights(mesh, rig, &bo, &br, &err);
+        /* an OBJ heats on its positions (its corners' copies would only weld back into them) */
+        am_mesh on_positions = om ? (am_mesh){om->position_count, mesh->triangle_count, mesh->positions,
+                                              om->position_triangles}
+                                  : *mesh;
+        s = am_bind_weights(&on_positions, rig, &bo, &br, &err);
         if (s == AM_OK) am_cli_print_warnings("bind", &br->warnings);
         /* what the bind refuses is the mesh's fault, or the rig's when they do not overlap */
         else if (err.code != AM_E_NOMEM && !err.file[0])
@@ -265,6 +326,7 @@ int am_cmd_bind(int argc, char **argv)
         s = colors ? am_bind_paint(rig, cr, br, colors, &err) : AM_FAIL(&err, AM_E_NOMEM, "paint");
         if (s != AM_OK && !err.file[0]) snprintf(err.file, sizeof err.file, "%s", creature_path);
     }
+    if (s == AM_OK && om && br) s = ami_bind_obj_spread(om, br, &colors, &err);
     if (s == AM_OK && rig && gm && gm->part_count)
         s = ami_bind_nodes(look, gm, &parts, &part_count, &nodes, &node_count, &morph_weights, &err);
     if (s == AM_OK && rig) {
@@ -278,11 +340,14 @@ int am_cmd_bind(int argc, char **argv)
                               .base_colors = gm ? gm->colors : NULL,
                               .texcoord_extra_count = gm ? gm->texcoord_extra_count : 0,
                               .texcoords_extra = gm ? (const float *const *)gm->texcoords_extra : NULL};
+        if (om) {
+            mi.normals = om->normals, mi.texcoords = om->texcoords, mi.look = om->look;
+            mi.part_count = om->part_count, mi.parts = om->parts;
+        }
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);
     } else if (s == AM_OK) {
-        am_obj_opts oo = {.z_up = z_up};
-        s = am_obj_write(mesh, &oo, am_outset_path(set, NULL), &err);
+        s = ami_bind_write_obj(mesh, om, z_up, set, set_names[0], set_names[1], &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("bind", set, &err);
@@ -331,6 +396,7 @@ done:
     am_free(nodes);
     am_free(morph_weights);
     if (gm) am_gltf_meshes_free(gm);
+    else if (om) am_obj_model_free(om);
     else am_mesh_free(mesh);
     am_gltf_free(look);
     return rc;

@@ -394,6 +394,73 @@ typedef struct am_gltf_meshes {
 AM_NODISCARD am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_error *err);
 void am_gltf_meshes_free(am_gltf_meshes *m);
 
+/* ---- an OBJ model with its look (bind): texture coordinates, normals and MTL materials ----
+ * A glTF vertex is one (v, vt, vn) corner of the OBJ: a position with several UVs or normals
+ * (seams, hard edges) becomes several vertices, each distinct corner once. Vertex i < P is the
+ * OBJ's position i (with the vt / vn of the first face corner on it), so a file without vt and
+ * vn reads as the same P vertices as am_obj_load; the other corners follow, in face order.
+ * The MTL files of `mtllib` (relative to the OBJ's folder) give the materials of `usemtl`, and
+ * map_Kd the base colour texture (PNG or JPEG, read from the OBJ's folder). A missing .mtl or
+ * texture, or a usemtl naming no material, is a warning: the geometry stands without it.
+ *
+ *     am_obj_model *om = NULL;
+ *     am_error err = {0};
+ *     if (am_obj_model_load("wolf.obj", NULL, &om, &err) == AM_OK) {
+ *         am_mesh on_positions = {om->position_count, om->mesh.triangle_count,
+ *                                 om->mesh.positions, om->position_triangles};
+ *         // skin weights of on_positions, then am_obj_model_spread to every vertex
+ *         am_gltf_mesh_in mi = {.normals = om->normals, .texcoords = om->texcoords,
+ *                               .look = om->look, .part_count = om->part_count,
+ *                               .parts = om->parts};
+ *         (void)on_positions, (void)mi;
+ *     }
+ *     am_obj_model_free(om);
+ */
+typedef struct am_obj_model {
+    am_mesh mesh;              /* V vertices (one per distinct corner), F triangles, world axes */
+    size_t position_count;     /* P: the OBJ's `v` lines (P <= V) */
+    int32_t *position_index;   /* [V] the position (0-based `v`) vertex i sits on; i for i < P */
+    int32_t *position_triangles; /* [F][3] the triangles on the positions: position_index of
+                                  mesh.triangles (what welds and heats as one surface) */
+    float *normals;            /* [V][3] unit, world axes, when any corner has a `vn`, else NULL;
+                                  a corner without one gets the area-weighted normal of the
+                                  faces on its position (as Blender computes it) */
+    float *texcoords;          /* [V][2] glTF's (u, 1 - v) when any corner has a `vt`, else NULL;
+                                  a corner without one gets (0, 1), the OBJ's (0, 0) (Blender) */
+    size_t part_count;         /* one part per material (-1, the default, first): the triangles
+                                  are grouped by material; 0 when no face has a material */
+    am_gltf_mesh_part *parts;  /* [part_count] */
+    size_t material_count;     /* the materials faces use, in order of first use */
+    am_mtl_material *materials;/* [material_count]; part material m is materials[m] */
+    struct am_gltf *look;      /* those materials as a glTF document's materials, textures,
+                                  sampler and images (embedded) for am_gltf_mesh_in.look, or
+                                  NULL without materials */
+    am_warning_list warnings;  /* missing .mtl or texture files (named), unknown usemtl names,
+                                  texture maps left out */
+} am_obj_model;
+
+/* The OBJ (am_obj_load's rules, plus vt, vn, mtllib and usemtl) with its materials. Errors of
+ * the OBJ or of an .mtl name the file, line and column (a bad number in either is AM_E_SYNTAX).
+ * Runs in the caller's scope; warnings in the model. Pair: am_obj_model_free. */
+AM_NODISCARD am_status am_obj_model_load(const char *path, const am_obj_opts *opts, am_obj_model **out,
+                                         am_error *err);
+/* From memory: mtllib files are read from base_dir; NULL reads none (a warning each). */
+AM_NODISCARD am_status am_obj_model_read_mem(const char *text, size_t len, const char *source,
+                                             const char *base_dir, const am_obj_opts *opts,
+                                             am_obj_model **out, am_error *err);
+void am_obj_model_free(am_obj_model *m);
+/* per_vertex[i] = per_position[position_index[i]] for every vertex: values computed on the
+ * positions (skin weights, paint) for every vertex, so the copies of a position stay equal.
+ * Elements of elem_bytes bytes; per_position [P], per_vertex [V]. */
+void am_obj_model_spread(const am_obj_model *m, const void *per_position, size_t elem_bytes, void *per_vertex);
+/* Write the model: `v` per position, `vt` and `vn` per vertex (when it has them), `f` with
+ * v/vt/vn corners, `usemtl` per part, and `mtllib` naming the .mtl written to mtl_path (when it
+ * has materials; mtl_final is where that file will be: its name goes in mtllib, its folder is
+ * what texture paths are relative to; NULL = mtl_path). The axes and units of opts, as
+ * am_obj_write. Both atomic. */
+AM_NODISCARD am_status am_obj_model_write(const am_obj_model *m, const am_obj_opts *opts, const char *path,
+                                          const char *mtl_path, const char *mtl_final, am_error *err);
+
 #ifdef __cplusplus
 }
 #endif

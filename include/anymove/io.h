@@ -225,6 +225,40 @@ AM_NODISCARD am_status am_obj_load(const char *path, const am_obj_opts *opts, am
 AM_NODISCARD am_status am_obj_write(const am_mesh *mesh, const am_obj_opts *opts, const char *path,
                                     am_error *err);
 
+/* ---- Wavefront MTL materials (the `mtllib` of an OBJ; gltf.h turns them into glTF's) ----
+ * newmtl, Kd, d, Tr, Ke, Ns, Pr, Pm and map_Kd are read; every other statement is skipped, as
+ * Blender's importer skips what it does not know. Texture maps other than map_Kd (map_d,
+ * map_Bump, norm...) are skipped with an AM_WARN_UNSUPPORTED warning (docs/decisions.md). */
+typedef struct am_mtl_material {
+    char *name;          /* newmtl's name (the rest of the line) */
+    double kd[3];        /* Kd: diffuse colour in [0, 1] (clamped); default 0.8 (Blender's) */
+    double alpha;        /* d, or 1 - Tr (the later statement wins), in [0, 1]; default 1 */
+    double ke[3];        /* Ke: emission, >= 0 (clamped); default 0 */
+    double ns;           /* Ns: specular exponent in [0, 1000] (clamped); -1 = not given */
+    double pr, pm;       /* Pr, Pm (the PBR extension): roughness, metallic in [0, 1]; -1 = not given */
+    char *map_kd;        /* map_Kd's file name as written (its options dropped), or NULL */
+    char *texture;       /* the map_Kd file that was found (a path this process opens), or NULL;
+                            set by am_obj_model_load, never by the MTL reader */
+} am_mtl_material;
+
+typedef struct am_mtl {
+    size_t count;
+    am_mtl_material *materials;  /* [count] in file order; a repeated name is skipped (warning) */
+    am_warning_list warnings;
+} am_mtl;
+/* AM_E_SYNTAX (a statement without its name or numbers, a bad number) and AM_E_NONFINITE with
+ * the 1-based line and column. An empty file is no error (no materials). Safe on untrusted
+ * input. Runs in the caller's scope; warnings in the result. Pair: am_mtl_free. */
+AM_NODISCARD am_status am_mtl_read_mem(const char *text, size_t len, const char *source, am_mtl **out,
+                                       am_error *err);
+AM_NODISCARD am_status am_mtl_load(const char *path, am_mtl **out, am_error *err);
+void am_mtl_free(am_mtl *mtl);
+/* Write newmtl blocks (Kd, d, Ke, Ns, Pr, Pm as given, map_Kd). A material with a found texture
+ * names it by a path relative to texture_dir (the folder the .mtl will be in; NULL = the path
+ * as found), else by its map_Kd as written. Atomic. */
+AM_NODISCARD am_status am_mtl_write(const am_mtl_material *materials, size_t count, const char *texture_dir,
+                                    const char *path, am_error *err);
+
 /* ---- rig.json, motion.json, creature.json (SPEC 2.1, 4.3, 3.1) ----
  * Limits: files of at most 64 MiB (rig), 512 MiB (motion), 16 MiB (creature); the text and
  * its parse tree together within 2 GiB (estimated from the text before parsing) or the

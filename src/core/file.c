@@ -85,6 +85,75 @@ am_status ami_file_read_within(const char *dir, const char *path, size_t max_byt
     return s;
 }
 
+/* realpath of a folder that may not exist yet: its nearest existing ancestor resolved, with the
+ * missing tail appended as written. malloc'd (realpath's), NULL when nothing resolves. */
+static char *ami_realpath_partial(const char *dir)
+{
+    size_t n = strlen(dir);
+    char *head = malloc(n + 2);
+    if (!head) return NULL;
+    memcpy(head, dir[0] ? dir : ".", dir[0] ? n + 1 : 2);
+    for (;;) {
+        char *real = realpath(head, NULL);
+        if (real) {
+            size_t h = strlen(head), r = strlen(real);
+            const char *tail = dir + (h <= n ? h : n);
+            char *full = malloc(r + strlen(tail) + 2);
+            if (full) snprintf(full, r + strlen(tail) + 2, "%s%s", real, tail);
+            free(real);
+            free(head);
+            return full;
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash && dir[0] != '/') {
+            /* a relative folder none of which exists yet: below the working folder */
+            free(head);
+            char *cwd = realpath(".", NULL);
+            char *full = cwd ? malloc(strlen(cwd) + n + 2) : NULL;
+            if (full) snprintf(full, strlen(cwd) + n + 2, "%s/%s", cwd, dir);
+            free(cwd);
+            return full;
+        }
+        if (!slash || slash == head) {
+            free(head);
+            return NULL;
+        }
+        *slash = '\0';
+    }
+}
+
+char *ami_path_relative(const char *from_dir, const char *to)
+{
+    char *a = ami_realpath_partial(from_dir), *b = realpath(to, NULL);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return am_strdup(to);
+    }
+    /* the common leading folders, then one ".." per folder of a left */
+    size_t common = 0;
+    for (size_t i = 0;; i++) {
+        bool end_a = a[i] == '\0' || a[i] == '/', end_b = b[i] == '/';
+        if (end_a && end_b) common = i;
+        if (a[i] == '\0' || a[i] != b[i]) {
+            if (a[i] == '\0' && b[i] == '/') common = i;
+            break;
+        }
+    }
+    am_buf out = {0};
+    for (const char *p = a + common; *p; p++)
+        if (*p == '/' && p[1] && p[1] != '/') am_buf_append(&out, "../", 3);
+    am_buf_append(&out, b + common + 1, strlen(b + common + 1));
+    am_buf_append(&out, "", 1);
+    free(a);
+    free(b);
+    if (out.failed) {
+        am_buf_free(&out);
+        return NULL;
+    }
+    return out.data;
+}
+
 am_status am_file_commit(const char *tmp, const char *path, am_error *err)
 {
     if (rename(tmp, path) != 0) {

@@ -74,6 +74,14 @@ uint64_t ami_unique_id(void);
 AM_NODISCARD am_status ami_file_read_within(const char *dir, const char *path, size_t max_bytes,
                                             char **out, size_t *len, am_error *err);
 
+/* The folder part of a path ("a/b" -> "a", "b" -> ".", "/b" -> "/"), am_alloc'd; NULL on
+ * allocation failure. */
+char *ami_path_dirname(const char *path);
+/* The path of file `to` from folder `from_dir` ("../textures/wood.png"), both resolved
+ * (symlinks, "..") as far as they exist: from_dir may not exist yet (an output folder made at
+ * commit). to as given when it cannot be resolved. am_alloc'd; NULL on allocation failure. */
+char *ami_path_relative(const char *from_dir, const char *to);
+
 /* Free an array of n am_alloc'd strings and the array (NULL is fine). */
 void ami_strings_free(char **s, size_t n);
 

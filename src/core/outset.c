@@ -52,8 +52,7 @@ static char *ami_join(const char *dir, const char *name)
     return s;
 }
 
-/* The folder part of a path ("a/b" -> "a", "b" -> ".", "/b" -> "/"). */
-static char *ami_dirname(const char *path)
+char *ami_path_dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash) return am_strdup(".");
@@ -66,7 +65,7 @@ static char *ami_dirname(const char *path)
 static am_status ami_existing_home(const char *path, bool include_self, const char *target, char **out,
                                    am_error *err)
 {
-    char *cur = include_self ? am_strdup(path) : ami_dirname(path);
+    char *cur = include_self ? am_strdup(path) : ami_path_dirname(path);
     for (;;) {
         if (!cur) return AM_FAIL(err, AM_E_NOMEM, "output path");
         struct stat st;
@@ -84,7 +83,7 @@ static am_status ami_existing_home(const char *path, bool include_self, const ch
             am_free(cur);
             return s;
         }
-        char *up = ami_dirname(cur);
+        char *up = ami_path_dirname(cur);
         am_free(cur);
         cur = up;
     }
@@ -216,7 +215,7 @@ static am_status ami_outset_fill(am_outset *set, const char *const *names, size_
         struct stat st;
         if (stat(set->target, &st) == 0 && S_ISDIR(st.st_mode))
             return AM_FAIL_AT(err, AM_E_WRITE, set->target, 0, 0, "is a folder; give a file name");
-        char *parent = ami_dirname(set->target);
+        char *parent = ami_path_dirname(set->target);
         if (!parent) return AM_FAIL(err, AM_E_NOMEM, "output path");
         if (stat(parent, &st) != 0) set->made_dir = am_strdup(parent);
         am_free(parent);

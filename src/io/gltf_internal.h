@@ -20,6 +20,9 @@ struct am_gltf_source {
 };
 
 void ami_gltf_source_free(struct am_gltf_source *src);
+/* The media type of encoded image bytes from their signature ("image/png", "image/jpeg",
+ * "image/webp", "image/ktx2", static), or NULL. */
+const char *ami_gltf_image_mime(const uint8_t *d, size_t n);
 
 /* Row-major T * R * S from translation, (w,x,y,z) rotation (normalized here) and scale. */
 void ami_gltf_trs_matrix(const double t[3], const double q[4], const double s[3], double M[16]);

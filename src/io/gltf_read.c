@@ -352,8 +352,7 @@ static am_status ami_keep_buffers(ami_gctx *c)
     return AM_OK;
 }
 
-/* The media type of encoded image bytes, from their signature. */
-static const char *ami_image_mime(const uint8_t *d, size_t n)
+const char *ami_gltf_image_mime(const uint8_t *d, size_t n)
 {
     if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) return "image/png";
     if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return "image/jpeg";
@@ -388,7 +387,7 @@ static am_status ami_keep_images(ami_gctx *c, json_t *root)
         if (!uri || strncmp(uri, "data:", 5) == 0) continue;
         ami_jpath pu = ami_json_path_key(p.s, "uri");
         AMI_TRY(ami_load_external(c, uri, pu.s, &k->images[i], &k->image_len[i]));
-        k->image_mime[i] = ami_image_mime(k->images[i], k->image_len[i]);
+        k->image_mime[i] = ami_gltf_image_mime(k->images[i], k->image_len[i]);
         AMI_CHECK(c->err, k->image_mime[i], AM_E_UNSUPPORTED,
                   "%s: '%.64s' is no PNG, JPEG, WebP or KTX2 image", pu.s, uri);
     }
