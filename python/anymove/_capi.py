@@ -441,6 +441,7 @@ class am_fit_input(Structure):
 
 
 AM_FIT_NO_LIMITS = 8
+AM_FIT_SMOOTH_AUTO = 16
 am_fit = _fn("am_fit", c_int, POINTER(am_fit_input), POINTER(am_fit_opts),
              POINTER(POINTER(am_fit_result)), _E)
 am_fit_result_free = _fn("am_fit_result_free", None, POINTER(am_fit_result))
