@@ -60,7 +60,8 @@ static am_status ami_pictures(am_cli_pictures *pic, const char *pos_path, const 
     am_joints view = {.frame_count = T, .joint_count = J, .joints = pos, .names = rig->joint_names,
                       .fps = am_fps_valid(jt->fps) ? jt->fps : 30.0, .conf = conf};
     am_fit_input in = {.rig = rig, .points = &view};
-    am_fit_opts fo = {.ctx = am_cli_context()};
+    /* ik's default: the smoothness chosen by cross-validation */
+    am_fit_opts fo = {.flags = AM_FIT_SMOOTH_AUTO, .ctx = am_cli_context()};
     am_fit_result *fit = NULL;
     if (s == AM_OK) s = am_fit(&in, &fo, &fit, err);
     if (s != AM_OK && !err->file[0]) am_error_set_file(err, pos_path);

@@ -41,7 +41,10 @@ enum {
     AM_FIT_NO_CONTACTS = 1u << 0,    /* no plants, no foot lock */
     AM_FIT_NO_FOOT_LOCK = 1u << 1,   /* plants held by the fit, not pinned afterwards */
     AM_FIT_NO_SWAP_REPAIR = 1u << 2, /* 2D left/right labels kept as read */
-    AM_FIT_NO_LIMITS = 1u << 3       /* joint limits ignored (angles unbounded) */
+    AM_FIT_NO_LIMITS = 1u << 3,      /* joint limits ignored (angles unbounded) */
+    AM_FIT_SMOOTH_AUTO = 1u << 4     /* with 3D input alone, smooth_points chosen per clip by
+                                        cross-validation over the observed entries (run.c;
+                                        docs/ik.md); smooth_points is then ignored */
 };
 
 /* All-zero gives every default. Weights are in pixels of residual per unit; a 3D observation
@@ -71,7 +74,7 @@ typedef struct am_fit_opts {
     double smooth_points;    /* with 3D input alone, a multiplier of the smoothness (the 2D
                                 weights on angles, the root's path relative to the body; against
                                 points weighed per noise sigma, so noisier points are smoothed
-                                more); default 1 */
+                                more); default 1; see AM_FIT_SMOOTH_AUTO */
     uint32_t iterations;     /* LM iterations per annealing stage and contact pass; default 2
                                 (x2 in the last annealing stage) */
     size_t window;           /* frames per window; default: one window up to 600 frames,
@@ -124,6 +127,9 @@ typedef struct am_fit_result {
     size_t windows;               /* windows solved */
     uint32_t lm_iterations;
     double seconds;
+    double smooth_points;         /* the smoothness multiplier used (3D input alone; chosen by
+                                     cross-validation with AM_FIT_SMOOTH_AUTO), else 0 */
+    bool smooth_auto;             /* smooth_points was chosen by cross-validation */
     am_warning_list warnings;
 } am_fit_result;
 

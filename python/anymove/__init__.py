@@ -545,7 +545,7 @@ class IKResult:
     """What ik returns. motion: the solved Motion bound to the rig (with joints);
     joints: (T, J, 3) its FK keypoints, metres; report: dict with frames, joints_used,
     reference, method ("analytic" or "fit"), fit {noise_m, noise_estimated, windows,
-    lm_iterations, plants} (method "fit"), solve_s, and fk_error {mean_cm, median_cm, p95_cm,
+    lm_iterations, plants, smooth, smooth_auto} (method "fit"), solve_s, and fk_error {mean_cm, median_cm, p95_cm,
     max_cm, body_size_m} against the input positions and per_joint_cm (the figures of
     `anymove ik`'s report.json)."""
 
@@ -591,7 +591,7 @@ def _ik_positions(rig, joints, names, fps, err):
 
 def ik(rig, joints, names=None, *, fps=30.0, method="analytic", mask=None, reference=None,
        temporal=None, twist_weight=None, twist=True, limits=True, temporal_prior=True,
-       noise=None, creature=None, conf=None, progress=None):
+       noise=None, smooth="auto", creature=None, conf=None, progress=None):
     """Inverse kinematics: joint positions -> every bone's local rotation, for any rig.
 
     joints: (T, N, 3) float64 or float32, metres, world axes. names: the N joint names (rig
@@ -606,6 +606,8 @@ def ik(rig, joints, names=None, *, fps=30.0, method="analytic", mask=None, refer
     twist_weight > 0: as `anymove ik --temporal/--twist-weight`; twist=False: --no-twist;
     limits=False: --no-limits; temporal_prior=False: --no-temporal.
     Fit only: noise: the positions' per-axis noise in metres (--noise; default estimated);
+    smooth: "auto" (chosen per clip by cross-validation, as `anymove ik` does) or a positive
+    multiplier of the temporal smoothness (--smooth X);
     creature: a creature.json path whose contact joints are planted and foot-locked
     (--creature); conf: (T, N) confidences in [0, 1] of the joints (a joints.npz's conf).
     progress(stage, fraction, seconds) -> False to cancel.
@@ -657,6 +659,8 @@ def ik(rig, joints, names=None, *, fps=30.0, method="analytic", mask=None, refer
         opts.flags |= C.AM_IK_NO_TEMPORAL
     if noise is not None and not noise > 0:
         raise ValueError("ik: noise must be positive (metres)")
+    if smooth != "auto" and (isinstance(smooth, str) or not smooth > 0):
+        raise ValueError(f"ik: smooth is 'auto' or a positive multiplier, got {smooth!r}")
     call = _Call(progress)
     opts.ctx = call.ctx
     fit = None
@@ -665,8 +669,8 @@ def ik(rig, joints, names=None, *, fps=30.0, method="analytic", mask=None, refer
         if method == "analytic":
             motion = _ik_analytic(rig, pos, m, reference, opts, fps, err)
         else:
-            motion, fit = _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature,
-                                  limits, call, err)
+            motion, fit = _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, smooth,
+                                  creature, limits, call, err)
         solve_s = time.perf_counter() - t0
         if method == "analytic":
             _check(C.am_motion_compute_joints(motion._p, rig._p, byref(err)), err)
@@ -706,7 +710,8 @@ def _ik_analytic(rig, pos, m, reference, opts, fps, err):
     return motion
 
 
-def _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature, limits, call, err):
+def _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, smooth, creature, limits, call,
+            err):
     """am_fit as `anymove ik` runs it: the positions in the rig's order, the joints ik does not
     use missing (NaN), with the confidences where given. Returns (motion, (fit record, pos))."""
     T, J = pos.shape[:2]
@@ -727,6 +732,10 @@ def _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature, lim
         fo.flags |= C.AM_FIT_NO_LIMITS
     if noise is not None:
         fo.point_noise = float(noise)
+    if smooth == "auto":
+        fo.flags |= C.AM_FIT_SMOOTH_AUTO
+    else:
+        fo.smooth_points = float(smooth)
     cr = C._CR()
     res = POINTER(C.am_fit_result)()
     try:
@@ -745,7 +754,8 @@ def _ik_fit(rig, pos, m, names, conf, reference, opts, fps, noise, creature, lim
         _doc_warnings(f.warnings, stacklevel=4)
         record = {"noise_m": float(f.point_noise), "noise_estimated": bool(f.point_noise_estimated),
                   "windows": int(f.windows), "lm_iterations": int(f.lm_iterations),
-                  "plants": int(f.plant_count)}
+                  "plants": int(f.plant_count), "smooth": float(f.smooth_points),
+                  "smooth_auto": bool(f.smooth_auto)}
         motion = Motion(_detach(f.motion, C.am_motion), rig)
         f.motion = None
         return motion, (record, p)

@@ -387,7 +387,8 @@ class am_fit_result(Structure):
                 ("slide_mean_mm", c_double), ("slide_max_mm", c_double),
                 ("foot_locked", c_bool), ("lock_moved_mean_mm", _dp),
                 ("lock_moved_max_mm", _dp), ("windows", c_size_t), ("lm_iterations", c_uint32),
-                ("seconds", c_double), ("warnings", am_warning_list)]
+                ("seconds", c_double), ("smooth_points", c_double), ("smooth_auto", c_bool),
+                ("warnings", am_warning_list)]
 
 
 class am_mv_solve_opts(Structure):
@@ -440,6 +441,7 @@ class am_fit_input(Structure):
 
 
 AM_FIT_NO_LIMITS = 8
+AM_FIT_SMOOTH_AUTO = 16
 am_fit = _fn("am_fit", c_int, POINTER(am_fit_input), POINTER(am_fit_opts),
              POINTER(POINTER(am_fit_result)), _E)
 am_fit_result_free = _fn("am_fit_result_free", None, POINTER(am_fit_result))

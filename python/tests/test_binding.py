@@ -168,6 +168,15 @@ def test_ik_fit_equals_cli_byte_for_byte(walker, tmp_path):
     res2.motion.save(tmp_path / "py2.json")
     assert (tmp_path / "py2.json").read_bytes() == (tmp_path / "cli2" / "motion.json").read_bytes()
     assert json.loads((tmp_path / "cli2" / "report.json").read_text())["fit"] == res2.report["fit"]
+    # a fixed smoothness as --smooth X; the default (auto) chose one by cross-validation
+    cli("ik", tmp_path / "joints.npz", "--rig", f"{walker}/rig.json", "-o", tmp_path / "cli3", "-q", "--smooth", "2")
+    res3 = anymove.ik(rig, pos, names=names, method="fit", conf=conf, smooth=2)
+    res3.motion.save(tmp_path / "py3.json")
+    assert (tmp_path / "py3.json").read_bytes() == (tmp_path / "cli3" / "motion.json").read_bytes()
+    assert res3.report["fit"]["smooth"] == 2 and not res3.report["fit"]["smooth_auto"]
+    assert res.report["fit"]["smooth_auto"]
+    with pytest.raises(ValueError, match="smooth"):
+        anymove.ik(rig, pos, names=names, method="fit", smooth=0)
     assert res2.report["fit"]["noise_m"] == 0.01 and not res2.report["fit"]["noise_estimated"]
     assert not np.array_equal(res2.joints, res.joints)
     with pytest.raises(ValueError, match="the fit's"):

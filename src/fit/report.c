@@ -82,6 +82,10 @@ am_status ami_fit_extra_json(const am_fit_result *r, const double *offsets, bool
     /* No timing here: the motion is a result, and a rerun (or a batch) must give the same bytes;
      * the time is in the reports. */
     ami_jw_int(&w, "lm_iterations", (int64_t)r->lm_iterations);
+    if (r->smooth_points > 0) {
+        ami_jw_number(&w, "smooth", r->smooth_points);
+        ami_jw_bool(&w, "smooth_auto", r->smooth_auto);
+    }
     ami_jw_close(&w);
     ami_jw_close(&w);
     return ami_jw_take_string(&w, out, err);
@@ -100,6 +104,9 @@ void am_fit_report(const am_fit_result *r, am_buf *b)
         am_buf_printf(b, "3D joints: mean distance %.2f cm, p95 %.2f cm (noise %s %.2f cm per axis)\n", 100 * r->points_mean_m,
                       100 * r->points_p95_m, r->point_noise_estimated ? "estimated from bone lengths:" : "given:",
                       100 * r->point_noise);
+    if (r->smooth_points > 0)
+        am_buf_printf(b, "smoothness: x%.3g %s\n", r->smooth_points,
+                      r->smooth_auto ? "(chosen by cross-validation over the observed joints)" : "(fixed)");
     am_buf_printf(b, "left/right swaps repaired: %zu\n", r->swaps_repaired);
     am_buf_printf(b, "contacts: %zu plants found, ground velocity (%.3f, %.3f) m/s\n", r->plant_count, r->ground_vel[0],
                   r->ground_vel[1]);

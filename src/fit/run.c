@@ -17,6 +17,7 @@
 #include "anymove/ik.h"
 #include "core/internal.h"
 #include "fit_internal.h"
+#include "math/math_internal.h"
 
 /* One window at most this long by default; longer clips use windows of AMI_WINDOW frames. */
 #define AMI_SINGLE_WINDOW 600
@@ -517,7 +518,10 @@ static am_status ami_summary(ami_clip *k, am_fit_result *res, am_error *err)
  * point_px per noise sigma, so the prior's pull grows with sigma squared: noisier points are
  * smoothed more, and exact points (sigma at its floor) come back exact. Scaling the smoothness
  * with 1 / sigma instead held its bias at a fixed fraction of the body whatever the noise
- * (1e-5 of the body on exact input, no more smoothing at 1 % noise than at 0.4 %). */
+ * (1e-5 of the body on exact input, no more smoothing at 1 % noise than at 0.4 %). The root's
+ * rotation is weighted by its lever like every bone (it swings the whole body): weighted as an
+ * eighth of the body, it was the least smoothed angle of the rig (bench/RESULTS.md, issue 12:
+ * every dev clip's noise ratio improved by 0.005-0.008). */
 static void ami_smoothness_weights(ami_clip *k, const am_fit_result *res)
 {
     const am_fit_opts *o = &k->o;
@@ -533,11 +537,176 @@ static void ami_smoothness_weights(ami_clip *k, const am_fit_result *res)
     double size = am_body_size(k->rig->joint_rest, k->J, NULL);
     double L = size > 0 ? size / 8.0 : lever_ref, s = o->smooth_points;
     for (size_t b = 0; b < k->B; b++) {
-        double lr = b ? sqrt(k->lever[b] / L) : 1.0;
+        double lr = sqrt(k->lever[b] / L);
         k->acc_w[b] = o->w_accel * lr * s;
         k->vel_w[b] = o->w_vel * lr * s;
     }
     k->acc_w_trans = o->w_accel_trans * s * (lever_ref / L);
+}
+
+static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am_fit_result **out, am_error *err);
+
+/* AM_FIT_SMOOTH_AUTO: the smoothness multiplier by K-fold cross-validation over the observed
+ * entries. No one multiplier suits every clip (on bench/ik.sh's noisy input the Dolphin wants
+ * 8x today's smoothing, the Fox walk 0.7x): how much a motion may be smoothed depends on how
+ * fast it changes against the noise, which only the clip can say. The observed (frame, joint)
+ * entries of a window of the clip are dealt at random into K folds; each fold in turn is hidden
+ * (made missing), the rest fitted, and the squared distance of the fit to the hidden entries
+ * summed. A hidden entry's noise is independent of the fit, so the mean is the fit's squared
+ * error there plus 3 sigma^2: the multiplier that minimises it minimises the fit's error. The
+ * multipliers are a grid a factor 2 apart, walked from 1 up while the error falls, then down
+ * (3 to 5 of the 6 values fitted, K fits each); a parabola in log m through the best and its
+ * neighbours places the minimum between grid values. The noise sigma stays the whole clip's,
+ * so every fold weighs the points alike. */
+#define AMI_CV_FOLDS 4
+#define AMI_CV_FRAMES 120 /* the window the folds are fitted on: the middle of a longer clip */
+#define AMI_CV_SEED 12u
+#define AMI_CV_MIN_NOISE 1e-4 /* of the body size: below it the points are taken as exact */
+static const double ami_cv_grid[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
+#define AMI_CV_GRID (sizeof ami_cv_grid / sizeof ami_cv_grid[0])
+#define AMI_CV_START 2 /* 1.0, the fixed default */
+
+/* The folds' fits report no progress of their own: the caller sees one stage. */
+static bool ami_cv_quiet(void *user, const am_progress *p)
+{
+    (void)user;
+    (void)p;
+    return true;
+}
+
+typedef struct ami_cv {
+    const ami_clip *k;
+    am_fit_input sub;
+    am_joints win;
+    am_fit_opts so;
+    size_t W, a0, Q, hidden;
+    double *data;          /* [W][Q][3] the window's points, a fold hidden */
+    uint8_t *fold;         /* [W][Q] an observed entry's fold, UINT8_MAX if not observed */
+    int32_t *map;          /* [Q] rig joint of each input joint, -1 if none */
+    double score[AMI_CV_GRID];
+    bool done[AMI_CV_GRID];
+    size_t fits;
+} ami_cv;
+
+/* The mean squared distance to the hidden entries with grid value g, over the K folds. */
+static am_status ami_cv_eval(ami_cv *c, size_t g, am_error *err)
+{
+    if (c->done[g]) return AM_OK;
+    const am_joints *src = c->k->in->points;
+    const size_t W = c->W, Q = c->Q, J = c->k->J;
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t f = 0; f < AMI_CV_FOLDS; f++) {
+        /* at most 5 grid values are walked: the bar shows fits over 5 x K */
+        if (!ami_progress("fit: smoothing", (double)c->fits++ / (5.0 * AMI_CV_FOLDS)))
+            return AM_FAIL(err, AM_E_CANCELLED, "fit stopped while choosing the smoothness");
+        memcpy(c->data, src->joints + c->a0 * Q * 3, W * Q * 3 * sizeof(double));
+        for (size_t i = 0; i < W * Q; i++)
+            if (c->fold[i] == f)
+                for (int a = 0; a < 3; a++) c->data[3 * i + (size_t)a] = NAN;
+        c->so.smooth_points = ami_cv_grid[g];
+        am_fit_result *r = NULL;
+        am_scope sc;
+        am_warning_list dropped = {0}; /* the folds' warnings repeat the clip's own */
+        am_scope_enter(&sc, &c->so.ctx);
+        am_status st = ami_fit_run(&c->sub, &c->so, &r, err);
+        am_scope_leave(&sc, &dropped);
+        am_warning_list_free(&dropped);
+        AMI_TRY(st);
+        for (size_t i = 0; i < W * Q; i++) {
+            if (c->fold[i] != f) continue;
+            size_t t = i / Q, j = (size_t)c->map[i % Q];
+            double d = am_vec3_dist(r->motion->joints + (t * J + j) * 3, src->joints + (c->a0 * Q + i) * 3);
+            sum += d * d;
+            n++;
+        }
+        am_fit_result_free(r);
+    }
+    c->score[g] = n ? sum / (double)n : 0.0;
+    c->done[g] = true;
+    return AM_OK;
+}
+
+/* The multiplier the folds choose, in *chosen. */
+static am_status ami_smooth_cv(const ami_clip *k, const am_fit_opts *opts, double sigma, double *chosen,
+                               am_error *err)
+{
+    const am_joints *src = k->in->points;
+    const size_t T = k->T, Q = src->joint_count, J = k->J;
+    ami_cv c = {.k = k, .Q = Q, .W = T < AMI_CV_FRAMES ? T : AMI_CV_FRAMES};
+    c.a0 = (T - c.W) / 2;
+    const size_t W = c.W;
+    am_status st = AM_OK;
+    c.data = am_alloc_array(W * Q * 3, sizeof(double));
+    c.fold = am_alloc_array(W * Q, 1);
+    c.map = am_alloc_array(Q + 1, sizeof(int32_t));
+    size_t *order = am_alloc_array(W * Q + 1, sizeof(size_t));
+    *chosen = ami_cv_grid[AMI_CV_START];
+    if (!c.data || !c.fold || !c.map || !order) {
+        st = AM_FAIL(err, AM_E_NOMEM, "cross-validation of %zu frames", W);
+        goto done;
+    }
+    /* Folds: the observed entries the fit uses, shuffled (one seed: the same clip always
+     * chooses the same), then dealt in turn, so every fold holds a quarter of them. */
+    size_t n = 0;
+    for (size_t q = 0; q < Q; q++) c.map[q] = am_rig_find_joint(k->rig, src->names[q]);
+    for (size_t t = 0; t < W; t++)
+        for (size_t q = 0; q < Q; q++) {
+            c.fold[t * Q + q] = UINT8_MAX;
+            if (c.map[q] < 0 || !(k->pw[(c.a0 + t) * J + (size_t)c.map[q]] > 0)) continue;
+            order[n++] = t * Q + q;
+        }
+    if (n < 4 * AMI_CV_FOLDS) goto done; /* too few to hide any: the default stands */
+    ami_rng rng;
+    ami_rng_seed(&rng, AMI_CV_SEED);
+    for (size_t i = n; i > 1; i--) {
+        size_t r = (size_t)(ami_rng_next(&rng) % i), tmp = order[i - 1];
+        order[i - 1] = order[r];
+        order[r] = tmp;
+    }
+    for (size_t i = 0; i < n; i++) c.fold[order[i]] = (uint8_t)(i % AMI_CV_FOLDS);
+    c.win = *src;
+    c.win.frame_count = W;
+    c.win.joints = c.data;
+    c.win.conf = src->conf ? src->conf + c.a0 * Q : NULL;
+    c.sub = *k->in;
+    c.sub.points = &c.win;
+    c.sub.init = NULL;
+    c.so = opts ? *opts : (am_fit_opts){0};
+    c.so.flags &= ~(uint32_t)AM_FIT_SMOOTH_AUTO;
+    c.so.point_noise = sigma;
+    c.so.ctx = am_scope_current() ? am_scope_current()->ctx : (am_context){0};
+    c.so.ctx.progress = ami_cv_quiet;
+    c.so.ctx.progress_user = NULL;
+    size_t best = AMI_CV_START;
+    if ((st = ami_cv_eval(&c, best, err)) < 0) goto done;
+    for (int dir = 1; dir >= -1; dir -= 2)
+        for (;;) {
+            if (dir > 0 ? best + 1 >= AMI_CV_GRID : best == 0) break;
+            size_t next = dir > 0 ? best + 1 : best - 1;
+            if ((st = ami_cv_eval(&c, next, err)) < 0) goto done;
+            if (!(c.score[next] < c.score[best])) break;
+            best = next;
+        }
+    double lm = log(ami_cv_grid[best]);
+    if (best > 0 && best + 1 < AMI_CV_GRID && c.done[best - 1] && c.done[best + 1]) {
+        /* The vertex of the parabola through the three, kept within half a step of the best
+         * (where the parabola is still a fair model). */
+        double s0 = c.score[best - 1], s1 = c.score[best], s2 = c.score[best + 1], curv = s0 - 2.0 * s1 + s2;
+        if (curv > 0) {
+            double h = log(2.0), dx = 0.5 * h * (s0 - s2) / curv;
+            if (dx > 0.5 * h) dx = 0.5 * h;
+            if (dx < -0.5 * h) dx = -0.5 * h;
+            lm += dx;
+        }
+    }
+    *chosen = exp(lm);
+done:
+    am_free(c.data);
+    am_free(c.fold);
+    am_free(c.map);
+    am_free(order);
+    return st;
 }
 
 static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am_fit_result **out, am_error *err)
@@ -599,6 +768,19 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
             memcpy(k.prior + t * P + AMI_FIT_ROOT_PARAMS, k.start->euler + (t * B + 1) * 3, (B - 1) * 3 * sizeof(double));
     }
     ami_stage_end(&stage);
+    if (in->points && !in->det) {
+        res->smooth_points = k.o.smooth_points;
+        /* Exact points (sigma near its floor) come back exact whatever the multiplier: nothing
+         * to choose, and the folds' fits would only cost time. */
+        double size = am_body_size(rig->joint_rest, J, NULL);
+        if ((k.o.flags & AM_FIT_SMOOTH_AUTO) && res->point_noise > AMI_CV_MIN_NOISE * (size > 0 ? size : 1.0)) {
+            ami_stage cv = ami_stage_begin("fit: smoothing");
+            if ((st = ami_smooth_cv(&k, opts, res->point_noise, &k.o.smooth_points, err)) < 0) goto done;
+            ami_stage_end(&cv);
+            res->smooth_points = k.o.smooth_points;
+            res->smooth_auto = true;
+        }
+    }
     ami_smoothness_weights(&k, res);
 
     const size_t Cc = k.Cc;
