@@ -33,7 +33,8 @@ static void ami_bind_help(FILE *out)
             "the paint, which pack gives back as COLOR_0); an OBJ its vt, vn and mtllib materials\n"
             "(Kd, d, Ke, Ns, map_Kd: a PNG or JPEG, embedded; a missing .mtl or texture is a\n"
             "warning). Validator-clean. PREPPED.obj keeps vt, vn and usemtl, with PREPPED.mtl\n"
-            "beside it.\n\n"
+            "beside it (a glTF model's TEXCOORD_0, NORMAL and materials by base colour; its\n"
+            "textures stay in the GLB).\n\n"
             "options:\n"
             "  --rig RIG.json      the rig, authored on the prepared mesh (world axes of SPEC 1)\n"
             "  --creature C.json   prep, paint and rigid (optional)\n"
@@ -191,15 +192,52 @@ static am_status ami_bind_obj_spread(const am_obj_model *om, am_bind_result *br,
     return AM_OK;
 }
 
-/* Without --rig: the prepared mesh as an OBJ (and the .mtl of an OBJ model's materials, named
+/* A glTF model as an OBJ model to write: every gathered vertex a position of its own (the
+ * glTF has already split them at seams; welding them back would need a vt/vn per corner
+ * anyway), its NORMAL and TEXCOORD_0, one part per primitive with its material, and the
+ * document's materials by base colour (textures are not written: docs/decisions.md). */
+static am_status ami_bind_gltf_as_obj(const am_gltf *doc, const am_gltf_meshes *gm, am_obj_model *om, am_mtl **mtl,
+                                      am_error *err)
+{
+    size_t V = gm->mesh.vertex_count, P = gm->part_count;
+    *om = (am_obj_model){.mesh = gm->mesh, .position_count = V, .position_triangles = gm->mesh.triangles,
+                         .normals = gm->normals, .texcoords = gm->texcoords};
+    om->position_index = am_alloc_array(V ? V : 1, sizeof *om->position_index);
+    om->parts = am_alloc_array(P ? P : 1, sizeof *om->parts);
+    if (!om->position_index || !om->parts) return AM_FAIL(err, AM_E_NOMEM, "OBJ of %zu vertices", V);
+    for (size_t i = 0; i < V; i++) om->position_index[i] = (int32_t)i;
+    AMI_TRY(am_mtl_from_gltf(doc, mtl, err));
+    /* the parts without a material first: OBJ cannot go back to the default after a usemtl */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t p = 0; p < P; p++) {
+            const am_gltf_part *g = &gm->parts[p];
+            if (!g->triangle_count || (g->material < 0) != (pass == 0)) continue;
+            om->parts[om->part_count++] = (am_gltf_mesh_part){g->first_triangle, g->triangle_count, g->material};
+        }
+    }
+    om->material_count = (*mtl)->count, om->materials = (*mtl)->materials;
+    return AM_OK;
+}
+
+/* Without --rig: the prepared mesh as an OBJ (and the .mtl of the model's materials, named
  * after it and written beside it in the same set). */
-static am_status ami_bind_write_obj(const am_mesh *mesh, const am_obj_model *om, bool z_up, const am_outset *set,
-                                    const char *obj_name, const char *mtl_name, am_error *err)
+static am_status ami_bind_write_obj(const am_gltf *doc, const am_gltf_meshes *gm, const am_obj_model *om, bool z_up,
+                                    const am_outset *set, const char *obj_name, const char *mtl_name, am_error *err)
 {
     am_obj_opts oo = {.z_up = z_up};
-    if (!om) return am_obj_write(mesh, &oo, am_outset_path(set, obj_name), err);
-    return am_obj_model_write(om, &oo, am_outset_path(set, obj_name), am_outset_path(set, mtl_name),
-                              am_outset_final(set, mtl_name), err);
+    am_obj_model view;
+    am_mtl *mtl = NULL;
+    am_status st = AM_OK;
+    if (!om) {
+        st = ami_bind_gltf_as_obj(doc, gm, &view, &mtl, err);
+        om = &view;
+    }
+    if (st == AM_OK)
+        st = am_obj_model_write(om, &oo, am_outset_path(set, obj_name), am_outset_path(set, mtl_name),
+                                am_outset_final(set, mtl_name), err);
+    if (om == &view) am_free(view.position_index), am_free(view.parts);
+    am_mtl_free(mtl);
+    return st;
 }
 
 static void ami_jw_prep(ami_jw *w, const am_creature *c, const double M[16], double size_before, double size_after)
@@ -347,7 +385,7 @@ int am_cmd_bind(int argc, char **argv)
         am_gltf_export ex = {.rig = rig, .mesh = &mi, .ctx = am_cli_context()};
         s = am_gltf_write(&ex, am_outset_path(set, NULL), &err);
     } else if (s == AM_OK) {
-        s = ami_bind_write_obj(mesh, om, z_up, set, set_names[0], set_names[1], &err);
+        s = ami_bind_write_obj(look, gm, om, z_up, set, set_names[0], set_names[1], &err);
     }
     if (s != AM_OK) {
         rc = am_cli_fail_out("bind", set, &err);

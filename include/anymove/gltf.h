@@ -394,6 +394,14 @@ typedef struct am_gltf_meshes {
 AM_NODISCARD am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_error *err);
 void am_gltf_meshes_free(am_gltf_meshes *m);
 
+/* The document's materials as MTL materials, one per glTF material in its order (so a
+ * primitive's material index is the MTL material's): Kd and d from baseColorFactor, Ke from
+ * emissiveFactor, Pm and Pr from metallicFactor and roughnessFactor (glTF's defaults where
+ * absent). Textures are not carried (map_Kd stays NULL). A name that is missing, repeated or
+ * holds a control character becomes "material_<index>". Needs a document read with
+ * AM_GLTF_KEEP_SOURCE (else AM_E_VALUE). Pair: am_mtl_free. */
+AM_NODISCARD am_status am_mtl_from_gltf(const am_gltf *doc, am_mtl **out, am_error *err);
+
 /* ---- an OBJ model with its look (bind): texture coordinates, normals and MTL materials ----
  * A glTF vertex is one (v, vt, vn) corner of the OBJ: a position with several UVs or normals
  * (seams, hard edges) becomes several vertices, each distinct corner once. Vertex i < P is the

@@ -421,3 +421,72 @@ am_status ami_mtl_look(const am_mtl_material *materials, size_t count, const uin
     *out = doc;
     return AM_OK;
 }
+
+/* ---- a glTF document's materials as MTL (bind's prepared OBJ of a glTF model) ---- */
+
+/* A name MTL can carry and usemtl can find: the glTF name unless it is missing, repeats an
+ * earlier one, or holds a control character (a newline would end the statement), else
+ * "material_<index>". */
+static char *ami_mtl_gltf_name(json_t *mats, size_t i)
+{
+    const char *n = json_string_value(json_object_get(json_array_get(mats, i), "name"));
+    bool ok = n && n[0] && n[0] != ' ';
+    for (const char *p = n; ok && *p; p++) ok = (unsigned char)*p >= 0x20 && *p != 0x7f;
+    for (size_t j = 0; ok && j < i; j++) {
+        const char *o = json_string_value(json_object_get(json_array_get(mats, j), "name"));
+        ok = !o || strcmp(o, n) != 0;
+    }
+    if (ok) return am_strdup(n);
+    char buf[32];
+    snprintf(buf, sizeof buf, "material_%zu", i);
+    return am_strdup(buf);
+}
+
+static double ami_mtl_gltf_number(json_t *o, const char *key, double def, double lo, double hi)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) && isfinite(json_number_value(v)) ? ami_clamp(json_number_value(v), lo, hi) : def;
+}
+
+am_status am_mtl_from_gltf(const am_gltf *doc, am_mtl **out, am_error *err)
+{
+    assert(doc && out);
+    *out = NULL;
+    if (!doc->source) return AM_FAIL(err, AM_E_VALUE, "the glTF was read without AM_GLTF_KEEP_SOURCE");
+    json_t *root = NULL;
+    AMI_TRY(ami_json_parse(doc->source->json, doc->source->json_len, doc->source_name ? doc->source_name : "glTF",
+                           &root, err));
+    json_t *mats = json_object_get(root, "materials");
+    size_t n = json_array_size(mats);
+    am_mtl *m = am_alloc(sizeof *m);
+    if (m && n) m->materials = am_alloc_array(n, sizeof *m->materials);
+    am_status st = m && (!n || m->materials) ? AM_OK : AM_FAIL(err, AM_E_NOMEM, "%zu materials", n);
+    for (size_t i = 0; st == AM_OK && i < n; i++) {
+        json_t *mat = json_array_get(mats, i), *pbr = json_object_get(mat, "pbrMetallicRoughness");
+        am_mtl_material *o = &m->materials[m->count];
+        *o = (am_mtl_material){.name = ami_mtl_gltf_name(mats, i), .alpha = 1, .ns = -1};
+        if (!o->name) {
+            st = AM_FAIL(err, AM_E_NOMEM, "material names");
+            break;
+        }
+        m->count++;
+        /* glTF's defaults: white, fully metallic and rough (glTF 2.0 5.19) */
+        json_t *base = json_object_get(pbr, "baseColorFactor"), *em = json_object_get(mat, "emissiveFactor");
+        for (int k = 0; k < 3; k++) {
+            json_t *b = json_array_get(base, (size_t)k), *e = json_array_get(em, (size_t)k);
+            o->kd[k] = json_is_number(b) && isfinite(json_number_value(b)) ? ami_clamp(json_number_value(b), 0, 1) : 1;
+            o->ke[k] = json_is_number(e) && isfinite(json_number_value(e)) ? ami_clamp(json_number_value(e), 0, 1) : 0;
+        }
+        json_t *a = json_array_get(base, 3);
+        if (json_is_number(a) && isfinite(json_number_value(a))) o->alpha = ami_clamp(json_number_value(a), 0, 1);
+        o->pm = ami_mtl_gltf_number(pbr, "metallicFactor", 1, 0, 1);
+        o->pr = ami_mtl_gltf_number(pbr, "roughnessFactor", 1, 0, 1);
+    }
+    json_decref(root);
+    if (st != AM_OK) {
+        am_mtl_free(m);
+        return st;
+    }
+    *out = m;
+    return AM_OK;
+}

@@ -232,6 +232,62 @@ def check_obj(obj, out, prep_json):
     print("round trip worst %s" % worst)
 
 
+def quat_matrix(q):   # glTF (x, y, z, w) -> 3x3
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def check_gltf_obj(glb, out, mtl, prep_json):
+    """A glTF model's prepared OBJ (one mesh node under identity parents, as the Knight): every
+    glTF vertex a v/vt/vn, positions and normals through the node and the prep, vt = (u, 1 - v),
+    one usemtl block per primitive with its triangles, and the .mtl's Kd / d / Pr / Pm the
+    materials' factors."""
+    j, binc = read_glb(glb)
+    node = [n for n in j["nodes"] if "mesh" in n]
+    assert len(node) == 1, "the check handles one mesh node"
+    node = node[0]
+    L = quat_matrix(node.get("rotation", [0, 0, 0, 1])) * np.array(node.get("scale", [1, 1, 1]))
+    prims = j["meshes"][node["mesh"]]["primitives"]
+    pos = np.concatenate([acc(j, binc, p["attributes"]["POSITION"]) for p in prims]).astype(float)
+    nrm = np.concatenate([acc(j, binc, p["attributes"]["NORMAL"]) for p in prims]).astype(float)
+    uv = np.concatenate([acc(j, binc, p["attributes"]["TEXCOORD_0"]) for p in prims]).astype(float)
+    P2, T2, N2, faces2, libs = read_obj(out)
+    M, R = prep(prep_json)
+    assert len(P2) == len(T2) == len(N2) == len(pos), (len(P2), len(T2), len(N2), len(pos))
+    wp = from_world(to_world(pos @ L.T + node.get("translation", [0, 0, 0])) @ M[:3, :3].T + M[:3, 3])
+    wn = to_world(nrm @ L.T)
+    wn = from_world(wn / np.linalg.norm(wn, axis=1, keepdims=True) @ R.T)
+    worst = {"pos": np.abs(P2 - wp).max(), "vt": np.abs(T2 - np.stack([uv[:, 0], 1 - uv[:, 1]], 1)).max(),
+             "vn": np.abs(N2 - wn).max()}
+    assert worst["pos"] < 1e-5 and worst["vt"] < 1e-6 and worst["vn"] < 1e-5, worst
+    for mat, cs in faces2:
+        assert all(p == t == n for p, t, n in cs), "corner %s" % (cs,)
+    names = [m.get("name") for m in j["materials"]]
+    order = list(dict.fromkeys(f[0] for f in faces2))
+    want = [names[p["material"]] for p in prims]
+    assert order == want, (order, want)
+    counts = [sum(1 for f in faces2 if f[0] == m) for m in order]
+    assert counts == [acc(j, binc, p["indices"]).size // 3 for p in prims], counts
+    assert libs == [mtl.rsplit("/", 1)[-1]], libs
+    got, cur = {}, None
+    for line in open(mtl):
+        p = line.split()
+        if p and p[0] == "newmtl":
+            cur = p[1]
+            got[cur] = {}
+        elif p and cur:
+            got[cur][p[0]] = [float(x) for x in p[1:]]
+    for m in j["materials"]:
+        pbr, g = m["pbrMetallicRoughness"], got[m["name"]]
+        base = pbr.get("baseColorFactor", [1, 1, 1, 1])
+        assert np.abs(np.array(g["Kd"]) - base[:3]).max() < 1e-8, (m["name"], g)
+        assert ("d" in g) == (base[3] < 1)
+        assert abs(g["Pr"][0] - pbr.get("roughnessFactor", 1)) < 1e-8 and abs(g["Pm"][0] - pbr.get("metallicFactor", 1)) < 1e-8, g
+    print("%d vertices, %d materials, worst %s" % (len(P2), len(got), {k: float("%.2g" % v) for k, v in worst.items()}))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "make":
@@ -240,5 +296,7 @@ if __name__ == "__main__":
         check_glb(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "obj":
         check_obj(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "gltf_obj":
+        check_gltf_obj(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         sys.exit("usage: obj_look.py make|glb|obj ...")

@@ -2,7 +2,8 @@
 # Issue 14: an OBJ model keeps its look through bind as a glTF one does: texture coordinates
 # (glTF's (u, 1 - v)), normals (turned by the prep), MTL materials (Kd, d, Ke, Ns) and the map_Kd
 # texture embedded byte for byte; one glTF vertex per distinct v/vt/vn corner, the copies of a
-# position weighted identically; the prepared OBJ keeps vt, vn, usemtl and writes its .mtl; a
+# position weighted identically; the prepared OBJ keeps vt, vn, usemtl and writes its .mtl (also
+# for a glTF model: the Knight's UVs, normals and base colours); a
 # missing .mtl or texture is a warning, a malformed .mtl exit 2 at its line and column.
 . "$(dirname "$0")/lib.sh"
 am_need_tool node /usr/bin/python3
@@ -66,3 +67,13 @@ expect bind_obj_bad_mtl_prepped 2 "bad/model\.mtl:$line:8" -- "$AM_BIN" bind "$T
 printf 'newmtl fur\nKd 1 1 1\nsharpness 60\nPx whatever\n' > "$TMP/bad/model.mtl"
 expect bind_obj_unknown_statement 0 '"method": "bone heat"' -- "$AM_BIN" bind "$TMP/bad/model.obj" --rig "$C/rig.json" --creature "$C/creature.json" -o "$TMP/bad/ok.glb" -q
 am_done
+
+# ---- a glTF model's prepared OBJ keeps its look too: vt, vn, usemtl per primitive, the .mtl
+# with the materials' base colour, metallic and roughness (textures stay in the GLB) ----
+am_need_shared data/gltf/quaternius/KnightCharacter.glb
+KN=$AM_SHARED/data/gltf/quaternius/KnightCharacter.glb
+echo '{"prep": {"length_m": 1.8, "rotz_deg": 90, "axis": "z"}}' > "$TMP/kn.json"
+expect bind_gltf_prepped 0 '"given": true' -- "$AM_BIN" bind "$KN" --creature "$TMP/kn.json" -o "$TMP/knp/knight.obj" -q
+"$AM_BIN" bind "$KN" --creature "$TMP/kn.json" -o "$TMP/knp/knight.obj" -q > "$TMP/knp.json" 2>/dev/null
+if out=$($PY "$LOOK" gltf_obj "$KN" "$TMP/knp/knight.obj" "$TMP/knp/knight.mtl" "$TMP/knp.json" 2>&1); then am_pass "bind_gltf_prepped_look ($out)"; else am_fail bind_gltf_prepped_look "$out"; fi
+[ "$(ls -A "$TMP/knp")" = "$(printf 'knight.mtl\nknight.obj')" ] && am_pass bind_gltf_prepped_set || am_fail bind_gltf_prepped_set "left: $(ls -A "$TMP/knp")"
