@@ -27,7 +27,7 @@ static void ami_shape_help(FILE *out)
             "options:\n"
             "  --rig RIG.json       the rig the motion animates (required)\n"
             "  -o, --out CLIP.json  the clip (required); its report goes beside it\n"
-            "  --range A:B          frames A..B-1 of the motion (default: all)\n"
+            "  --range A:B          frames A..B-1 of the motion (default: all; one range)\n"
             "  --loop               make a seamless cycle\n"
             "  --root-motion MODE   bone, inplace or none (default bone)\n"
             "  --keep-facing        do not turn the start to face -Y\n"
@@ -135,6 +135,11 @@ int am_cmd_shape(int argc, char **argv)
         } else if ((v = am_cli_value(argc, argv, &i, "--rig"))) {
             rig_path = v;
         } else if ((v = am_cli_value(argc, argv, &i, "--range"))) {
+            /* a second range would silently replace the first: one clip is one range (cut
+             * several clips by running shape once per range) */
+            if (o.has_range)
+                return am_cli_usage("shape", "--range given twice ('%zu:%zu' and '%s'): one range per clip", o.range_begin,
+                                    o.range_end, v);
             if (!ami_parse_range(v, &o.range_begin, &o.range_end))
                 return am_cli_usage("shape", "--range wants A:B (frames A to B-1), got '%s'", v);
             o.has_range = true;

@@ -240,7 +240,39 @@ $PY -c "import json; m=json.load(open('$W/walk.json')); [m.__setitem__(k, m[k][:
 expect shape_loop_too_short 2 'short.json.*5 frames are too short to loop' -- "$AM_BIN" shape "$TMP/short.json" --rig "$W/rig.json" --loop -o "$TMP/y.json" -q
 expect shape_range_reversed 2 'range 40:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 40:10 -o "$TMP/y.json" -q
 expect shape_range_past_end 2 'range 10:90 runs past' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:90 -o "$TMP/y.json" -q
+expect shape_range_empty 2 'range 10:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:10 -o "$TMP/y.json" -q
+expect shape_range_twice 2 "range given twice \('0:20' and '10:30'\): one range per clip" -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 0:20 --range 10:30 -o "$TMP/y.json" -q
 [ ! -e "$TMP/y.json" ] && am_pass shape_no_partial_output || am_fail shape_no_partial_output "y.json was written"
+# facing -Y and feet on the ground: the walk turned 40 degrees about Z, moved 2 m aside and lifted
+# 0.3 m shapes to the same clip as the walk itself, the report naming the turn and the drop
+$PY - "$W/walk.json" "$TMP/walk_turned.json" <<'PY' || am_fail shape_turned_make "could not write the turned walk"
+import json, math, sys
+m = json.load(open(sys.argv[1])); a = math.radians(40); c, s = math.cos(a), math.sin(a)
+qz = (math.cos(a / 2), 0.0, 0.0, math.sin(a / 2))
+def mul(p, q):
+    return [p[0]*q[0] - p[1]*q[1] - p[2]*q[2] - p[3]*q[3], p[0]*q[1] + p[1]*q[0] + p[2]*q[3] - p[3]*q[2],
+            p[0]*q[2] - p[1]*q[3] + p[2]*q[0] + p[3]*q[1], p[0]*q[3] + p[1]*q[2] - p[2]*q[1] + p[3]*q[0]]
+m["trans"] = [[c * x - s * y + 2.0, s * x + c * y - 1.0, z + 0.3] for x, y, z in m["trans"]]
+m["root_quat"] = [mul(qz, q) for q in m["root_quat"]]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+"$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" -o "$TMP/walk_plain.json" -q 2>/dev/null || am_fail shape_plain "shape failed"
+expect shape_turned 0 '' -- "$AM_BIN" shape "$TMP/walk_turned.json" --rig "$W/rig.json" -o "$TMP/walk_turned_out.json" -q
+if out=$($PY - "$TMP/walk_plain.json" "$TMP/walk_turned_out.json" "$TMP/walk_plain.shape_report.json" "$TMP/walk_turned_out.shape_report.json" <<'PY' 2>&1
+import json, sys, numpy as np
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ra, rb = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+dt = np.abs(np.array(a["trans"]) - np.array(b["trans"])).max()
+qa, qb = np.array(a["root_quat"]), np.array(b["root_quat"])
+dq = np.abs(qa - qb * np.sign((qa * qb).sum(1, keepdims=True))).max()
+assert dt < 1e-6 and dq < 1e-6, (dt, dq)
+turn = rb["facing_turn_deg"] - ra["facing_turn_deg"]
+assert abs(turn + 40) < 1e-6, (ra["facing_turn_deg"], rb["facing_turn_deg"])
+drop = rb["ground_shift_m"] - ra["ground_shift_m"]
+assert abs(drop + 0.3) < 1e-6, (ra["ground_shift_m"], rb["ground_shift_m"])
+print("same clip to %.1e m / %.1e; turn %.3f deg, ground %.3f m" % (dt, dq, turn, drop))
+PY
+); then am_pass "shape_faces_minus_y_on_the_ground ($out)"; else am_fail shape_faces_minus_y_on_the_ground "$out"; fi
 
 # ---- pack + locomotion on synthetic gaits with known phase offsets ----
 clips=()
@@ -275,10 +307,14 @@ assert worst <= 0.05, worst
 print("phases within", worst)
 PY
 ); then am_pass locomotion_gaits_and_phases; else am_fail locomotion_gaits_and_phases "$out"; fi
-"$AM_BIN" fk "$R" --motion "$TMP/clips/trot.json" > "$TMP/trot.fk.json" 2>/dev/null
-if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/pack/wolf.glb" "$R" "$TMP/trot.fk.json" 30 trot 2>&1); then
-  am_pass pack_three_plays_clip_in_a_loop
-else am_fail pack_three_plays_clip_in_a_loop "$out"; fi
+# every clip of the pack plays in three.js by its name, on our FK, and loops without a pop (the
+# step from its last frame back to the first at most twice its mean step: three_check.mjs)
+for g in walk trot pace gallop hop; do
+  "$AM_BIN" fk "$R" --motion "$TMP/clips/$g.json" > "$TMP/$g.fk.json" 2>/dev/null || am_fail "pack_fk_$g" "fk failed"
+  if out=$(node "$AM_SOURCE/scripts/three_check.mjs" "$TMP/pack/wolf.glb" "$R" "$TMP/$g.fk.json" 30 "$g" 2>&1); then
+    am_pass "pack_three_plays_${g}_in_a_loop ($(printf '%s' "$out" | grep -o '"seam_step_m":[^,]*,"mean_step_m":[^,]*'))"
+  else am_fail "pack_three_plays_${g}_in_a_loop" "$out"; fi
+done
 if out=$(blender -b --factory-startup --python-exit-code 1 -P "$AM_SOURCE/scripts/blender_check.py" -- \
          "$TMP/pack/wolf.glb" "$R" "$TMP/trot.fk.json" 30 trot 2>&1 | grep -E '^\{|Error|error' | tail -n 3) &&
    printf '%s' "$out" | grep -q '"ok": true'; then am_pass pack_blender_plays_clip
