@@ -217,6 +217,69 @@ static void bone_heat_survives_a_sliver_triangle(void)
     am_rig_free(rig);
 }
 
+/* The box as meshes come from exporters: cut in two at ring 10 (the ring's vertices doubled, the
+ * halves meeting at coincident positions, as a UV seam splits a glTF), a fin triangle on an edge
+ * of ring 4 (that edge in three triangles: non-manifold) and a detached tetrahedron beside the
+ * front bone (a second piece, as an eye or a belt). The weld joins the halves, the pieces are
+ * counted, and each part follows its bone: the copies exactly as their twins. */
+static void bone_heat_welds_seams_and_takes_pieces_and_fins(void)
+{
+    enum { NS = BOX_NC, EXTRA = NS + 1 + 4 };
+    float pos[(BOX_V + EXTRA) * 3];
+    int32_t tri[(BOX_F + 1 + 4) * 3];
+    size_t v = 0, f = 0;
+    box_mesh(pos, tri, &v, &f);
+    const size_t box_v = v, seam0 = v;
+    /* the seam: ring 10's copies take its place in the row of quads between rings 10 and 11 */
+    for (int k = 0; k < NS; k++, v++) memcpy(pos + v * 3, pos + (10 * BOX_NC + k) * 3, 3 * sizeof *pos);
+    for (size_t i = 0; i < f; i++) {
+        int32_t *t = tri + i * 3;
+        bool row10 = true;
+        for (int c = 0; c < 3; c++) row10 = row10 && t[c] >= 10 * BOX_NC && t[c] < 12 * BOX_NC;
+        for (int c = 0; row10 && c < 3; c++)
+            if (t[c] < 11 * BOX_NC) t[c] = (int32_t)seam0 + (t[c] - 10 * BOX_NC);
+    }
+    /* the fin: edge (a, c) of ring 4 at +x, a vertex 5 cm outside its middle */
+    int32_t a = 4 * BOX_NC, c = a + BOX_NC, fin = (int32_t)v;
+    pos[v * 3] = 0.25f, pos[v * 3 + 1] = -0.45f, pos[v * 3 + 2] = 0.5f, v++;
+    memcpy(tri + f * 3, (int32_t[3]){a, c, fin}, 3 * sizeof *tri), f++;
+    /* the tetrahedron, 30 cm outside the box at y -1.7 (the front bone's half) */
+    int32_t t0 = (int32_t)v;
+    float tet[4][3] = {{0.5f, -1.65f, 0.45f}, {0.6f, -1.75f, 0.45f}, {0.5f, -1.75f, 0.55f}, {0.45f, -1.7f, 0.45f}};
+    for (int k = 0; k < 4; k++, v++) memcpy(pos + v * 3, tet[k], sizeof tet[k]);
+    int32_t tt[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
+    for (int k = 0; k < 4; k++, f++)
+        for (int j = 0; j < 3; j++) tri[f * 3 + (size_t)j] = t0 + tt[k][j];
+    am_mesh m = {.vertex_count = v, .triangle_count = f, .positions = pos, .triangles = tri};
+    am_rig *rig = box_rig();
+    am_error err = {0};
+    am_bind_result *r = NULL;
+    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    if (r) {
+        AM_CHECK_MSG(r->welded_count == v - NS, "welded %zu of %zu", r->welded_count, v);
+        AM_CHECK_MSG(r->component_count == 2, "%zu pieces", r->component_count);
+        for (size_t i = 0; i < v; i++) {
+            float sum = 0;
+            for (int k = 0; k < 4; k++) sum += r->weight[i * 4 + k];
+            AM_CHECK_NEAR(sum, 1.0, 1e-6);
+        }
+        for (int k = 0; k < NS; k++)
+            AM_CHECK_NEAR(front_weight(r, seam0 + (size_t)k), front_weight(r, 10 * BOX_NC + (size_t)k), 1e-6);
+        for (size_t i = 0; i < box_v; i++) {
+            double y = pos[i * 3 + 1], w = front_weight(r, i);
+            if (y < -1.4) AM_CHECK_MSG(w > 0.9, "vertex %zu at y %.2f: front %.3f", i, y, w);
+            if (y > -0.6) AM_CHECK_MSG(w < 0.1, "vertex %zu at y %.2f: front %.3f", i, y, w);
+        }
+        AM_CHECK_MSG(front_weight(r, (size_t)fin) < 0.1, "fin: front %.3f", front_weight(r, (size_t)fin));
+        for (int k = 0; k < 4; k++)
+            AM_CHECK_MSG(front_weight(r, (size_t)(t0 + k)) > 0.9, "tetrahedron %d: front %.3f", k,
+                         front_weight(r, (size_t)(t0 + k)));
+    }
+    am_bind_result_free(r);
+    am_rig_free(rig);
+}
+
 #define AM_TESTS(X) X(sparse_cholesky_solves_laplacian_plus_diagonal) X(obj_reads_polygons_and_refuses_garbage) \
-    X(bone_heat_splits_a_box_between_two_bones) X(bone_heat_survives_a_sliver_triangle)
+    X(bone_heat_splits_a_box_between_two_bones) X(bone_heat_survives_a_sliver_triangle) \
+    X(bone_heat_welds_seams_and_takes_pieces_and_fins)
 AM_TEST_MAIN(AM_TESTS)
