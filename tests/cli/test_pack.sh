@@ -303,6 +303,14 @@ for g, w in want.items():
         e = abs(ph[pos] - o) % 1.0
         worst = max(worst, min(e, 1 - e))
     assert c["speed_mps"] > 0 and c["stride_m"] > 0 and c["cadence_hz"] > 0, c
+    # synth gait's truth: a 1 s cycle, straight ahead; stride = speed x period
+    # (cadence: footfalls per second, four feet)
+    assert abs(c["period_s"] - 1) < 0.02 and abs(c["cadence_hz"] - 4) < 0.08, (g, c["period_s"], c["cadence_hz"])
+    assert abs(c["stride_m"] - c["speed_mps"] * c["period_s"]) < 1e-6 * c["stride_m"] + 1e-9, (g, c)
+    assert abs(c["turn_deg_per_s"]) < 0.5, (g, c["turn_deg_per_s"])
+    assert all(0 < f["duty_factor"] < 1 for f in c["feet"].values()), (g, c["feet"])
+    le = c["loop_error"]
+    assert le["position_jump_pct"] <= le["step_pct"] and le["velocity_jump_pct"] <= le["step_pct"], (g, le)
 assert worst <= 0.05, worst
 print("phases within", worst)
 PY
