@@ -240,6 +240,14 @@ $PY -c "import json; m=json.load(open('$W/walk.json')); [m.__setitem__(k, m[k][:
 expect shape_loop_too_short 2 'short.json.*5 frames are too short to loop' -- "$AM_BIN" shape "$TMP/short.json" --rig "$W/rig.json" --loop -o "$TMP/y.json" -q
 expect shape_range_reversed 2 'range 40:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 40:10 -o "$TMP/y.json" -q
 expect shape_range_past_end 2 'range 10:90 runs past' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:90 -o "$TMP/y.json" -q
+# trim: --range 10:40 keeps frames 10..39 (the bones' own rotations as they were; facing and
+# ground move only the root)
+"$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:40 -o "$TMP/walk_cut.json" -q 2>/dev/null || am_fail shape_range "shape failed"
+expect shape_range_keeps_frames 0 '' -- $PY -c "
+import json, numpy as np
+a, b = json.load(open('$W/walk.json')), json.load(open('$TMP/walk_cut.json'))
+e = np.array(b['euler']); assert e.shape[0] == 30, e.shape
+assert np.abs(e[:, 1:] - np.array(a['euler'])[10:40, 1:]).max() < 1e-9"
 expect shape_range_empty 2 'range 10:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:10 -o "$TMP/y.json" -q
 expect shape_range_twice 2 "range given twice \('0:20' and '10:30'\): one range per clip" -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 0:20 --range 10:30 -o "$TMP/y.json" -q
 [ ! -e "$TMP/y.json" ] && am_pass shape_no_partial_output || am_fail shape_no_partial_output "y.json was written"
