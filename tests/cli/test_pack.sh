@@ -248,6 +248,14 @@ import json, numpy as np
 a, b = json.load(open('$W/walk.json')), json.load(open('$TMP/walk_cut.json'))
 e = np.array(b['euler']); assert e.shape[0] == 30, e.shape
 assert np.abs(e[:, 1:] - np.array(a['euler'])[10:40, 1:]).max() < 1e-9"
+# --root-motion none: the travel removed and dropped, the in-place clip's trans without its curve
+"$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --loop --root-motion none -o "$TMP/walk_none.json" -q 2>/dev/null || am_fail shape_none "shape failed"
+expect shape_root_motion_none 0 '' -- $PY -c "
+import json, numpy as np
+n, ip = json.load(open('$TMP/walk_none.json')), json.load(open('$TMP/walk_ip.json'))
+assert 'root_motion' not in n and 'root_motion' in ip, list(n)
+t = np.array(n['trans']); assert np.abs(t - np.array(ip['trans'])).max() < 1e-9
+assert np.abs(t[:, :2] - t[0, :2]).max() < 0.1, np.abs(t[:, :2] - t[0, :2]).max()"
 expect shape_range_empty 2 'range 10:10 is empty or reversed' -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 10:10 -o "$TMP/y.json" -q
 expect shape_range_twice 2 "range given twice \('0:20' and '10:30'\): one range per clip" -- "$AM_BIN" shape "$W/walk.json" --rig "$W/rig.json" --range 0:20 --range 10:30 -o "$TMP/y.json" -q
 [ ! -e "$TMP/y.json" ] && am_pass shape_no_partial_output || am_fail shape_no_partial_output "y.json was written"
