@@ -458,10 +458,50 @@ static void path_relative_walks_up_and_down(void)
     am_free(r);
 }
 
+/* A glTF document's materials as MTL (bind's prepared OBJ of a glTF model): the factors carried,
+ * glTF's defaults where absent, names MTL cannot hold replaced by material_<index>. */
+static void mtl_from_gltf_carries_factors_and_fixes_names(void)
+{
+    static const char gltf[] =
+        "{\"asset\": {\"version\": \"2.0\"}, \"materials\": ["
+        "{\"name\": \"Skin\", \"pbrMetallicRoughness\": {\"baseColorFactor\": [0.1, 0.2, 0.3, 0.5],"
+        " \"metallicFactor\": 0, \"roughnessFactor\": 0.25}, \"emissiveFactor\": [1, 0.5, 0]},"
+        "{}, {\"name\": \"Skin\"}, {\"name\": \"two\\nlines\"}]}";
+    am_gltf_opts keep = {.flags = AM_GLTF_KEEP_SOURCE};
+    am_gltf *doc = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_gltf_read_mem(gltf, strlen(gltf), "m.gltf", NULL, &keep, &doc, &err), &err);
+    am_mtl *m = NULL;
+    if (doc) AM_CHECK_OK(am_mtl_from_gltf(doc, &m, &err), &err);
+    if (m) {
+        AM_CHECK(m->count == 4);
+        const am_mtl_material *a = &m->materials[0], *d = &m->materials[1];
+        AM_CHECK(strcmp(a->name, "Skin") == 0);
+        AM_CHECK_NEAR(a->kd[0], 0.1, 1e-12);
+        AM_CHECK_NEAR(a->kd[2], 0.3, 1e-12);
+        AM_CHECK_NEAR(a->alpha, 0.5, 1e-12);
+        AM_CHECK_NEAR(a->ke[0], 1, 1e-12);
+        AM_CHECK_NEAR(a->ke[1], 0.5, 1e-12);
+        AM_CHECK(a->pm == 0 && a->pr == 0.25 && a->map_kd == NULL);
+        /* glTF's defaults: white, opaque, metallic 1, roughness 1 */
+        AM_CHECK(strcmp(d->name, "material_1") == 0);
+        AM_CHECK(d->kd[0] == 1 && d->kd[1] == 1 && d->kd[2] == 1 && d->alpha == 1 && d->pm == 1 && d->pr == 1);
+        AM_CHECK(strcmp(m->materials[2].name, "material_2") == 0); /* a repeated name */
+        AM_CHECK(strcmp(m->materials[3].name, "material_3") == 0); /* a newline would end usemtl */
+    }
+    am_mtl_free(m);
+    am_gltf_free(doc);
+    /* without the kept source there is nothing to read the materials from */
+    AM_CHECK_OK(am_gltf_read_mem(gltf, strlen(gltf), "m.gltf", NULL, NULL, &doc, &err), &err);
+    if (doc) AM_CHECK_STATUS(am_mtl_from_gltf(doc, &m, &err), AM_E_VALUE);
+    am_gltf_free(doc);
+}
+
 #define AM_TESTS(X)                                                                                                   \
     X(obj_model_splits_corners_and_keeps_uvs_and_normals) X(obj_model_refuses_what_the_obj_reader_refuses)            \
     X(mtl_reads_materials_and_skips_the_unknown) X(mtl_refuses_bad_numbers_with_line_and_column)                      \
     X(mtl_prefixes_fail_cleanly) X(obj_model_reads_materials_and_textures)                                            \
     X(obj_model_warns_on_missing_files_and_fails_on_bad_mtl) X(obj_model_load_survives_every_failed_allocation)       \
-    X(split_copies_get_identical_weights) X(path_relative_walks_up_and_down)
+    X(split_copies_get_identical_weights) X(path_relative_walks_up_and_down)                                \
+    X(mtl_from_gltf_carries_factors_and_fixes_names)
 AM_TEST_MAIN(AM_TESTS)
