@@ -133,6 +133,22 @@ static double front_weight(const am_bind_result *r, size_t i)
     return w;
 }
 
+/* The weights of a mesh on the box's rig, each vertex's four summing to 1 (checked), or NULL. */
+static am_bind_result *bind_on_box_rig(float *pos, size_t v, int32_t *tri, size_t f)
+{
+    am_mesh m = {.vertex_count = v, .triangle_count = f, .positions = pos, .triangles = tri};
+    am_rig *rig = box_rig();
+    am_error err = {0};
+    am_bind_result *r = NULL;
+    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    am_rig_free(rig);
+    for (size_t i = 0; r && i < v; i++) {
+        float sum = r->weight[i * 4] + r->weight[i * 4 + 1] + r->weight[i * 4 + 2] + r->weight[i * 4 + 3];
+        AM_CHECK_NEAR(sum, 1.0, 1e-6);
+    }
+    return r;
+}
+
 /* A closed box 2 m along -Y on a two-bone chain: the front half follows the front bone. */
 static void bone_heat_splits_a_box_between_two_bones(void)
 {
@@ -197,24 +213,15 @@ static void bone_heat_survives_a_sliver_triangle(void)
     }
     AM_CHECK(found == 1);
     f += 2;
-    am_mesh m = {.vertex_count = v, .triangle_count = f, .positions = pos, .triangles = tri};
-    am_rig *rig = box_rig();
-    am_error err = {0};
-    am_bind_result *r = NULL;
-    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    am_bind_result *r = bind_on_box_rig(pos, v, tri, f);
     if (r) {
         AM_CHECK(r->welded_count == v && r->component_count == 1);
-        for (size_t i = 0; i < v; i++) {
-            float sum = r->weight[i * 4] + r->weight[i * 4 + 1] + r->weight[i * 4 + 2] + r->weight[i * 4 + 3];
-            AM_CHECK_NEAR(sum, 1.0, 1e-6);
-        }
         /* M and the edge's ends, all at y -0.4 to -0.5, follow the back bone as the ring does */
         AM_CHECK_NEAR(front_weight(r, (size_t)mid), front_weight(r, (size_t)a), 0.02);
         AM_CHECK_MSG(front_weight(r, (size_t)mid) < 0.1, "sliver vertex: front %.3f", front_weight(r, (size_t)mid));
         AM_CHECK_NEAR(front_weight(r, (size_t)c), front_weight(r, (size_t)c + 1), 0.02);
     }
     am_bind_result_free(r);
-    am_rig_free(rig);
 }
 
 /* The box as meshes come from exporters: cut in two at ring 10 (the ring's vertices doubled, the
@@ -250,19 +257,10 @@ static void bone_heat_welds_seams_and_takes_pieces_and_fins(void)
     int32_t tt[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
     for (int k = 0; k < 4; k++, f++)
         for (int j = 0; j < 3; j++) tri[f * 3 + (size_t)j] = t0 + tt[k][j];
-    am_mesh m = {.vertex_count = v, .triangle_count = f, .positions = pos, .triangles = tri};
-    am_rig *rig = box_rig();
-    am_error err = {0};
-    am_bind_result *r = NULL;
-    AM_CHECK_OK(am_bind_weights(&m, rig, NULL, &r, &err), &err);
+    am_bind_result *r = bind_on_box_rig(pos, v, tri, f);
     if (r) {
         AM_CHECK_MSG(r->welded_count == v - NS, "welded %zu of %zu", r->welded_count, v);
         AM_CHECK_MSG(r->component_count == 2, "%zu pieces", r->component_count);
-        for (size_t i = 0; i < v; i++) {
-            float sum = 0;
-            for (int k = 0; k < 4; k++) sum += r->weight[i * 4 + k];
-            AM_CHECK_NEAR(sum, 1.0, 1e-6);
-        }
         for (int k = 0; k < NS; k++)
             AM_CHECK_NEAR(front_weight(r, seam0 + (size_t)k), front_weight(r, 10 * BOX_NC + (size_t)k), 1e-6);
         for (size_t i = 0; i < box_v; i++) {
@@ -276,7 +274,6 @@ static void bone_heat_welds_seams_and_takes_pieces_and_fins(void)
                          front_weight(r, (size_t)(t0 + k)));
     }
     am_bind_result_free(r);
-    am_rig_free(rig);
 }
 
 #define AM_TESTS(X) X(sparse_cholesky_solves_laplacian_plus_diagonal) X(obj_reads_polygons_and_refuses_garbage) \
