@@ -645,6 +645,27 @@ static am_status ami_read_sparse(ami_gctx *c, json_t *sp, const char *path, am_g
     return AM_OK;
 }
 
+/* The animation whose sampler reads accessor i, for the message about an empty accessor: in a
+ * clip it means a clip with no keyframes, which the user knows by its name, not by accessor. */
+static void ami_accessor_clip(json_t *root, size_t i, char *out, size_t size)
+{
+    out[0] = '\0';
+    json_t *anims = json_object_get(root, "animations");
+    for (size_t a = 0; a < json_array_size(anims); a++) {
+        json_t *an = json_array_get(anims, a), *smp = json_object_get(an, "samplers");
+        for (size_t k = 0; k < json_array_size(smp); k++) {
+            json_t *sk = json_array_get(smp, k);
+            json_t *in = json_object_get(sk, "input"), *ou = json_object_get(sk, "output");
+            if ((json_is_integer(in) && json_integer_value(in) == (json_int_t)i) ||
+                (json_is_integer(ou) && json_integer_value(ou) == (json_int_t)i)) {
+                const char *name = json_string_value(json_object_get(an, "name"));
+                snprintf(out, size, ": animation %zu '%.64s' has a sampler with no keyframes", a, name ? name : "");
+                return;
+            }
+        }
+    }
+}
+
 static am_status ami_read_accessors(ami_gctx *c, json_t *root)
 {
     json_t *arr;
@@ -691,7 +712,11 @@ static am_status ami_read_accessors(ami_gctx *c, json_t *root)
             }
         }
         if (!comps) return AM_FAIL(c->err, AM_E_FORMAT, "%s.type '%.32s' unknown", p.s, tname);
-        if (count == 0) return AM_FAIL(c->err, AM_E_FORMAT, "%s.count: must be >= 1", p.s);
+        if (count == 0) {
+            char clip[128];
+            ami_accessor_clip(root, i, clip, sizeof clip);
+            return AM_FAIL(c->err, AM_E_FORMAT, "%s.count: must be >= 1%s", p.s, clip);
+        }
         a->count = (size_t)count;
         a->components = comps;
         a->component_type = (int)type;

@@ -230,6 +230,42 @@ static void ami_swing_twist_fit(const double A0[4], const double *p, const doubl
     am_quat_mul(tw, A1, A);
 }
 
+/* The start of a one-direction bone's alignment in a chain of the same design: the parent's
+ * alignment A_p carried along each rig's own turn from the parent's segment (its head to this
+ * bone's head, u) to this bone's direction (d), S_s A_p S_t^-1 with S = the smallest swing
+ * u -> d in that rig. The smallest swing from A_p alone takes its twist from the pair of rests
+ * at hand, and swings between three rests do not compose (A -> B -> C turned the Fox's
+ * one-direction bones 0.18 rad off A -> C); this one is F_s F_t^-1 for a frame F that each rig
+ * carries down its own chain (F_g = S F_p), so it telescopes: A -> B then B -> C is A -> C, and
+ * B -> A inverts A -> B. It maps d_t onto d_s exactly when the parent's alignment carries u (it
+ * does in the same design: the parent's fit is rigid); the caller's swing corrects the rest.
+ * Unchanged (A_p) when the parent has no alignment of its own, at the root, or when a segment is
+ * too short or turns back within 25 degrees of its reverse (the swing is ill-defined there). */
+static void ami_transport(const ami_run *r, const double *gref, const double *href, size_t g, const double dt[3],
+                          const double ds[3], double start[4])
+{
+    const ami_skel *st = &r->st;
+    const am_retarget_map *map = r->map;
+    int32_t p = st->ppar[g];
+    if (p < 0 || map->source[p] < 0 || st->excluded[p] || map->head_bone[p] < 0 || map->head_bone[g] < 0) return;
+    double ut[3], us[3], hp[3], hg[3];
+    am_vec3_sub(st->heads + 3 * g, st->heads + 3 * (size_t)p, ut);
+    ami_source_point(r, gref, href, map->head_bone[p], map->head_point + 3 * (size_t)p, hp);
+    ami_source_point(r, gref, href, map->head_bone[g], map->head_point + 3 * g, hg);
+    am_vec3_sub(hg, hp, us);
+    const double tiny = 1e-9 * (st->size > 0 ? st->size : 1.0), back = -cos(AM_RAD(25.0));
+    double nut = am_vec3_norm(ut), nus = am_vec3_norm(us), ndt = am_vec3_norm(dt), nds = am_vec3_norm(ds);
+    if (nut < tiny || nus < tiny || ndt < tiny || nds < tiny) return;
+    if (am_vec3_dot(ut, dt) < back * nut * ndt || am_vec3_dot(us, ds) < back * nus * nds) return;
+    double swt[4], sws[4], ic[4], tmp[4];
+    am_quat_from_two_vectors(ut, dt, swt);
+    am_quat_from_two_vectors(us, ds, sws);
+    am_quat_conj(swt, ic);
+    am_quat_mul(sws, start, tmp);
+    am_quat_mul(tmp, ic, start);
+    am_quat_normalize(start, start);
+}
+
 /* ALIGN: Tref(g) = A_g, parents first. */
 static am_status ami_align(ami_run *r, const double *gref, const double *href, am_error *err)
 {
@@ -366,10 +402,12 @@ static am_status ami_align(ami_run *r, const double *gref, const double *href, a
              * tail. */
             ami_swing_twist_fit(Ap, pts, pts + 3 * (B + 1) * 2, n, longest, A);
         } else if (n == 1 || line) {
-            double av[3], sw[4];
-            am_quat_rotate(Ap, pts + 3 * longest, av);
-            am_quat_from_two_vectors(av, pts + 3 * (B + 1) * 2 + 3 * longest, sw);
-            am_quat_mul(sw, Ap, A);
+            double start[4], av[3], sw[4];
+            memcpy(start, Ap, sizeof start);
+            if (limb[g] == 2) ami_transport(r, gref, href, g, pts + 3 * longest, qs + 3 * longest, start);
+            am_quat_rotate(start, pts + 3 * longest, av);
+            am_quat_from_two_vectors(av, qs + 3 * longest, sw);
+            am_quat_mul(sw, start, A);
         } else {
             /* Kabsch on the vectors and their negatives: both sets are centred on the head, so
              * the fit is a rotation about it (no translation to absorb) */

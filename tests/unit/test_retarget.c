@@ -329,6 +329,10 @@ static void retarget_composes(void)
     am_vec3_set(e1[am_rig_find_bone(a, "upper_R")], 0.2, -0.3, 0.7);
     am_vec3_set(e2[am_rig_find_bone(a, "upper_L")], -0.2, 0.4, -0.6);
     am_vec3_set(e2[am_rig_find_bone(a, "shin_R")], -0.5, 0.1, 0.0);
+    /* the left thigh in three rests: its twist and its shin's (one direction each, which the
+     * joints do not fix) compose only by the transport along the chain (a smallest swing
+     * between three directions turns by their holonomy) */
+    am_vec3_set(e2[am_rig_find_bone(a, "thigh_L")], -0.4, 0.2, -0.5);
     for (int pose = 0; pose < AM_RETARGET_POSE_COUNT; pose++) {
         double stretch_b = pose == AM_RETARGET_POSE_DELTA ? 1.4 : 1.0, stretch_c = pose == AM_RETARGET_POSE_DELTA ? 0.7 : 1.0;
         double jb[NJ * 3], jc[NJ * 3];
