@@ -68,6 +68,35 @@ static void ami_gather_deltas(const am_gltf *doc, const am_gltf_primitive *pr, c
     }
 }
 
+/* A node's linear part L (for positions and tangents, which lie in the surface) and the inverse
+ * transpose N (for normals, which must stay perpendicular to it under non-uniform scale). */
+static void ami_node_linear_parts(const double W[16], double L[9], double N[9])
+{
+    const double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]};
+    double Ai[9];
+    memcpy(L, A, sizeof A);
+    if (!am_mat3_inverse(A, Ai)) am_mat3_identity(Ai);
+    am_mat3_transpose(Ai, N);
+}
+
+/* Directions (normals or tangents) turned by M into world axes and made unit; a direction that
+ * vanishes becomes fallback_axis. Its length before normalising is kept in len so that morph
+ * deltas of the same direction can be scaled alike. */
+static void ami_turn_directions(const float *src, size_t src_stride, size_t n, const double M[9],
+                                int fallback_axis, float *dst, size_t dst_stride, double *len)
+{
+    for (size_t v = 0; v < n; v++) {
+        const float *s = src + v * src_stride;
+        double q[3] = {s[0], s[1], s[2]}, r[3], w[3];
+        am_mat3_mul_vec3(M, q, r);
+        am_gltf_to_world(r, w);
+        len[v] = am_vec3_norm(w);
+        if (len[v] > 0) am_vec3_scale(w, 1.0 / len[v], w);
+        else w[fallback_axis] = 1;
+        for (int k = 0; k < 3; k++) dst[v * dst_stride + (size_t)k] = (float)w[k];
+    }
+}
+
 am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_error *err)
 {
     assert(doc && out);
@@ -126,56 +155,28 @@ am_status am_gltf_meshes_gather(const am_gltf *doc, am_gltf_meshes **out, am_err
                                                  pr->target_count, NULL, NULL, NULL};
                     const double *W = world + n * 16;
                     for (size_t v = 0; v < pa->count; v++) nlen[v] = tlen[v] = 1;
-                    if (g->normals) {
-                        /* normals go by the inverse transpose of the node's linear part */
-                        double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]}, Ai[9], N[9];
-                        if (!am_mat3_inverse(A, Ai)) am_mat3_identity(Ai);
-                        am_mat3_transpose(Ai, N);
-                        for (size_t v = 0; v < pa->count; v++) {
-                            double q[3] = {na->data[v * 3], na->data[v * 3 + 1], na->data[v * 3 + 2]}, r[3], w[3];
-                            am_mat3_mul_vec3(N, q, r);
-                            am_gltf_to_world(r, w);
-                            double len = am_vec3_norm(w);
-                            nlen[v] = len;
-                            if (len > 0) am_vec3_scale(w, 1.0 / len, w);
-                            else w[2] = 1;
-                            for (int k = 0; k < 3; k++) g->normals[(V + v) * 3 + (size_t)k] = (float)w[k];
-                        }
-                    }
+                    double L[9], N[9];
+                    ami_node_linear_parts(W, L, N);
+                    if (g->normals) ami_turn_directions(na->data, 3, pa->count, N, 2, g->normals + V * 3, 3, nlen);
                     if (g->tangents) {
-                        /* a tangent lies in the surface: it goes by the node's linear part itself;
-                         * w (the bitangent's handedness) flips when that part mirrors */
-                        double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]};
-                        double flip = am_mat3_det(A) < 0 ? -1 : 1;
-                        for (size_t v = 0; v < pa->count; v++) {
-                            const float *t = tg->data + v * 4;
-                            double q[3] = {t[0], t[1], t[2]}, r[3], w[3];
-                            am_mat3_mul_vec3(A, q, r);
-                            am_gltf_to_world(r, w);
-                            double len = am_vec3_norm(w);
-                            tlen[v] = len;
-                            if (len > 0) am_vec3_scale(w, 1.0 / len, w);
-                            else w[0] = 1;
-                            float *o = g->tangents + (V + v) * 4;
-                            for (int k = 0; k < 3; k++) o[k] = (float)w[k];
-                            o[3] = (float)(t[3] * flip < 0 ? -1 : 1);
-                        }
+                        /* w (the bitangent's handedness) flips when the node's linear part mirrors */
+                        float *o = g->tangents + V * 4;
+                        ami_turn_directions(tg->data, 4, pa->count, L, 0, o, 4, tlen);
+                        double flip = am_mat3_det(L) < 0 ? -1 : 1;
+                        for (size_t v = 0; v < pa->count; v++) o[v * 4 + 3] = (float)(tg->data[v * 4 + 3] * flip < 0 ? -1 : 1);
                     }
                     if (pr->target_count) {
-                        double A[9] = {W[0], W[1], W[2], W[4], W[5], W[6], W[8], W[9], W[10]}, Ai[9], N[9];
-                        if (!am_mat3_inverse(A, Ai)) am_mat3_identity(Ai);
-                        am_mat3_transpose(Ai, N);
                         am_gltf_part *gp = &g->parts[P];
                         size_t block = pr->target_count * pa->count * 3;
                         gp->target_positions = next_target, next_target += block;
-                        ami_gather_deltas(doc, pr, pr->target_position, pa->count, A, NULL, gp->target_positions);
+                        ami_gather_deltas(doc, pr, pr->target_position, pa->count, L, NULL, gp->target_positions);
                         if (g->normals && ami_targets_have(doc, pr, pr->target_normal, pa->count)) {
                             gp->target_normals = next_target, next_target += block;
                             ami_gather_deltas(doc, pr, pr->target_normal, pa->count, N, nlen, gp->target_normals);
                         }
                         if (g->tangents && ami_targets_have(doc, pr, pr->target_tangent, pa->count)) {
                             gp->target_tangents = next_target, next_target += block;
-                            ami_gather_deltas(doc, pr, pr->target_tangent, pa->count, A, tlen, gp->target_tangents);
+                            ami_gather_deltas(doc, pr, pr->target_tangent, pa->count, L, tlen, gp->target_tangents);
                         }
                     }
                     if (g->colors)
