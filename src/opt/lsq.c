@@ -24,6 +24,7 @@ struct am_lsq {
     double *A, *g;          /* normal equations at the current point */
     double *L;              /* [n][w+1] damped copy, factored */
     double *dx, *xt, *tmp;  /* [n] */
+    double *inv;            /* [n] the factor's reciprocal diagonal */
     uint8_t *active;        /* [n] frozen at a bound this step */
 };
 
@@ -136,13 +137,42 @@ void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, cons
  * whole row, so it multiplies by the diagonal's reciprocals (inv) rather than divide: a division
  * waits 3-4 times longer. L(i, k) sits at ri[k + w - i], L(j, k) at rj[k + w - j]: both
  * contiguous in k. */
-AMI_HOT static void ami_band_cholesky_rows(double *ab, size_t n, size_t w, double *inv, size_t *bad)
+/* What the LM step factors: A + lambda diag(max(A_ii, min_diag)) with the rows and columns of
+ * the active parameters replaced by the identity. */
+typedef struct ami_band_damp {
+    double lambda, min_diag;
+    const uint8_t *active; /* [n] */
+    bool any_active;
+} ami_band_damp;
+
+/* src: where row i is read from just before it is factored (NULL: ab already holds A), damped
+ * and frozen per dp (may be NULL); b (may be NULL) is forward-substituted (L y = b) as each row
+ * completes. One pass over the band, each row still in cache from its factorization: copying,
+ * factoring and the forward solve as separate sweeps read the whole band (tens of MB for a
+ * long window) three times. */
+AMI_HOT static void ami_band_cholesky_rows(const double *src, double *ab, size_t n, size_t w,
+                                           const ami_band_damp *dp, double *b, double *inv, size_t *bad)
 {
     const size_t ld = w + 1;
     const ami_v4 zero = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = 0; i < n; i++) {
         double *li = ab + i * ld + w - i; /* li[k] = L(i, k), k in [j0, i] */
         const size_t j0 = i > w ? i - w : 0;
+        if (src) memcpy(ab + i * ld, src + i * ld, ld * sizeof(double));
+        if (dp) {
+            if (dp->any_active && dp->active[i]) {
+                /* Freeze: row and column i become the identity (right-hand side 0). */
+                for (size_t k = j0; k < i; k++) li[k] = 0.0;
+                li[i] = 1.0;
+                inv[i] = 1.0;
+                if (b) b[i] = 0.0;
+                continue;
+            }
+            if (dp->any_active)
+                for (size_t k = j0; k < i; k++)
+                    if (dp->active[k]) li[k] = 0.0;
+            li[i] += dp->lambda * (li[i] < dp->min_diag ? dp->min_diag : li[i]);
+        }
         size_t j = j0;
         for (; j + 4 <= i; j += 4) {
             const double *l0 = ab + j * ld + w - j, *l1 = l0 + w, *l2 = l1 + w, *l3 = l2 + w;
@@ -204,6 +234,19 @@ AMI_HOT static void ami_band_cholesky_rows(double *ab, size_t n, size_t w, doubl
         }
         li[i] = sqrt(s);
         inv[i] = 1.0 / li[i];
+        if (b) {
+            ami_v4 c = zero;
+            size_t q = j0;
+            for (; q + 4 <= i; q += 4) {
+                ami_v4 u, v;
+                AMI_LOAD4(u, li + q);
+                AMI_LOAD4(v, b + q);
+                c += u * v;
+            }
+            double t = AMI_HSUM4(c);
+            for (; q < i; q++) t += li[q] * b[q];
+            b[i] = (b[i] - t) / li[i];
+        }
     }
     *bad = n;
 }
@@ -213,10 +256,23 @@ am_status am_band_cholesky(double *ab, size_t n, size_t w, am_error *err)
     double *inv = am_alloc_array(n ? n : 1, sizeof(double));
     if (!inv) return AM_FAIL(err, AM_E_NOMEM, "banded Cholesky of %zu rows", n);
     size_t bad;
-    ami_band_cholesky_rows(ab, n, w, inv, &bad);
+    ami_band_cholesky_rows(NULL, ab, n, w, NULL, NULL, inv, &bad);
     am_free(inv);
     if (bad < n) return AM_FAIL(err, AM_E_DEGENERATE, "matrix not positive definite at row %zu", bad);
     return AM_OK;
+}
+
+/* L^T x = y, in place. */
+AMI_HOT static void ami_band_backward(const double *ab, size_t n, size_t w, double *b)
+{
+    const size_t ld = w + 1;
+    for (size_t i = n; i-- > 0;) {
+        const double *li = ab + i * ld + w - i;
+        size_t j0 = i > w ? i - w : 0;
+        double xi = b[i] / li[i];
+        b[i] = xi;
+        for (size_t k = j0; k < i; k++) b[k] -= li[k] * xi;
+    }
 }
 
 AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
@@ -238,13 +294,7 @@ AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double
         for (; k < i; k++) s += li[k] * b[k];
         b[i] = (b[i] - s) / li[i];
     }
-    for (size_t i = n; i-- > 0;) {
-        const double *li = ab + i * ld + w - i;
-        size_t j0 = i > w ? i - w : 0;
-        double xi = b[i] / li[i];
-        b[i] = xi;
-        for (size_t k = j0; k < i; k++) b[k] -= li[k] * xi;
-    }
+    ami_band_backward(ab, n, w, b);
 }
 
 am_status am_dense_cholesky(double *a, size_t n, am_error *err)
@@ -319,6 +369,7 @@ void am_lsq_free(am_lsq *ws)
     am_free(ws->dx);
     am_free(ws->xt);
     am_free(ws->tmp);
+    am_free(ws->inv);
     am_free(ws->active);
     am_free(ws);
 }
@@ -354,9 +405,10 @@ am_status am_lsq_create(const am_lsq_problem *pb, am_lsq **out, am_error *err)
     ws->dx = am_alloc_array(n, sizeof(double));
     ws->xt = am_alloc_array(n, sizeof(double));
     ws->tmp = am_alloc_array(n, sizeof(double));
+    ws->inv = am_alloc_array(n, sizeof(double));
     ws->active = am_alloc_array(n, 1);
     if (!ws->lower || !ws->upper || !ws->A || !ws->g || !ws->L ||
-        !ws->dx || !ws->xt || !ws->tmp || !ws->active) {
+        !ws->dx || !ws->xt || !ws->tmp || !ws->inv || !ws->active) {
         am_lsq_free(ws);
         return AM_FAIL(err, AM_E_NOMEM, "least-squares workspace: %zu parameters, band %zu", n, w);
     }
@@ -414,7 +466,7 @@ static am_status ami_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in
                                am_lsq_report *report, am_error *err)
 {
     const am_lsq_opts o = ami_lsq_opts_defaults(opts_in);
-    const size_t n = ws->n, w = ws->w, ld = w + 1;
+    const size_t n = ws->n, w = ws->w;
     am_lsq_report rep = {0};
     for (size_t i = 0; i < n; i++) {
         if (x[i] < ws->lower[i]) x[i] = ws->lower[i];
@@ -444,24 +496,18 @@ static am_status ami_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in
             break;
         }
         rep.iterations++;
-        memcpy(ws->L, A, n * ld * sizeof(double));
+        bool any_active = false;
         for (size_t i = 0; i < n; i++) {
-            double *ri = ws->L + i * ld;
-            double d = ri[w] < o.min_diag ? o.min_diag : ri[w];
-            ri[w] += lambda * d;
             ws->dx[i] = -g[i];
-            if (ws->active[i]) {
-                /* Freeze: row and column i become the identity, right-hand side 0. */
-                size_t j0 = i > w ? i - w : 0;
-                for (size_t j = j0; j < i; j++) ri[j + w - i] = 0.0;
-                for (size_t k = i + 1; k < n && k <= i + w; k++) ws->L[k * ld + (i + w - k)] = 0.0;
-                ri[w] = 1.0;
-                ws->dx[i] = 0.0;
-            }
+            any_active |= ws->active[i];
         }
+        const ami_band_damp dp = {.lambda = lambda, .min_diag = o.min_diag, .active = ws->active,
+                                  .any_active = any_active};
         double t0 = am_now();
-        am_status fs = am_band_cholesky(ws->L, n, w, NULL);
-        if (fs == AM_OK) am_band_cholesky_solve(ws->L, n, w, ws->dx);
+        size_t bad;
+        ami_band_cholesky_rows(A, ws->L, n, w, &dp, ws->dx, ws->inv, &bad);
+        am_status fs = bad < n ? AM_E_DEGENERATE : AM_OK;
+        if (fs == AM_OK) ami_band_backward(ws->L, n, w, ws->dx);
         rep.solve_seconds += am_now() - t0;
         if (fs != AM_OK) {
             lambda *= nu;
