@@ -137,6 +137,22 @@ void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, cons
  * whole row, so it multiplies by the diagonal's reciprocals (inv) rather than divide: a division
  * waits 3-4 times longer. L(i, k) sits at ri[k + w - i], L(j, k) at rj[k + w - j]: both
  * contiguous in k. */
+/* sum_{k in [k0, k1)} u[k] v[k], four partial sums (one would wait on each addition). */
+AMI_LSQ_INLINE double ami_band_dot(const double *u, const double *v, size_t k0, size_t k1)
+{
+    ami_v4 a = {0.0, 0.0, 0.0, 0.0};
+    size_t k = k0;
+    for (; k + 4 <= k1; k += 4) {
+        ami_v4 p, q;
+        AMI_LOAD4(p, u + k);
+        AMI_LOAD4(q, v + k);
+        a += p * q;
+    }
+    double s = AMI_HSUM4(a);
+    for (; k < k1; k++) s += u[k] * v[k];
+    return s;
+}
+
 /* What the LM step factors: A + lambda diag(max(A_ii, min_diag)) with the rows and columns of
  * the active parameters replaced by the identity. */
 typedef struct ami_band_damp {
@@ -218,35 +234,14 @@ AMI_HOT static void ami_band_cholesky_rows(const double *src, double *ab, size_t
             for (size_t k = j0; k < j; k++) s += li[k] * lj[k];
             li[j] = (li[j] - s) * inv[j];
         }
-        ami_v4 a = zero;
-        size_t k = j0;
-        for (; k + 4 <= i; k += 4) {
-            ami_v4 v;
-            AMI_LOAD4(v, li + k);
-            a += v * v;
-        }
-        double s = AMI_HSUM4(a);
-        for (; k < i; k++) s += li[k] * li[k];
-        s = li[i] - s;
+        double s = li[i] - ami_band_dot(li, li, j0, i);
         if (!(s > 0.0)) {
             *bad = i;
             return;
         }
         li[i] = sqrt(s);
         inv[i] = 1.0 / li[i];
-        if (b) {
-            ami_v4 c = zero;
-            size_t q = j0;
-            for (; q + 4 <= i; q += 4) {
-                ami_v4 u, v;
-                AMI_LOAD4(u, li + q);
-                AMI_LOAD4(v, b + q);
-                c += u * v;
-            }
-            double t = AMI_HSUM4(c);
-            for (; q < i; q++) t += li[q] * b[q];
-            b[i] = (b[i] - t) / li[i];
-        }
+        if (b) b[i] = (b[i] - ami_band_dot(li, b, j0, i)) / li[i];
     }
     *bad = n;
 }
@@ -278,21 +273,9 @@ AMI_HOT static void ami_band_backward(const double *ab, size_t n, size_t w, doub
 AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
 {
     const size_t ld = w + 1;
-    const ami_v4 zero = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = 0; i < n; i++) {
         const double *li = ab + i * ld + w - i;
-        size_t k = i > w ? i - w : 0;
-        /* four partial sums: one would wait on each addition */
-        ami_v4 a = zero;
-        for (; k + 4 <= i; k += 4) {
-            ami_v4 u, v;
-            AMI_LOAD4(u, li + k);
-            AMI_LOAD4(v, b + k);
-            a += u * v;
-        }
-        double s = AMI_HSUM4(a);
-        for (; k < i; k++) s += li[k] * b[k];
-        b[i] = (b[i] - s) / li[i];
+        b[i] = (b[i] - ami_band_dot(li, b, i > w ? i - w : 0, i)) / li[i];
     }
     ami_band_backward(ab, n, w, b);
 }
