@@ -88,6 +88,27 @@ AMI_LSQ_INLINE void ami_lsq_add_jac(am_lsq_sink *sink, size_t dim, const double 
     }
 }
 
+/* cols inside the parameters and the band, else the sink's status is set. */
+static bool ami_lsq_cols_ok(am_lsq_sink *sink, size_t nnz, const int32_t *cols)
+{
+    int32_t cmin = cols[0], cmax = cols[0];
+    for (size_t a = 0; a < nnz; a++) {
+        if (cols[a] < 0 || (size_t)cols[a] >= sink->n) {
+            sink->status = AM_E_ARG;
+            return false;
+        }
+        if (cols[a] < cmin) cmin = cols[a];
+        if (cols[a] > cmax) cmax = cols[a];
+    }
+    /* A block reaching outside the declared band is a programming error of the caller's
+     * structure; refuse it rather than silently drop coupling. */
+    if ((size_t)(cmax - cmin) > sink->w) {
+        sink->status = AM_E_ARG;
+        return false;
+    }
+    return true;
+}
+
 void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, const int32_t *cols,
                 const double *jac, const am_lsq_loss *loss)
 {
@@ -101,27 +122,62 @@ void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, cons
     double wgt;
     sink->cost += 0.5 * am_lsq_loss_rho(loss, s, &wgt);
     if (!sink->want_jac || !jac || wgt == 0.0 || nnz == 0) return;
-    int32_t cmin = cols[0], cmax = cols[0];
-    for (size_t a = 0; a < nnz; a++) {
-        if (cols[a] < 0 || (size_t)cols[a] >= sink->n) {
-            sink->status = AM_E_ARG;
-            return;
-        }
-        if (cols[a] < cmin) cmin = cols[a];
-        if (cols[a] > cmax) cmax = cols[a];
-    }
-    /* A block reaching outside the declared band is a programming error of the caller's
-     * structure; refuse it rather than silently drop coupling. */
-    if ((size_t)(cmax - cmin) > sink->w) {
-        sink->status = AM_E_ARG;
-        return;
-    }
+    if (!ami_lsq_cols_ok(sink, nnz, cols)) return;
     switch (dim) {
     case 1: ami_lsq_add_jac(sink, 1, r, nnz, cols, jac, wgt); break;
     case 2: ami_lsq_add_jac(sink, 2, r, nnz, cols, jac, wgt); break;
     case 3: ami_lsq_add_jac(sink, 3, r, nnz, cols, jac, wgt); break;
     default: ami_lsq_add_jac(sink, dim, r, nnz, cols, jac, wgt); break;
     }
+}
+
+/* jac^T M jac and jac^T v into the band, each unordered column pair once (as ami_lsq_add_jac):
+ * (M jac)[.][a] is formed once per column, then m products per pair. */
+AMI_LSQ_INLINE void ami_lsq_add_gram_jac(am_lsq_sink *sink, size_t m, const double *M, const double *v, size_t nnz,
+                                         const int32_t *cols, const double *jac)
+{
+    const size_t w = sink->w, ld = w + 1;
+    double *ab = sink->ab, *g = sink->g;
+    for (size_t a = 0; a < nnz; a++) {
+        const size_t ca = (size_t)cols[a];
+        double ka[8], ga = 0.0;
+        for (size_t e = 0; e < m; e++) {
+            double t = 0.0;
+            for (size_t d = 0; d < m; d++) t += M[e * m + d] * jac[d * nnz + a];
+            ka[e] = t;
+            ga += jac[e * nnz + a] * v[e];
+        }
+        g[ca] += ga;
+        for (size_t b = 0; b <= a; b++) {
+            const size_t cb = (size_t)cols[b];
+            double h = 0.0;
+            for (size_t e = 0; e < m; e++) h += ka[e] * jac[e * nnz + b];
+            if (ca == cb && b != a) h += h;
+            const size_t hi = ca > cb ? ca : cb, lo = ca > cb ? cb : ca;
+            ab[hi * ld + lo + w - hi] += h;
+        }
+    }
+}
+
+void am_lsq_add_gram(am_lsq_sink *sink, double cost, size_t m, const double *M, const double *v, size_t nnz,
+                     const int32_t *cols, const double *jac)
+{
+    if (sink->status < 0) return;
+    if (!isfinite(cost)) {
+        sink->status = AM_E_NONFINITE;
+        return;
+    }
+    sink->cost += cost;
+    if (!sink->want_jac || !jac || nnz == 0) return;
+    if (m == 0 || m > 8) {
+        sink->status = AM_E_ARG;
+        return;
+    }
+    if (!ami_lsq_cols_ok(sink, nnz, cols)) return;
+    if (m == 3)
+        ami_lsq_add_gram_jac(sink, 3, M, v, nnz, cols, jac);
+    else
+        ami_lsq_add_gram_jac(sink, m, M, v, nnz, cols, jac);
 }
 
 /* Macros, not functions: a vector-returning helper outside the AVX2 clone changes the ABI, and
