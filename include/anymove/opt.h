@@ -84,6 +84,15 @@ typedef struct am_lsq_sink am_lsq_sink;
  * Non-finite residuals make the evaluation fail with AM_E_NONFINITE. */
 void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, const int32_t *cols,
                 const double *jac, const am_lsq_loss *loss);
+/* Add residual blocks that depend on the parameters only through m quantities y (m <= 8; a
+ * joint's world position, m = 3), already reduced there by the caller: their total cost (the
+ * 1/2 sum of rho, e.g. from am_lsq_loss_rho), M [m][m] = sum_i w_i J_i^T J_i and
+ * v [m] = sum_i w_i J_i^T r_i in y's terms (w_i the robust weights), and jac [m][nnz] = d y /
+ * d x[cols]. The normal equations get jac^T M jac and jac^T v: what am_lsq_add of each block
+ * would add (to rounding), formed once for all of them (every camera seeing a joint, its 3D
+ * point, the ground). cols as am_lsq_add's; jac may be NULL when no Jacobian is wanted. */
+void am_lsq_add_gram(am_lsq_sink *sink, double cost, size_t m, const double *M, const double *v, size_t nnz,
+                     const int32_t *cols, const double *jac);
 /* False when the solver only needs the cost: callbacks may skip computing Jacobians. */
 bool am_lsq_sink_wants_jacobian(const am_lsq_sink *sink);
 

@@ -100,33 +100,42 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
             } else {
                 for (size_t k = 0; k < nc; k++) cols[k] = (int32_t)(t * P + k);
             }
+            /* Every term of this joint depends on the frame's parameters through its position
+             * p alone: reduce them to p's 3 x 3 Gauss-Newton matrix M and gradient v, then add
+             * jac^T M jac once (not once per camera: the column pairs are most of the work). */
+            double M[9] = {0}, v[3] = {0}, cost = 0.0;
             for (size_t c = 0; c < C; c++) {
                 size_t i = (c * Tc + tc) * J + j;
                 if (f->conf[i] <= 0) continue;
                 double uv[2], D[6], sw = sqrt(f->conf[i]), vw = f->v_weight ? f->v_weight[c] : 1.0;
                 am_camera_project(f->cams[c], p, uv, wj ? D : NULL);
-                double r[2] = {sw * (uv[0] - f->uv[2 * i]), sw * vw * (uv[1] - f->uv[2 * i + 1])};
-                if (wj)
-                    for (size_t k = 0; k < nc; k++) {
-                        double a = jac[k], b = jac[nc + k], e = jac[2 * nc + k];
-                        jr[k] = sw * (D[0] * a + D[1] * b + D[2] * e);
-                        jr[nc + k] = sw * vw * (D[3] * a + D[4] * b + D[5] * e);
-                    }
-                am_lsq_add(s, 2, r, nc, cols, wj ? jr : NULL, &cauchy);
+                double su = sw, sv = sw * vw;
+                double r[2] = {su * (uv[0] - f->uv[2 * i]), sv * (uv[1] - f->uv[2 * i + 1])}, wgt;
+                cost += 0.5 * am_lsq_loss_rho(&cauchy, r[0] * r[0] + r[1] * r[1], &wgt);
+                if (!wj || wgt == 0.0) continue;
+                /* rows of the residual's Jacobian in p: su D[0..2], sv D[3..5] */
+                for (int a = 0; a < 3; a++) {
+                    v[a] += wgt * (su * D[a] * r[0] + sv * D[3 + a] * r[1]);
+                    for (int b = 0; b < 3; b++)
+                        M[3 * a + b] += wgt * (su * su * D[a] * D[b] + sv * sv * D[3 + a] * D[3 + b]);
+                }
             }
             if (pw > 0) {
                 const double *o = f->pts + (tc * J + j) * 3, k3 = sqrt(pw) * f->point_scale;
-                double r[3] = {k3 * (p[0] - o[0]), k3 * (p[1] - o[1]), k3 * (p[2] - o[2])};
-                if (wj)
-                    for (size_t k = 0; k < 3 * nc; k++) jr[k] = k3 * jac[k];
-                am_lsq_add(s, 3, r, nc, cols, wj ? jr : NULL, &huber);
+                double r[3] = {k3 * (p[0] - o[0]), k3 * (p[1] - o[1]), k3 * (p[2] - o[2])}, wgt;
+                cost += 0.5 * am_lsq_loss_rho(&huber, r[0] * r[0] + r[1] * r[1] + r[2] * r[2], &wgt);
+                for (int a = 0; a < 3; a++) {
+                    v[a] += wgt * k3 * r[a];
+                    M[4 * a] += wgt * k3 * k3;
+                }
             }
             if (ground) {
                 double r = f->o.w_ground * p[2];
-                if (wj)
-                    for (size_t k = 0; k < nc; k++) jr[k] = f->o.w_ground * jac[2 * nc + k];
-                am_lsq_add(s, 1, &r, nc, cols, wj ? jr : NULL, NULL);
+                cost += 0.5 * r * r;
+                v[2] += f->o.w_ground * r;
+                M[8] += f->o.w_ground * f->o.w_ground;
             }
+            am_lsq_add_gram(s, cost, 3, M, v, nc, cols, wj ? jac : NULL);
         }
     }
 

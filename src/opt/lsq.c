@@ -24,6 +24,7 @@ struct am_lsq {
     double *A, *g;          /* normal equations at the current point */
     double *L;              /* [n][w+1] damped copy, factored */
     double *dx, *xt, *tmp;  /* [n] */
+    double *inv;            /* [n] the factor's reciprocal diagonal */
     uint8_t *active;        /* [n] frozen at a bound this step */
 };
 
@@ -55,6 +56,59 @@ bool am_lsq_sink_wants_jacobian(const am_lsq_sink *sink)
     return sink->want_jac;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define AMI_LSQ_INLINE static inline __attribute__((always_inline))
+#else
+#define AMI_LSQ_INLINE static inline
+#endif
+
+/* J^T W J and J^T W r of one block into the band. Each unordered pair of the block's columns is
+ * formed once and lands in the lower triangle (row max, column min), so the columns need no
+ * order and no test per pair. Inlined with dim a constant: the sums over d unroll. */
+AMI_LSQ_INLINE void ami_lsq_add_jac(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz,
+                                    const int32_t *cols, const double *jac, double wgt)
+{
+    const size_t w = sink->w, ld = w + 1;
+    double *ab = sink->ab, *g = sink->g;
+    for (size_t a = 0; a < nnz; a++) {
+        const size_t ca = (size_t)cols[a];
+        double ga = 0.0;
+        for (size_t d = 0; d < dim; d++) ga += jac[d * nnz + a] * r[d];
+        g[ca] += wgt * ga;
+        for (size_t b = 0; b <= a; b++) {
+            const size_t cb = (size_t)cols[b];
+            double h = 0.0;
+            for (size_t d = 0; d < dim; d++) h += jac[d * nnz + a] * jac[d * nnz + b];
+            double v = wgt * h;
+            /* a column listed twice: both orders of the pair are the same entry */
+            if (ca == cb && b != a) v += v;
+            const size_t hi = ca > cb ? ca : cb, lo = ca > cb ? cb : ca;
+            ab[hi * ld + lo + w - hi] += v;
+        }
+    }
+}
+
+/* cols inside the parameters and the band, else the sink's status is set. */
+static bool ami_lsq_cols_ok(am_lsq_sink *sink, size_t nnz, const int32_t *cols)
+{
+    int32_t cmin = cols[0], cmax = cols[0];
+    for (size_t a = 0; a < nnz; a++) {
+        if (cols[a] < 0 || (size_t)cols[a] >= sink->n) {
+            sink->status = AM_E_ARG;
+            return false;
+        }
+        if (cols[a] < cmin) cmin = cols[a];
+        if (cols[a] > cmax) cmax = cols[a];
+    }
+    /* A block reaching outside the declared band is a programming error of the caller's
+     * structure; refuse it rather than silently drop coupling. */
+    if ((size_t)(cmax - cmin) > sink->w) {
+        sink->status = AM_E_ARG;
+        return false;
+    }
+    return true;
+}
+
 void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, const int32_t *cols,
                 const double *jac, const am_lsq_loss *loss)
 {
@@ -67,84 +121,219 @@ void am_lsq_add(am_lsq_sink *sink, size_t dim, const double *r, size_t nnz, cons
     }
     double wgt;
     sink->cost += 0.5 * am_lsq_loss_rho(loss, s, &wgt);
-    if (!sink->want_jac || !jac || wgt == 0.0) return;
-    const size_t w = sink->w, n = sink->n;
+    if (!sink->want_jac || !jac || wgt == 0.0 || nnz == 0) return;
+    if (!ami_lsq_cols_ok(sink, nnz, cols)) return;
+    switch (dim) {
+    case 1: ami_lsq_add_jac(sink, 1, r, nnz, cols, jac, wgt); break;
+    case 2: ami_lsq_add_jac(sink, 2, r, nnz, cols, jac, wgt); break;
+    case 3: ami_lsq_add_jac(sink, 3, r, nnz, cols, jac, wgt); break;
+    default: ami_lsq_add_jac(sink, dim, r, nnz, cols, jac, wgt); break;
+    }
+}
+
+/* jac^T M jac and jac^T v into the band, each unordered column pair once (as ami_lsq_add_jac):
+ * (M jac)[.][a] is formed once per column, then m products per pair. */
+AMI_LSQ_INLINE void ami_lsq_add_gram_jac(am_lsq_sink *sink, size_t m, const double *M, const double *v, size_t nnz,
+                                         const int32_t *cols, const double *jac)
+{
+    const size_t w = sink->w, ld = w + 1;
+    double *ab = sink->ab, *g = sink->g;
     for (size_t a = 0; a < nnz; a++) {
-        size_t ca = (size_t)cols[a];
-        if (cols[a] < 0 || ca >= n) {
-            sink->status = AM_E_ARG;
-            return;
+        const size_t ca = (size_t)cols[a];
+        double ka[8], ga = 0.0;
+        for (size_t e = 0; e < m; e++) {
+            double t = 0.0;
+            for (size_t d = 0; d < m; d++) t += M[e * m + d] * jac[d * nnz + a];
+            ka[e] = t;
+            ga += jac[e * nnz + a] * v[e];
         }
-        double ga = 0.0;
-        for (size_t d = 0; d < dim; d++) ga += jac[d * nnz + a] * r[d];
-        sink->g[ca] += wgt * ga;
-        double *row = sink->ab + ca * (w + 1);
-        for (size_t b = 0; b < nnz; b++) {
-            size_t cb = (size_t)cols[b];
-            if (cols[b] < 0 || cb > ca) continue;
-            if (ca - cb > w) {
-                /* A block reaching outside the declared band is a programming error of the
-                 * caller's structure; refuse it rather than silently drop coupling. */
-                sink->status = AM_E_ARG;
-                return;
-            }
+        g[ca] += ga;
+        for (size_t b = 0; b <= a; b++) {
+            const size_t cb = (size_t)cols[b];
             double h = 0.0;
-            for (size_t d = 0; d < dim; d++) h += jac[d * nnz + a] * jac[d * nnz + b];
-            row[cb + w - ca] += wgt * h;
+            for (size_t e = 0; e < m; e++) h += ka[e] * jac[e * nnz + b];
+            if (ca == cb && b != a) h += h;
+            const size_t hi = ca > cb ? ca : cb, lo = ca > cb ? cb : ca;
+            ab[hi * ld + lo + w - hi] += h;
         }
     }
+}
+
+void am_lsq_add_gram(am_lsq_sink *sink, double cost, size_t m, const double *M, const double *v, size_t nnz,
+                     const int32_t *cols, const double *jac)
+{
+    if (sink->status < 0) return;
+    if (!isfinite(cost)) {
+        sink->status = AM_E_NONFINITE;
+        return;
+    }
+    sink->cost += cost;
+    if (!sink->want_jac || !jac || nnz == 0) return;
+    if (m == 0 || m > 8) {
+        sink->status = AM_E_ARG;
+        return;
+    }
+    if (!ami_lsq_cols_ok(sink, nnz, cols)) return;
+    if (m == 3)
+        ami_lsq_add_gram_jac(sink, 3, M, v, nnz, cols, jac);
+    else
+        ami_lsq_add_gram_jac(sink, m, M, v, nnz, cols, jac);
+}
+
+/* Macros, not functions: a vector-returning helper outside the AVX2 clone changes the ABI, and
+ * a call out of the clone spills every vector register. AMI_LOAD4 reads 4 doubles from any
+ * address (band rows start at any offset). */
+#define AMI_LOAD4(v, p) memcpy(&(v), (p), sizeof(ami_v4))
+#define AMI_HSUM4(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
+
+/* Row by row (left-looking): L(i, j) = (A(i, j) - sum_k L(i, k) L(j, k)) / L(j, j) over the band.
+ * The dot products are most of the cost of the solver, so four columns j..j+3 are taken at
+ * once: their common part (k < j) shares each load of row i and runs four doubles a step, then
+ * the small triangle among the four finishes one by one. That triangle is a chain through the
+ * whole row, so it multiplies by the diagonal's reciprocals (inv) rather than divide: a division
+ * waits 3-4 times longer. L(i, k) sits at ri[k + w - i], L(j, k) at rj[k + w - j]: both
+ * contiguous in k. */
+/* sum_{k in [k0, k1)} u[k] v[k], four partial sums (one would wait on each addition). */
+AMI_LSQ_INLINE double ami_band_dot(const double *u, const double *v, size_t k0, size_t k1)
+{
+    ami_v4 a = {0.0, 0.0, 0.0, 0.0};
+    size_t k = k0;
+    for (; k + 4 <= k1; k += 4) {
+        ami_v4 p, q;
+        AMI_LOAD4(p, u + k);
+        AMI_LOAD4(q, v + k);
+        a += p * q;
+    }
+    double s = AMI_HSUM4(a);
+    for (; k < k1; k++) s += u[k] * v[k];
+    return s;
+}
+
+/* What the LM step factors: A + lambda diag(max(A_ii, min_diag)) with the rows and columns of
+ * the active parameters replaced by the identity. */
+typedef struct ami_band_damp {
+    double lambda, min_diag;
+    const uint8_t *active; /* [n] */
+    bool any_active;
+} ami_band_damp;
+
+/* src: where row i is read from just before it is factored (NULL: ab already holds A), damped
+ * and frozen per dp (may be NULL); b (may be NULL) is forward-substituted (L y = b) as each row
+ * completes. One pass over the band, each row still in cache from its factorization: copying,
+ * factoring and the forward solve as separate sweeps read the whole band (tens of MB for a
+ * long window) three times. */
+AMI_HOT static void ami_band_cholesky_rows(const double *src, double *ab, size_t n, size_t w,
+                                           const ami_band_damp *dp, double *b, double *inv, size_t *bad)
+{
+    const size_t ld = w + 1;
+    const ami_v4 zero = {0.0, 0.0, 0.0, 0.0};
+    for (size_t i = 0; i < n; i++) {
+        double *li = ab + i * ld + w - i; /* li[k] = L(i, k), k in [j0, i] */
+        const size_t j0 = i > w ? i - w : 0;
+        if (src) memcpy(ab + i * ld, src + i * ld, ld * sizeof(double));
+        if (dp) {
+            if (dp->any_active && dp->active[i]) {
+                /* Freeze: row and column i become the identity (right-hand side 0). */
+                for (size_t k = j0; k < i; k++) li[k] = 0.0;
+                li[i] = 1.0;
+                inv[i] = 1.0;
+                if (b) b[i] = 0.0;
+                continue;
+            }
+            if (dp->any_active)
+                for (size_t k = j0; k < i; k++)
+                    if (dp->active[k]) li[k] = 0.0;
+            li[i] += dp->lambda * (li[i] < dp->min_diag ? dp->min_diag : li[i]);
+        }
+        size_t j = j0;
+        for (; j + 4 <= i; j += 4) {
+            const double *l0 = ab + j * ld + w - j, *l1 = l0 + w, *l2 = l1 + w, *l3 = l2 + w;
+            ami_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+            size_t k = j0;
+            for (; k + 4 <= j; k += 4) {
+                ami_v4 v, u0, u1, u2, u3;
+                AMI_LOAD4(v, li + k);
+                AMI_LOAD4(u0, l0 + k);
+                AMI_LOAD4(u1, l1 + k);
+                AMI_LOAD4(u2, l2 + k);
+                AMI_LOAD4(u3, l3 + k);
+                a0 += v * u0;
+                a1 += v * u1;
+                a2 += v * u2;
+                a3 += v * u3;
+            }
+            double s0 = AMI_HSUM4(a0), s1 = AMI_HSUM4(a1), s2 = AMI_HSUM4(a2), s3 = AMI_HSUM4(a3);
+            for (; k < j; k++) {
+                s0 += li[k] * l0[k];
+                s1 += li[k] * l1[k];
+                s2 += li[k] * l2[k];
+                s3 += li[k] * l3[k];
+            }
+            double t1 = li[j + 1] - s1, t2 = li[j + 2] - s2, t3 = li[j + 3] - s3;
+            double x0 = (li[j] - s0) * inv[j];
+            t1 -= x0 * l1[j];
+            t2 -= x0 * l2[j];
+            t3 -= x0 * l3[j];
+            double x1 = t1 * inv[j + 1];
+            t2 -= x1 * l2[j + 1];
+            t3 -= x1 * l3[j + 1];
+            double x2 = t2 * inv[j + 2];
+            t3 -= x2 * l3[j + 2];
+            li[j] = x0;
+            li[j + 1] = x1;
+            li[j + 2] = x2;
+            li[j + 3] = t3 * inv[j + 3];
+        }
+        for (; j < i; j++) {
+            const double *lj = ab + j * ld + w - j;
+            double s = 0.0;
+            for (size_t k = j0; k < j; k++) s += li[k] * lj[k];
+            li[j] = (li[j] - s) * inv[j];
+        }
+        double s = li[i] - ami_band_dot(li, li, j0, i);
+        if (!(s > 0.0)) {
+            *bad = i;
+            return;
+        }
+        li[i] = sqrt(s);
+        inv[i] = 1.0 / li[i];
+        if (b) b[i] = (b[i] - ami_band_dot(li, b, j0, i)) / li[i];
+    }
+    *bad = n;
 }
 
 am_status am_band_cholesky(double *ab, size_t n, size_t w, am_error *err)
 {
-    const size_t ld = w + 1;
-    for (size_t i = 0; i < n; i++) {
-        double *ri = ab + i * ld;
-        size_t j0 = i > w ? i - w : 0;
-        for (size_t j = j0; j <= i; j++) {
-            const double *rj = ab + j * ld;
-            /* L(i,k) at ri[k + w - i], L(j,k) at rj[k + w - j]: both contiguous in k. */
-            const double *pi = ri + (j0 + w - i), *pj = rj + (j0 + w - j);
-            size_t len = j - j0, k = 0;
-            /* Four partial sums: the compiler may not reassociate one, and this dot product is
-             * the whole cost of the solver. */
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (; k + 4 <= len; k += 4) {
-                s0 += pi[k] * pj[k];
-                s1 += pi[k + 1] * pj[k + 1];
-                s2 += pi[k + 2] * pj[k + 2];
-                s3 += pi[k + 3] * pj[k + 3];
-            }
-            for (; k < len; k++) s0 += pi[k] * pj[k];
-            double s = ri[j + w - i] - ((s0 + s1) + (s2 + s3));
-            if (j == i) {
-                if (!(s > 0.0)) return AM_FAIL(err, AM_E_DEGENERATE, "matrix not positive definite at row %zu", i);
-                ri[w] = sqrt(s);
-            } else {
-                ri[j + w - i] = s / rj[w];
-            }
-        }
-    }
+    double *inv = am_alloc_array(n ? n : 1, sizeof(double));
+    if (!inv) return AM_FAIL(err, AM_E_NOMEM, "banded Cholesky of %zu rows", n);
+    size_t bad;
+    ami_band_cholesky_rows(NULL, ab, n, w, NULL, NULL, inv, &bad);
+    am_free(inv);
+    if (bad < n) return AM_FAIL(err, AM_E_DEGENERATE, "matrix not positive definite at row %zu", bad);
     return AM_OK;
 }
 
-void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
+/* L^T x = y, in place. */
+AMI_HOT static void ami_band_backward(const double *ab, size_t n, size_t w, double *b)
+{
+    const size_t ld = w + 1;
+    for (size_t i = n; i-- > 0;) {
+        const double *li = ab + i * ld + w - i;
+        size_t j0 = i > w ? i - w : 0;
+        double xi = b[i] / li[i];
+        b[i] = xi;
+        for (size_t k = j0; k < i; k++) b[k] -= li[k] * xi;
+    }
+}
+
+AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
 {
     const size_t ld = w + 1;
     for (size_t i = 0; i < n; i++) {
-        const double *ri = ab + i * ld;
-        size_t j0 = i > w ? i - w : 0;
-        double s = b[i];
-        for (size_t k = j0; k < i; k++) s -= ri[k + w - i] * b[k];
-        b[i] = s / ri[w];
+        const double *li = ab + i * ld + w - i;
+        b[i] = (b[i] - ami_band_dot(li, b, i > w ? i - w : 0, i)) / li[i];
     }
-    for (size_t i = n; i-- > 0;) {
-        const double *ri = ab + i * ld;
-        size_t j0 = i > w ? i - w : 0;
-        double xi = b[i] / ri[w];
-        b[i] = xi;
-        for (size_t k = j0; k < i; k++) b[k] -= ri[k + w - i] * xi;
-    }
+    ami_band_backward(ab, n, w, b);
 }
 
 am_status am_dense_cholesky(double *a, size_t n, am_error *err)
@@ -219,6 +408,7 @@ void am_lsq_free(am_lsq *ws)
     am_free(ws->dx);
     am_free(ws->xt);
     am_free(ws->tmp);
+    am_free(ws->inv);
     am_free(ws->active);
     am_free(ws);
 }
@@ -254,9 +444,10 @@ am_status am_lsq_create(const am_lsq_problem *pb, am_lsq **out, am_error *err)
     ws->dx = am_alloc_array(n, sizeof(double));
     ws->xt = am_alloc_array(n, sizeof(double));
     ws->tmp = am_alloc_array(n, sizeof(double));
+    ws->inv = am_alloc_array(n, sizeof(double));
     ws->active = am_alloc_array(n, 1);
     if (!ws->lower || !ws->upper || !ws->A || !ws->g || !ws->L ||
-        !ws->dx || !ws->xt || !ws->tmp || !ws->active) {
+        !ws->dx || !ws->xt || !ws->tmp || !ws->inv || !ws->active) {
         am_lsq_free(ws);
         return AM_FAIL(err, AM_E_NOMEM, "least-squares workspace: %zu parameters, band %zu", n, w);
     }
@@ -314,7 +505,7 @@ static am_status ami_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in
                                am_lsq_report *report, am_error *err)
 {
     const am_lsq_opts o = ami_lsq_opts_defaults(opts_in);
-    const size_t n = ws->n, w = ws->w, ld = w + 1;
+    const size_t n = ws->n, w = ws->w;
     am_lsq_report rep = {0};
     for (size_t i = 0; i < n; i++) {
         if (x[i] < ws->lower[i]) x[i] = ws->lower[i];
@@ -344,24 +535,18 @@ static am_status ami_lsq_solve(am_lsq *ws, double *x, const am_lsq_opts *opts_in
             break;
         }
         rep.iterations++;
-        memcpy(ws->L, A, n * ld * sizeof(double));
+        bool any_active = false;
         for (size_t i = 0; i < n; i++) {
-            double *ri = ws->L + i * ld;
-            double d = ri[w] < o.min_diag ? o.min_diag : ri[w];
-            ri[w] += lambda * d;
             ws->dx[i] = -g[i];
-            if (ws->active[i]) {
-                /* Freeze: row and column i become the identity, right-hand side 0. */
-                size_t j0 = i > w ? i - w : 0;
-                for (size_t j = j0; j < i; j++) ri[j + w - i] = 0.0;
-                for (size_t k = i + 1; k < n && k <= i + w; k++) ws->L[k * ld + (i + w - k)] = 0.0;
-                ri[w] = 1.0;
-                ws->dx[i] = 0.0;
-            }
+            any_active |= ws->active[i];
         }
+        const ami_band_damp dp = {.lambda = lambda, .min_diag = o.min_diag, .active = ws->active,
+                                  .any_active = any_active};
         double t0 = am_now();
-        am_status fs = am_band_cholesky(ws->L, n, w, NULL);
-        if (fs == AM_OK) am_band_cholesky_solve(ws->L, n, w, ws->dx);
+        size_t bad;
+        ami_band_cholesky_rows(A, ws->L, n, w, &dp, ws->dx, ws->inv, &bad);
+        am_status fs = bad < n ? AM_E_DEGENERATE : AM_OK;
+        if (fs == AM_OK) ami_band_backward(ws->L, n, w, ws->dx);
         rep.solve_seconds += am_now() - t0;
         if (fs != AM_OK) {
             lambda *= nu;

@@ -243,28 +243,99 @@ static void lsq_banded_equals_dense(void)
     am_lsq_free(wd);
 }
 
+/* Bands narrower and wider than the factor's four-column groups (w = 4, 13, 37: the groups,
+ * their tails and rows shorter than the band all run): L L^T gives A back and the solve its
+ * right-hand side. */
 static void band_cholesky_solves_spd(void)
 {
-    enum { N = 30, W = 4 };
-    double ab[N * (W + 1)], dense[N][N], b[N], x[N];
-    memset(dense, 0, sizeof dense);
-    for (int i = 0; i < N; i++)
-        for (int j = (i > W ? i - W : 0); j <= i; j++) {
-            double v = (i == j) ? 10.0 + i : 1.0 / (1.0 + i + 2 * j);
-            ab[i * (W + 1) + (j - i + W)] = v;
-            dense[i][j] = dense[j][i] = v;
+    static const int cases[][2] = {{30, 4}, {61, 13}, {90, 37}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int N = cases[c][0], W = cases[c][1];
+        double *ab = calloc((size_t)N * (size_t)(W + 1), sizeof(double));
+        double *dense = calloc((size_t)N * (size_t)N, sizeof(double));
+        double *b = calloc((size_t)N, sizeof(double)), *x = calloc((size_t)N, sizeof(double));
+        AM_CHECK(ab && dense && b && x);
+        for (int i = 0; i < N; i++)
+            for (int j = (i > W ? i - W : 0); j <= i; j++) {
+                double v = (i == j) ? 10.0 + i : 1.0 / (1.0 + i + 2 * j);
+                ab[i * (W + 1) + (j - i + W)] = v;
+                dense[i * N + j] = dense[j * N + i] = v;
+            }
+        for (int i = 0; i < N; i++) b[i] = x[i] = cos(i);
+        am_error err = {0};
+        AM_CHECK_OK(am_band_cholesky(ab, (size_t)N, (size_t)W, &err), &err);
+        double lerr = 0.0;
+        for (int i = 0; i < N; i++)
+            for (int j = (i > W ? i - W : 0); j <= i; j++) {
+                double s = 0.0;
+                for (int k = (i > W ? i - W : 0); k <= j; k++) s += ab[i * (W + 1) + (k - i + W)] * ab[j * (W + 1) + (k - j + W)];
+                lerr = fmax(lerr, fabs(s - dense[i * N + j]));
+            }
+        AM_CHECK_MSG(lerr < 1e-12, "N %d W %d: |L L^T - A| %g", N, W, lerr);
+        am_band_cholesky_solve(ab, (size_t)N, (size_t)W, x);
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int j = 0; j < N; j++) s += dense[i * N + j] * x[j];
+            AM_CHECK_NEAR(s, b[i], 1e-12);
         }
-    for (int i = 0; i < N; i++) b[i] = x[i] = cos(i);
-    am_error err = {0};
-    AM_CHECK_OK(am_band_cholesky(ab, N, W, &err), &err);
-    am_band_cholesky_solve(ab, N, W, x);
-    for (int i = 0; i < N; i++) {
-        double s = 0;
-        for (int j = 0; j < N; j++) s += dense[i][j] * x[j];
-        AM_CHECK_NEAR(s, b[i], 1e-12);
+        free(ab);
+        free(dense);
+        free(b);
+        free(x);
     }
     double bad[4] = {0, 1, 0, -1};
+    am_error err = {0};
     AM_CHECK_STATUS(am_band_cholesky(bad, 2, 1, &err), AM_E_DEGENERATE);
+}
+
+/* A block may list its columns in any order, and one column twice: the normal equations are
+ * those of the merged column. */
+static am_status ami_dup_eval(void *user, const double *x, am_lsq_sink *s)
+{
+    const int *merged = user;
+    double r[2] = {x[0] + 2.0 * x[2] - 1.0, x[1] - 3.0 * x[2] + 0.5};
+    if (*merged) {
+        const int32_t c[3] = {2, 0, 1};
+        const double J[6] = {2.0, 1.0, 0.0, -3.0, 0.0, 1.0};
+        am_lsq_add(s, 2, r, 3, c, J, NULL);
+    } else {
+        const int32_t c[4] = {2, 0, 2, 1};
+        const double J[8] = {1.5, 1.0, 0.5, 0.0, -1.0, 0.0, -2.0, 1.0};
+        am_lsq_add(s, 2, r, 4, c, J, NULL);
+    }
+    double r3 = x[2] - 0.25, J3 = 1.0;
+    const int32_t c3 = 2;
+    am_lsq_add(s, 1, &r3, 1, &c3, &J3, NULL);
+    return AM_OK;
+}
+
+static void lsq_add_any_column_order(void)
+{
+    int merged[2] = {1, 0};
+    double g[2][3], xs[2][3];
+    uint32_t its[2];
+    for (int m = 0; m < 2; m++) {
+        am_lsq_problem pb = {.param_count = 3, .eval = ami_dup_eval, .user = &merged[m]};
+        am_lsq *ws = NULL;
+        am_error err = {0};
+        AM_CHECK_OK(am_lsq_create(&pb, &ws, &err), &err);
+        double x[3] = {0.3, -0.2, 0.7};
+        AM_CHECK_OK(am_lsq_gradient(ws, x, g[m], &err), &err);
+        am_lsq_report rep;
+        AM_CHECK_STATUS(am_lsq_solve(ws, x, NULL, &rep, &err), AM_OK);
+        its[m] = rep.iterations;
+        memcpy(xs[m], x, sizeof x);
+        AM_CHECK_NEAR(x[2], 0.25, 1e-9);
+        AM_CHECK_NEAR(x[0], 0.5, 1e-9);
+        AM_CHECK_NEAR(x[1], 0.25, 1e-9);
+        am_lsq_free(ws);
+    }
+    /* the same steps: the same normal equations, not just the same minimum */
+    AM_CHECK(its[0] == its[1]);
+    for (int i = 0; i < 3; i++) {
+        AM_CHECK_NEAR(g[0][i], g[1][i], 1e-14);
+        AM_CHECK_NEAR(xs[0][i], xs[1][i], 1e-14);
+    }
 }
 
 /* The dense factor solves the same system as the band one with w = n - 1, and leaves the strict
@@ -300,7 +371,85 @@ static void dense_cholesky_solves_spd(void)
     AM_CHECK_STATUS(am_dense_cholesky(bad, 2, NULL), AM_E_DEGENERATE);
 }
 
+/* am_lsq_add_gram of blocks reduced to y = G x equals am_lsq_add of each block: two 2D
+ * residuals r_i = A_i y - b_i under a Cauchy loss, and a 3D one under Huber. */
+static am_status ami_gram_eval(void *user, const double *x, am_lsq_sink *s)
+{
+    const int *gram = user;
+    static const double G[9] = {1.0, 0.5, 0.0, -0.3, 1.0, 0.2, 0.1, 0.0, 2.0};
+    static const double A[2][6] = {{1.0, 0.2, -0.5, 0.0, 1.0, 0.3}, {-0.4, 1.0, 0.0, 0.7, 0.1, 1.0}};
+    static const double bb[2][2] = {{0.5, -1.0}, {2.0, 0.25}};
+    const am_lsq_loss cauchy = {AM_LSQ_LOSS_CAUCHY, 0.5}, huber = {AM_LSQ_LOSS_HUBER, 0.3};
+    const int32_t cols[3] = {2, 0, 1};
+    double y[3], jac[9]; /* y and d y / d x[cols] */
+    for (int e = 0; e < 3; e++) {
+        y[e] = G[3 * e] * x[0] + G[3 * e + 1] * x[1] + G[3 * e + 2] * x[2];
+        jac[e * 3 + 0] = G[3 * e + 2];
+        jac[e * 3 + 1] = G[3 * e];
+        jac[e * 3 + 2] = G[3 * e + 1];
+    }
+    double M[9] = {0}, v[3] = {0}, cost = 0.0;
+    for (int i = 0; i < 2; i++) {
+        double r[2], Jr[6];
+        for (int d = 0; d < 2; d++) {
+            r[d] = A[i][3 * d] * y[0] + A[i][3 * d + 1] * y[1] + A[i][3 * d + 2] * y[2] - bb[i][d];
+            for (int k = 0; k < 3; k++)
+                Jr[d * 3 + k] = A[i][3 * d] * jac[k] + A[i][3 * d + 1] * jac[3 + k] + A[i][3 * d + 2] * jac[6 + k];
+        }
+        if (!*gram) {
+            am_lsq_add(s, 2, r, 3, cols, Jr, &cauchy);
+            continue;
+        }
+        double wgt;
+        cost += 0.5 * am_lsq_loss_rho(&cauchy, r[0] * r[0] + r[1] * r[1], &wgt);
+        for (int a = 0; a < 3; a++) {
+            v[a] += wgt * (A[i][a] * r[0] + A[i][3 + a] * r[1]);
+            for (int b = 0; b < 3; b++) M[3 * a + b] += wgt * (A[i][a] * A[i][b] + A[i][3 + a] * A[i][3 + b]);
+        }
+    }
+    double r3[3] = {y[0] - 0.1, y[1] + 0.2, y[2] - 0.3};
+    if (!*gram) {
+        am_lsq_add(s, 3, r3, 3, cols, jac, &huber);
+        return AM_OK;
+    }
+    double wgt;
+    cost += 0.5 * am_lsq_loss_rho(&huber, r3[0] * r3[0] + r3[1] * r3[1] + r3[2] * r3[2], &wgt);
+    for (int a = 0; a < 3; a++) {
+        v[a] += wgt * r3[a];
+        M[4 * a] += wgt;
+    }
+    am_lsq_add_gram(s, cost, 3, M, v, 3, cols, am_lsq_sink_wants_jacobian(s) ? jac : NULL);
+    return AM_OK;
+}
+
+static void lsq_add_gram_equals_blocks(void)
+{
+    int gram[2] = {0, 1};
+    double g[2][3], xs[2][3], cost[2];
+    uint32_t its[2];
+    for (int m = 0; m < 2; m++) {
+        am_lsq_problem pb = {.param_count = 3, .eval = ami_gram_eval, .user = &gram[m]};
+        am_lsq *ws = NULL;
+        am_error err = {0};
+        AM_CHECK_OK(am_lsq_create(&pb, &ws, &err), &err);
+        double x[3] = {1.0, -2.0, 0.5};
+        AM_CHECK_OK(am_lsq_gradient(ws, x, g[m], &err), &err);
+        am_lsq_report rep;
+        AM_CHECK(am_lsq_solve(ws, x, NULL, &rep, &err) >= 0);
+        its[m] = rep.iterations;
+        cost[m] = rep.final_cost;
+        memcpy(xs[m], x, sizeof x);
+        am_lsq_free(ws);
+    }
+    AM_CHECK(its[0] == its[1]);
+    AM_CHECK_NEAR(cost[0], cost[1], 1e-12);
+    for (int i = 0; i < 3; i++) {
+        AM_CHECK_NEAR(g[0][i], g[1][i], 1e-12);
+        AM_CHECK_NEAR(xs[0][i], xs[1][i], 1e-10);
+    }
+}
+
 #define AM_TESTS(X) X(lsq_rejects_invalid_problems) X(lsq_solves_rosenbrock) X(lsq_respects_bounds) \
     X(lsq_fits_curve_and_rejects_outliers) X(lsq_loss_functions) X(lsq_banded_equals_dense) \
-    X(band_cholesky_solves_spd) X(dense_cholesky_solves_spd)
+    X(band_cholesky_solves_spd) X(dense_cholesky_solves_spd) X(lsq_add_any_column_order) X(lsq_add_gram_equals_blocks)
 AM_TEST_MAIN(AM_TESTS)
