@@ -404,7 +404,27 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         if (solve_weights) {
             /* the remaining candidates: candidates outside, frames inside, one accumulator in
              * registers while the point's frames (T * 12 bytes) stay in L1 */
-            for (size_t c = done; c < m; c++) { /* (Y, z) += R^T p, t.p: rows of G times p */
+            size_t cc = done;
+            /* two at a time: p* is read and widened once for both (same sums per candidate) */
+            for (; cc + 2 <= m; cc += 2) {
+                ami_v4 a4 = {0, 0, 0, 0}, b4 = a4;
+                const double *G = gc[cc], *G2 = gc[cc + 1];
+                for (size_t t = 0; t < T; t++, G += gstride, G2 += gstride) {
+                    double p0 = ps[t * 3], p1 = ps[t * 3 + 1], p2 = ps[t * 3 + 2];
+                    ami_v4 g0, g1, g2, h0, h1, h2;
+                    memcpy(&g0, G, sizeof g0);
+                    memcpy(&g1, G + 4, sizeof g1);
+                    memcpy(&g2, G + 8, sizeof g2);
+                    memcpy(&h0, G2, sizeof h0);
+                    memcpy(&h1, G2 + 4, sizeof h1);
+                    memcpy(&h2, G2 + 8, sizeof h2);
+                    a4 += p0 * g0 + p1 * g1 + p2 * g2;
+                    b4 += p0 * h0 + p1 * h1 + p2 * h2;
+                }
+                acc[cc] = a4;
+                acc[cc + 1] = b4;
+            }
+            for (size_t c = cc; c < m; c++) { /* (Y, z) += R^T p, t.p: rows of G times p */
                 ami_v4 a4 = {0, 0, 0, 0};
                 const double *G = gc[c];
                 for (size_t t = 0; t < T; t++, G += gstride) {
