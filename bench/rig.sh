@@ -28,7 +28,8 @@
 # Env: RIG_SETS, RIG_HALF (HELD-OUT, or DEV to run ours alone on the development half),
 #      RIG_MODES (ours' --rig modes, e.g. "auto free"; default "default" = no --rig flag),
 #      RIG_ANCHORS=0 skips the anchors, RIG_SPEED=1 adds the speed / memory table (ours vs
-#      Dem Bones, interleaved, RIG_REPEAT runs each, default 3, median), RIG_MAX_POINTS.
+#      Dem Bones, interleaved, RIG_REPEAT runs each, default 3, median; RIG_SPEED_BASE=BIN2 times a
+#      second anymove, e.g. an earlier build, in the same interleaving), RIG_MAX_POINTS.
 #
 # Bench-only dependencies (not in scripts/deps.sh, no test needs them): Debian python3-numpy
 # python3-scipy (/usr/bin/python3, the anchors' interpreter), libeigen3-dev and g++ for Dem Bones,
@@ -202,9 +203,10 @@ if [ "${RIG_SPEED:-0}" != 0 ]; then
     c=$OUT/clips/speed-$1-$2
     [ -f "$c/tracks.npz" ] || "$BIN" synth tracks --plan quadruped --motion walk --seed 77 --points "$1" --frames "$2" --hidden 0 -o "$c" -q
     [ -z "$DB" ] || [ -f "$c/db.bin" ] || $T2R dump "$c/tracks.npz" "$c/db.bin"
-    : > "$OUT/t.ours"; : > "$OUT/t.db"
+    : > "$OUT/t.ours"; : > "$OUT/t.db"; : > "$OUT/t.base"
     for ((k = 0; k < REPEAT; k++)); do
       /usr/bin/time -f "%e %U %M" -a -o "$OUT/t.ours" "$BIN" rig "$c/tracks.npz" -o "$OUT/runs/speed" --bones "$3" --threads 1 -q
+      [ -z "${RIG_SPEED_BASE:-}" ] || /usr/bin/time -f "%e %U %M" -a -o "$OUT/t.base" "$RIG_SPEED_BASE" rig "$c/tracks.npz" -o "$OUT/runs/speed-base" --bones "$3" --threads 1 -q
       [ -z "$DB" ] || { mkdir -p "$OUT/runs/speed-db"; /usr/bin/time -f "%e %U %M" -a -o "$OUT/t.db" "$DB" "$c/db.bin" "$OUT/runs/speed-db" "$3" 2>/dev/null; }
     done
     ow=$(cut -d' ' -f1 "$OUT/t.ours" | median); ou=$(cut -d' ' -f2 "$OUT/t.ours" | median); om=$(cut -d' ' -f3 "$OUT/t.ours" | median)
@@ -214,5 +216,10 @@ if [ "${RIG_SPEED:-0}" != 0 ]; then
     else dw=-; du=-; dmb=-; ratio=-; fi
     in=$(echo "scale=1; $1 * $2 * 13 / 1000000" | bc)
     echo "| $1 | $2 | $3 | $ow | $ou | $(echo "scale=1; $om / 1024" | bc) | $dw | $du | $dmb | $ratio | $in | $(echo "scale=2; $om / 1024 / $in" | bc) |"
+    if [ -n "${RIG_SPEED_BASE:-}" ]; then
+      bw=$(cut -d' ' -f1 "$OUT/t.base" | median); bu=$(cut -d' ' -f2 "$OUT/t.base" | median); bm=$(cut -d' ' -f3 "$OUT/t.base" | median)
+      br=-; [ -z "$DB" ] || br=$(echo "scale=1; $dw / $bw" | bc)
+      echo "| $1 | $2 | $3 | base: $bw | $bu | $(echo "scale=1; $bm / 1024" | bc) | $dw | $du | $dmb | $br | $in | $(echo "scale=2; $bm / 1024 / $in" | bc) |"
+    fi
   done
 fi

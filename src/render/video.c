@@ -1,5 +1,6 @@
 /* Video through FFmpeg: an encoder that takes one RGB frame at a time (H.264 by libx264 when
  * the build has it, else MPEG-4 part 2; VP9 for .webm) and a decoder that hands back RGB frames. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -15,6 +16,63 @@
 #include "core/internal.h"
 #include "render_internal.h"
 
+/* FFmpeg is loaded on first use (dlopen), not linked: its libraries pull in ~120 shared objects
+ * (codecs, TLS, SVG, ...) that cost every process ~21 MB of resident memory and their
+ * relocation at start, although only the video paths use them (`anymove rig` on 5,000 points
+ * x 200 frames peaked at 55 MB, 32 MB of it these libraries). The sonames are the ones the
+ * headers were built against. The table below is the process's one copy, written once under
+ * pthread_once and read-only afterwards (like the silenced log it replaces). */
+#define AMI_AV_FUNCS(X) \
+    X(av_d2q) \
+    X(av_find_best_stream) \
+    X(av_frame_alloc) \
+    X(av_frame_free) \
+    X(av_frame_get_buffer) \
+    X(av_frame_make_writable) \
+    X(av_frame_unref) \
+    X(av_interleaved_write_frame) \
+    X(av_log_set_callback) \
+    X(av_opt_set) \
+    X(av_packet_alloc) \
+    X(av_packet_free) \
+    X(av_packet_rescale_ts) \
+    X(av_packet_unref) \
+    X(av_read_frame) \
+    X(av_strerror) \
+    X(av_write_trailer) \
+    X(avcodec_alloc_context3) \
+    X(avcodec_find_encoder) \
+    X(avcodec_find_encoder_by_name) \
+    X(avcodec_free_context) \
+    X(avcodec_open2) \
+    X(avcodec_parameters_from_context) \
+    X(avcodec_parameters_to_context) \
+    X(avcodec_receive_frame) \
+    X(avcodec_receive_packet) \
+    X(avcodec_send_frame) \
+    X(avcodec_send_packet) \
+    X(avformat_alloc_output_context2) \
+    X(avformat_close_input) \
+    X(avformat_find_stream_info) \
+    X(avformat_free_context) \
+    X(avformat_new_stream) \
+    X(avformat_open_input) \
+    X(avformat_write_header) \
+    X(avio_closep) \
+    X(avio_open) \
+    X(sws_freeContext) \
+    X(sws_getCachedContext) \
+    X(sws_getContext) \
+    X(sws_scale)
+
+static struct {
+#define AMI_AV_FIELD(f) __typeof__(&f) f;
+    AMI_AV_FUNCS(AMI_AV_FIELD)
+#undef AMI_AV_FIELD
+    bool ok;
+    char why[256];
+} ami_av_api;
+
 /* FFmpeg prints to stderr by default and the library never prints: its log is silenced once
  * per process, and failures are reported from the return codes instead. */
 static void ami_av_log_quiet(void *avcl, int level, const char *fmt, va_list vl)
@@ -25,12 +83,86 @@ static void ami_av_log_quiet(void *avcl, int level, const char *fmt, va_list vl)
     (void)vl;
 }
 
-static void ami_av_init(void) { av_log_set_callback(ami_av_log_quiet); }
+static void ami_av_init(void)
+{
+    static const char *const libs[] = {"libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR),
+                                       "libswscale.so." AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR)};
+    void *h[2];
+    for (int i = 0; i < 2; i++) {
+        h[i] = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h[i]) {
+            const char *e = dlerror();
+            snprintf(ami_av_api.why, sizeof ami_av_api.why, "%s", e ? e : libs[i]);
+            return;
+        }
+    }
+    /* a handle's lookup covers its dependencies: avcodec and avutil come with avformat */
+#define AMI_AV_LOAD(f)                                                                             \
+    {                                                                                              \
+        void *sym = dlsym(h[0], #f);                                                               \
+        if (!sym) sym = dlsym(h[1], #f);                                                           \
+        if (!sym) {                                                                                \
+            snprintf(ami_av_api.why, sizeof ami_av_api.why, "%s: no symbol %s", libs[0], #f);    \
+            return;                                                                                \
+        }                                                                                          \
+        memcpy(&ami_av_api.f, &sym, sizeof sym); /* POSIX: a data pointer holds a function's */    \
+    }
+    AMI_AV_FUNCS(AMI_AV_LOAD)
+#undef AMI_AV_LOAD
+    ami_av_api.av_log_set_callback(ami_av_log_quiet);
+    ami_av_api.ok = true;
+}
 
-static void ami_av_once(void)
+/* the calls below go through the table */
+#define av_d2q ami_av_api.av_d2q
+#define av_find_best_stream ami_av_api.av_find_best_stream
+#define av_frame_alloc ami_av_api.av_frame_alloc
+#define av_frame_free ami_av_api.av_frame_free
+#define av_frame_get_buffer ami_av_api.av_frame_get_buffer
+#define av_frame_make_writable ami_av_api.av_frame_make_writable
+#define av_frame_unref ami_av_api.av_frame_unref
+#define av_interleaved_write_frame ami_av_api.av_interleaved_write_frame
+#define av_log_set_callback ami_av_api.av_log_set_callback
+#define av_opt_set ami_av_api.av_opt_set
+#define av_packet_alloc ami_av_api.av_packet_alloc
+#define av_packet_free ami_av_api.av_packet_free
+#define av_packet_rescale_ts ami_av_api.av_packet_rescale_ts
+#define av_packet_unref ami_av_api.av_packet_unref
+#define av_read_frame ami_av_api.av_read_frame
+#define av_strerror ami_av_api.av_strerror
+#define av_write_trailer ami_av_api.av_write_trailer
+#define avcodec_alloc_context3 ami_av_api.avcodec_alloc_context3
+#define avcodec_find_encoder ami_av_api.avcodec_find_encoder
+#define avcodec_find_encoder_by_name ami_av_api.avcodec_find_encoder_by_name
+#define avcodec_free_context ami_av_api.avcodec_free_context
+#define avcodec_open2 ami_av_api.avcodec_open2
+#define avcodec_parameters_from_context ami_av_api.avcodec_parameters_from_context
+#define avcodec_parameters_to_context ami_av_api.avcodec_parameters_to_context
+#define avcodec_receive_frame ami_av_api.avcodec_receive_frame
+#define avcodec_receive_packet ami_av_api.avcodec_receive_packet
+#define avcodec_send_frame ami_av_api.avcodec_send_frame
+#define avcodec_send_packet ami_av_api.avcodec_send_packet
+#define avformat_alloc_output_context2 ami_av_api.avformat_alloc_output_context2
+#define avformat_close_input ami_av_api.avformat_close_input
+#define avformat_find_stream_info ami_av_api.avformat_find_stream_info
+#define avformat_free_context ami_av_api.avformat_free_context
+#define avformat_new_stream ami_av_api.avformat_new_stream
+#define avformat_open_input ami_av_api.avformat_open_input
+#define avformat_write_header ami_av_api.avformat_write_header
+#define avio_closep ami_av_api.avio_closep
+#define avio_open ami_av_api.avio_open
+#define sws_freeContext ami_av_api.sws_freeContext
+#define sws_getCachedContext ami_av_api.sws_getCachedContext
+#define sws_getContext ami_av_api.sws_getContext
+#define sws_scale ami_av_api.sws_scale
+
+/* Loads FFmpeg once per process; AM_E_UNSUPPORTED when its libraries are missing. */
+static am_status ami_av_once(am_error *err)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, ami_av_init);
+    if (!ami_av_api.ok) return AM_FAIL(err, AM_E_UNSUPPORTED, "video needs FFmpeg's shared libraries: %s", ami_av_api.why);
+    return AM_OK;
 }
 
 static const char *ami_av_err(int code, char buf[128])
@@ -80,7 +212,7 @@ am_status am_video_writer_open(const char *path, int width, int height, double f
                                am_error *err)
 {
     *out = NULL;
-    ami_av_once();
+    AMI_TRY(ami_av_once(err));
     AMI_CHECK(err, width >= 2 && height >= 2 && width <= 8192 && height <= 8192, AM_E_VALUE,
               "video size %d x %d", width, height);
     AMI_CHECK(err, fps > 0 && fps <= 1000 && isfinite(fps), AM_E_VALUE, "video rate %g fps", fps);
@@ -261,7 +393,7 @@ void am_video_reader_close(am_video_reader *vr)
 am_status am_video_reader_open(const char *path, am_video_reader **out, am_video_info *info, am_error *err)
 {
     *out = NULL;
-    ami_av_once();
+    AMI_TRY(ami_av_once(err));
     am_video_reader *vr = am_alloc(sizeof *vr);
     AMI_CHECK(err, vr, AM_E_NOMEM, "video reader");
     snprintf(vr->path, sizeof vr->path, "%s", path);
