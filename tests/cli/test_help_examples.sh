@@ -25,8 +25,8 @@ done
 total=0
 # A line printed by several helps (the same exam, rig or solve with the same inputs and outputs)
 # runs once while what it reads is unchanged: the others pass on its exit 0 and say where it ran.
-# Under the sanitizers the repeats it drops were a fifth of the test's time. Only lines with -o OUT are
-# kept; a line that runs forgets every kept line naming its OUT (an exam that rewrites
+# Under the sanitizers the repeats it drops were a fifth of the test's time. Only lines with
+# -o OUT are kept; a line that runs forgets every kept line naming its OUT (an exam that rewrites
 # out/wolf_exam makes the solve of out/wolf_exam/det.npz run again); a line that failed, or
 # writes no -o, runs again in each help.
 declare -A ran_in
