@@ -550,21 +550,24 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
  * entries. No one multiplier suits every clip (on bench/ik.sh's noisy input the Dolphin wants
  * 8x today's smoothing, the Fox walk 0.7x): how much a motion may be smoothed depends on how
  * fast it changes against the noise, which only the clip can say. The observed (frame, joint)
- * entries of a window of the clip are dealt at random into K folds; each fold in turn is hidden
+ * entries of a window of the clip are dealt at random into K folds; each in turn is hidden
  * (made missing), the rest fitted, and the squared distance of the fit to the hidden entries
  * summed. A hidden entry's noise is independent of the fit, so the mean is the fit's squared
  * error there plus 3 sigma^2: the multiplier that minimises it minimises the fit's error. The
- * multipliers are a grid a factor 2 apart, walked from 1 up while the error falls, then down
- * (3 to 5 of the 6 values fitted, K fits each); a parabola in log m through the best and its
- * neighbours places the minimum between grid values. The noise sigma stays the whole clip's,
- * so every fold weighs the points alike. */
+ * multipliers are walked a factor 2 apart from 1 up while the error falls, then down (3 to 5
+ * values between 0.25 and 8, K fits each); a parabola in log m through the best and its nearest
+ * fitted neighbours places the minimum between them. The noise sigma stays the whole clip's,
+ * so every fold weighs the points alike. Fitting only two of the four folds (half the cost)
+ * chose as well on the dev clips but worse on held-out ones (Spider 1 0.506 -> 0.564,
+ * bench/RESULTS.md): the scores of half the entries are too noisy a guide. */
 #define AMI_CV_FOLDS 4
+#define AMI_CV_FOLDS_FITTED 4 /* of the K folds, the ones hidden and fitted in turn: all */
 #define AMI_CV_FRAMES 120 /* the window the folds are fitted on: the middle of a longer clip */
 #define AMI_CV_SEED 12u
 #define AMI_CV_MIN_NOISE 1e-4 /* of the body size: below it the points are taken as exact */
-static const double ami_cv_grid[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
-#define AMI_CV_GRID (sizeof ami_cv_grid / sizeof ami_cv_grid[0])
-#define AMI_CV_START 2 /* 1.0, the fixed default */
+#define AMI_CV_LO (-2.0)      /* log2 of the multipliers searched: 0.25 .. 8 */
+#define AMI_CV_HI 3.0
+#define AMI_CV_MAX_EVALS 8
 
 /* The folds' fits report no progress of their own: the caller sees one stage. */
 static bool ami_cv_quiet(void *user, const am_progress *p)
@@ -579,32 +582,37 @@ typedef struct ami_cv {
     am_fit_input sub;
     am_joints win;
     am_fit_opts so;
-    size_t W, a0, Q, hidden;
+    size_t W, a0, Q, folds_fitted;
+    double step;           /* log2 of the walk's step */
     double *data;          /* [W][Q][3] the window's points, a fold hidden */
     uint8_t *fold;         /* [W][Q] an observed entry's fold, UINT8_MAX if not observed */
     int32_t *map;          /* [Q] rig joint of each input joint, -1 if none */
-    double score[AMI_CV_GRID];
-    bool done[AMI_CV_GRID];
-    size_t fits;
+    double lm[AMI_CV_MAX_EVALS], score[AMI_CV_MAX_EVALS]; /* log2 multipliers fitted, their scores */
+    size_t evals, fits;
 } ami_cv;
 
-/* The mean squared distance to the hidden entries with grid value g, over the K folds. */
-static am_status ami_cv_eval(ami_cv *c, size_t g, am_error *err)
+/* The mean squared distance to the hidden entries with the multiplier 2^lm, over the folds
+ * fitted; the scores of the multipliers already fitted are kept. */
+static am_status ami_cv_eval(ami_cv *c, double lm, double *score, am_error *err)
 {
-    if (c->done[g]) return AM_OK;
+    for (size_t e = 0; e < c->evals; e++)
+        if (fabs(c->lm[e] - lm) < 1e-9) {
+            *score = c->score[e];
+            return AM_OK;
+        }
+    assert(c->evals < AMI_CV_MAX_EVALS);
     const am_joints *src = c->k->in->points;
     const size_t W = c->W, Q = c->Q, J = c->k->J;
     double sum = 0.0;
     size_t n = 0;
-    for (size_t f = 0; f < AMI_CV_FOLDS; f++) {
-        /* at most 5 grid values are walked: the bar shows fits over 5 x K */
-        if (!ami_progress("fit: smoothing", (double)c->fits++ / (5.0 * AMI_CV_FOLDS)))
+    for (size_t f = 0; f < c->folds_fitted; f++) {
+        if (!ami_progress("fit: smoothing", (double)c->fits++ / (4.0 * (double)c->folds_fitted)))
             return AM_FAIL(err, AM_E_CANCELLED, "fit stopped while choosing the smoothness");
         memcpy(c->data, src->joints + c->a0 * Q * 3, W * Q * 3 * sizeof(double));
         for (size_t i = 0; i < W * Q; i++)
             if (c->fold[i] == f)
                 for (int a = 0; a < 3; a++) c->data[3 * i + (size_t)a] = NAN;
-        c->so.smooth_points = ami_cv_grid[g];
+        c->so.smooth_points = exp2(lm);
         am_fit_result *r = NULL;
         am_scope sc;
         am_warning_list dropped = {0}; /* the folds' warnings repeat the clip's own */
@@ -622,8 +630,8 @@ static am_status ami_cv_eval(ami_cv *c, size_t g, am_error *err)
         }
         am_fit_result_free(r);
     }
-    c->score[g] = n ? sum / (double)n : 0.0;
-    c->done[g] = true;
+    c->lm[c->evals] = lm;
+    c->score[c->evals++] = *score = n ? sum / (double)n : 0.0;
     return AM_OK;
 }
 
@@ -633,7 +641,8 @@ static am_status ami_smooth_cv(const ami_clip *k, const am_fit_opts *opts, doubl
 {
     const am_joints *src = k->in->points;
     const size_t T = k->T, Q = src->joint_count, J = k->J;
-    ami_cv c = {.k = k, .Q = Q, .W = T < AMI_CV_FRAMES ? T : AMI_CV_FRAMES};
+    ami_cv c = {.k = k, .Q = Q, .W = T < AMI_CV_FRAMES ? T : AMI_CV_FRAMES, .folds_fitted = AMI_CV_FOLDS_FITTED,
+                .step = 1.0};
     c.a0 = (T - c.W) / 2;
     const size_t W = c.W;
     am_status st = AM_OK;
@@ -641,7 +650,7 @@ static am_status ami_smooth_cv(const ami_clip *k, const am_fit_opts *opts, doubl
     c.fold = am_alloc_array(W * Q, 1);
     c.map = am_alloc_array(Q + 1, sizeof(int32_t));
     size_t *order = am_alloc_array(W * Q + 1, sizeof(size_t));
-    *chosen = ami_cv_grid[AMI_CV_START];
+    *chosen = 1.0;
     if (!c.data || !c.fold || !c.map || !order) {
         st = AM_FAIL(err, AM_E_NOMEM, "cross-validation of %zu frames", W);
         goto done;
@@ -678,29 +687,40 @@ static am_status ami_smooth_cv(const ami_clip *k, const am_fit_opts *opts, doubl
     c.so.ctx = am_scope_current() ? am_scope_current()->ctx : (am_context){0};
     c.so.ctx.progress = ami_cv_quiet;
     c.so.ctx.progress_user = NULL;
-    size_t best = AMI_CV_START;
-    if ((st = ami_cv_eval(&c, best, err)) < 0) goto done;
+    /* The walk: from 1 up by the step while the score falls, then down; the ends clamp. */
+    double best = 0.0, sb, s;
+    if ((st = ami_cv_eval(&c, best, &sb, err)) < 0) goto done;
     for (int dir = 1; dir >= -1; dir -= 2)
         for (;;) {
-            if (dir > 0 ? best + 1 >= AMI_CV_GRID : best == 0) break;
-            size_t next = dir > 0 ? best + 1 : best - 1;
-            if ((st = ami_cv_eval(&c, next, err)) < 0) goto done;
-            if (!(c.score[next] < c.score[best])) break;
+            double next = best + dir * c.step;
+            if (next > AMI_CV_HI) next = AMI_CV_HI;
+            if (next < AMI_CV_LO) next = AMI_CV_LO;
+            if (fabs(next - best) < 1e-9) break;
+            if ((st = ami_cv_eval(&c, next, &s, err)) < 0) goto done;
+            if (!(s < sb)) break;
             best = next;
+            sb = s;
         }
-    double lm = log(ami_cv_grid[best]);
-    if (best > 0 && best + 1 < AMI_CV_GRID && c.done[best - 1] && c.done[best + 1]) {
-        /* The vertex of the parabola through the three, kept within half a step of the best
-         * (where the parabola is still a fair model). */
-        double s0 = c.score[best - 1], s1 = c.score[best], s2 = c.score[best + 1], curv = s0 - 2.0 * s1 + s2;
-        if (curv > 0) {
-            double h = log(2.0), dx = 0.5 * h * (s0 - s2) / curv;
-            if (dx > 0.5 * h) dx = 0.5 * h;
-            if (dx < -0.5 * h) dx = -0.5 * h;
+    /* The vertex of the parabola through the best and its nearest fitted neighbours, kept
+     * within half the way to each (where the parabola is still a fair model). */
+    double xl = -INFINITY, xr = INFINITY, sl = 0, sr = 0;
+    for (size_t e = 0; e < c.evals; e++) {
+        if (c.lm[e] < best - 1e-9 && c.lm[e] > xl) xl = c.lm[e], sl = c.score[e];
+        if (c.lm[e] > best + 1e-9 && c.lm[e] < xr) xr = c.lm[e], sr = c.score[e];
+    }
+    double lm = best;
+    if (isfinite(xl) && isfinite(xr)) {
+        double a = xl - best, b = xr - best, fa = sl - sb, fb = sr - sb;
+        /* f(x) = p x^2 + q x through (0, 0), (a, fa), (b, fb) */
+        double den = a * b * (a - b), p = (fa * b - fb * a) / den, q = (fb * a * a - fa * b * b) / den;
+        if (p > 0) {
+            double dx = -q / (2.0 * p);
+            if (dx > 0.5 * b) dx = 0.5 * b;
+            if (dx < 0.5 * a) dx = 0.5 * a;
             lm += dx;
         }
     }
-    *chosen = exp(lm);
+    *chosen = exp2(lm);
 done:
     am_free(c.data);
     am_free(c.fold);

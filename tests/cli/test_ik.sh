@@ -42,32 +42,40 @@ expect ik_glb_ref 0 '' -- "$AM_BIN" ik "$TMP/fox_rigid.json" --rig "$TMP/fox/rig
 expect ik_glb_fk_exact 0 '"max_rel_size": [0-9.]+e-(0[7-9]|[1-9][0-9])' -- cat "$TMP/fox_ik/report.json"
 expect score_glb_under_5deg 0 '"pose2rot": \{"frames": [0-9]+, "count": [0-9]+, "mean_deg": [0-4]\.' -- "$AM_BIN" score ik "$TMP/fox_rigid.json" "$TMP/fox_ik/motion.json" --rig "$TMP/fox/rig.json"
 # Noisy input (issue 12): 1 % of the body per axis and 5 % missing come back at most half as
-# noisy (SPEC 5 noise ratio), missing joints filled by the rig.
+# noisy (SPEC 5 noise ratio), missing joints filled by the rig. This clip with the fixed
+# multiplier (0.41 when written; the default's cross-validation is tested below on the Khronos
+# Fox, 16 fits of this rig cost ~100 s under ASan).
 /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" make "$TMP/fox_rigid.json" "$TMP/fox/rig.json" "$TMP/fox_noisy.npz" --seed 1
-expect ik_glb_noisy 0 '' -- "$AM_BIN" ik "$TMP/fox_noisy.npz" --rig "$TMP/fox/rig.json" --reference "$TMP/fox_rigid.json" -o "$TMP/fox_noisy_ik" -q
+expect ik_glb_noisy 0 '' -- "$AM_BIN" ik "$TMP/fox_noisy.npz" --rig "$TMP/fox/rig.json" --reference "$TMP/fox_rigid.json" --smooth 1 -o "$TMP/fox_noisy_ik" -q
 expect ik_glb_noisy_ratio_under_half 0 '"ratio": 0\.[0-4]' -- /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score \
   "$TMP/fox_rigid.json" "$TMP/fox/rig.json" "$TMP/fox_noisy.npz" "$TMP/fox_noisy_ik/motion.json"
-# The report names the smoothness used: chosen by cross-validation (the default) on noisy
-# input; on exact input there is nothing to choose and the fixed multiplier stands.
-expect ik_noisy_smooth_auto 0 '"smooth_auto": true' -- cat "$TMP/fox_noisy_ik/report.json"
+expect ik_noisy_smooth_fixed 0 '"smooth":1,"smooth_auto":false' -- jq -c .fit "$TMP/fox_noisy_ik/report.json"
+# On exact input there is nothing to choose and the fixed multiplier stands.
 expect ik_exact_smooth_fixed 0 '"smooth":1,"smooth_auto":false' -- jq -c .fit "$TMP/fox_ik/report.json"
 # --smooth auto against the motion: the Khronos Fox walk at 30 fps moves fast against 1 %
-# noise and is smoothed less than the default; the same walk sampled at 120 fps moves 4x less
-# per frame against the same noise per entry, and is smoothed more. There, auto is no worse
-# than the fixed default (it was 0.25 against 0.32 when written).
-for fps in 30 120; do
+# noise and is smoothed less than the default (0.63 when written); the same walk sampled at
+# 60 fps moves half as much per frame against the same noise per entry, and is smoothed more
+# (1.53; 120 fps chose 5.1 but cost 3x the CV fits). There, auto is no worse than the fixed
+# default (0.338 against 0.359 when written). At 30 fps without --smooth: the default is auto,
+# the report says so, and the walk comes back under half the noise.
+for fps in 30 60; do
   k=$TMP/kfox$fps
   "$AM_BIN" convert "$D/gltf/khronos_fox/Fox.glb" --clip Walk --fps $fps -o "$k" -q 2>/dev/null
   jq 'del(.loc, .joints, .joint_names)' "$k/motion.json" > "$k/rigid0.json"
   "$AM_BIN" fk "$k/rig.json" --motion "$k/rigid0.json" > "$k/fk.json" 2>/dev/null
   jq -s '.[0] + {joints: .[1].joints, joint_names: .[1].joint_names}' "$k/rigid0.json" "$k/fk.json" > "$k/rigid.json"
   /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" make "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" --seed 1
-  expect ik_smooth_auto_$fps 0 '' -- "$AM_BIN" ik "$k/noisy.npz" --rig "$k/rig.json" --reference "$k/rigid.json" --smooth auto -o "$k/auto" -q
+  how=(--smooth auto)
+  [ $fps = 30 ] && how=()
+  expect ik_smooth_auto_$fps 0 '' -- "$AM_BIN" ik "$k/noisy.npz" --rig "$k/rig.json" --reference "$k/rigid.json" "${how[@]}" -o "$k/auto" -q
 done
-expect ik_smooth_fixed_120 0 '' -- "$AM_BIN" ik "$TMP/kfox120/noisy.npz" --rig "$TMP/kfox120/rig.json" --reference "$TMP/kfox120/rigid.json" --smooth 1 -o "$TMP/kfox120/fixed" -q
+expect ik_noisy_smooth_auto 0 '"smooth_auto": true' -- cat "$TMP/kfox30/auto/report.json"
+expect ik_noisy_auto_ratio_under_half 0 '"ratio": 0\.[0-4]' -- /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score \
+  "$TMP/kfox30/rigid.json" "$TMP/kfox30/rig.json" "$TMP/kfox30/noisy.npz" "$TMP/kfox30/auto/motion.json"
+expect ik_smooth_fixed_60 0 '' -- "$AM_BIN" ik "$TMP/kfox60/noisy.npz" --rig "$TMP/kfox60/rig.json" --reference "$TMP/kfox60/rigid.json" --smooth 1 -o "$TMP/kfox60/fixed" -q
 expect ik_smooth_auto_fast_clip_less 0 'true' -- jq '.fit.smooth_auto and .fit.smooth < 1' "$TMP/kfox30/auto/report.json"
-expect ik_smooth_auto_slow_clip_more 0 'true' -- jq '.fit.smooth_auto and .fit.smooth > 2' "$TMP/kfox120/auto/report.json"
-k=$TMP/kfox120
+expect ik_smooth_auto_slow_clip_more 0 'true' -- jq '.fit.smooth_auto and .fit.smooth > 1.2' "$TMP/kfox60/auto/report.json"
+k=$TMP/kfox60
 ra=$(/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" "$k/auto/motion.json" | jq .ratio)
 rf=$(/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" "$k/fixed/motion.json" | jq .ratio)
 if [ -n "$ra" ] && [ -n "$rf" ] && awk -v a="$ra" -v f="$rf" 'BEGIN {exit !(a <= f)}'; then
