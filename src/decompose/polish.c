@@ -46,10 +46,19 @@ am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, am_error *err)
         goto done;
     }
     /* the robust fit's median residual, measured on its final transforms */
+    double med_prev = d->med_res;
+    memcpy(cn, d->cn, N * sizeof(double));
     ami_dec_pass_weights(d, true, false, false);
     double med_robust = d->med_res;
     double err_robust = ami_dec_error_visible(d, d->G);
-    if (!(med_robust < AMI_POLISH_MAX_MED * d->body)) goto done; /* noisy data: robust kept */
+    if (!(med_robust < AMI_POLISH_MAX_MED * d->body)) {
+        /* noisy data: the robust fit as it was (the caller's next pass redoes p*, the track
+         * weights and the median from this Huber threshold and these track weights: results
+         * equal the code without the polish) */
+        d->med_res = med_prev;
+        memcpy(d->cn, cn, N * sizeof(double));
+        goto done;
+    }
     memcpy(G, d->G, ng * sizeof(double));
     memcpy(rest, d->rest, N * 3 * sizeof(double));
     memcpy(w, d->w, N * AMI_K * sizeof(double));
