@@ -105,7 +105,10 @@ typedef struct am_decomposition {
     size_t translating_count; /* bones with translation channels (motion loc), the root not counted */
     uint8_t *translating;   /* [B] 1 = rig bone b has translation channels (rig bone order) */
     double noise_floor;     /* robust noise estimate from temporal differences, % of body_size */
-    size_t iterations;      /* alternations run */
+    size_t iterations;      /* robust alternations run (the polish not counted) */
+    int polish;             /* ours: 1 = the least-squares polish rounds were kept (the data
+                               looked clean, docs/track2rig.md), 0 = not (noisy: not run, or
+                               undone), -1 = the baseline */
     size_t auto_count;      /* entries of auto_err (0 unless bones was auto) */
     double *auto_err;       /* [auto_count] clustering error (% of body size) for 1..auto_count bones */
     double time_init, time_solve, time_skeleton; /* seconds */

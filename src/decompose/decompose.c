@@ -356,7 +356,13 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
         ami_dec_pass_transforms(&d, 1);
     }
     res->iterations = o.iterations;
-    if (ours) ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
+    res->polish = -1;
+    if (ours) {
+        bool kept = false;
+        if ((st = ami_dec_polish(&d, AMI_POLISH_ROUNDS, &kept, err)) < 0) goto fail;
+        res->polish = kept ? 1 : 0;
+        ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
+    }
     res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
     double t2 = am_now();
     res->time_solve = t2 - t1;

@@ -10,6 +10,8 @@
 #define AMI_MAXB 64    /* hard cap on bones */
 #define AMI_MAXC 24    /* candidate bones per point in the weight step */
 #define AMI_MAXT 8     /* worker threads */
+/* Least-squares polish rounds after the robust alternations (polish.c; docs/track2rig.md) */
+#define AMI_POLISH_ROUNDS 10
 
 /* What one more bone costs in --bones auto (auto.c), as a share of the remaining clustering
  * error (log scale): a bone must remove about 4% of what is left. The hard clustering never
@@ -55,6 +57,8 @@ typedef struct ami_dec {
     bool robust;             /* Huber pseudo-observations + track weights */
     bool em;                 /* hidden entries -> current reconstruction */
     bool rest_update;        /* per-point rest refit */
+    bool plain;              /* robust but judged clean: least squares, no Huber clip and every
+                                track weight 1 (polish.c) */
     double alpha;            /* Laplacian weight (0 = none) */
     double huber;            /* Huber threshold in median residual norms */
     double body;             /* body size, metres */
@@ -82,6 +86,11 @@ double ami_dec_noise_floor(const ami_dec *d);
 size_t ami_dec_place_hidden(ami_dec *d, size_t rf);
 /* The per-thread workspaces of the weight pass: [threads], zeroed; NULL when out of memory. */
 struct ami_work *ami_dec_work_alloc(size_t threads);
+
+/* polish.c: on data whose robust median residual is model error (clean), rounds of least-
+ * squares weights, rests and transforms after the robust ones; kept (*kept, d->plain set)
+ * when the visible error dropped, else the robust state is restored. */
+am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, am_error *err);
 
 /* init.c */
 am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,

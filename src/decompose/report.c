@@ -29,6 +29,8 @@ am_status am_decompose_report_write(const am_decompose_report *r, const char *pa
     ami_jw_number(&w, "recon_visible_pct", d->err_visible);
     ami_jw_number(&w, "recon_visible_free_bones_pct", d->err_visible_free);
     ami_jw_number(&w, "noise_floor_pct", d->noise_floor);
+    if (d->polish >= 0) /* polish.c: least squares kept (clean data), or not (noisy data: not run, or undone) */
+        ami_jw_string(&w, "least_squares_polish", d->polish ? "kept" : "not kept");
     if (d->rig) {
         static const char *const modes[AM_RIG_MODE_COUNT] = {"auto", "articulated", "hierarchical", "free"};
         ami_jw_object(&w, "rig");

@@ -574,7 +574,7 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
         ami_dec_stats(d);
     }
     if (update_pstar) ami_columns(d, d->G); /* column-major copy of G for the reconstruction kernel */
-    double delta = (d->robust && d->med_res > 0.0) ? d->huber * d->med_res : INFINITY;
+    double delta = (d->robust && !d->plain && d->med_res > 0.0) ? d->huber * d->med_res : INFINITY;
     double delta2 = delta * delta;
     double lam = d->alpha * (double)T * d->med_res * d->med_res;
     ami_work *wk = d->work;
@@ -616,7 +616,7 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
         double tmed = ami_hist_quantile(&thist, 0.5);
         for (size_t n = 0; n < N; n++) {
             double mres = d->mres[n];
-            if (!d->robust || mres < 0.0 || !(tmed > 0.0)) {
+            if (!d->robust || d->plain || mres < 0.0 || !(tmed > 0.0)) {
                 d->cn[n] = 1.0;
             } else {
                 /* Cauchy weight on the track's mean residual: a track that is bad for most of
