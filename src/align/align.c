@@ -27,6 +27,7 @@
 #define AMI_AL_FLOOR_Q 0.25    /* the floor: this quantile over frames of their lowest points (a run is in
                                   the air for part of its frames) */
 #define AMI_AL_DIRS 2000       /* directions of the floor search */
+#define AMI_AL_STILL_DIRS 600  /* directions of the resting-contact search */
 #define AMI_AL_MIRROR_PTS 400  /* points per frame in the mirror test */
 #define AMI_AL_MIRROR_FRAMES 6 /* frames in the mirror test */
 
@@ -488,6 +489,68 @@ static double ami_contact_score(const ami_al *a, const double n[3], double F, ui
     return 100 * below > total ? 0.0 : (double)score;
 }
 
+/* Velocity of track i of a->tp at frame t over 4 frames either side (a tracker's noise divided
+ * by the span); false when either end is hidden or outside the clip. */
+static bool ami_tp_vel(const ami_al *a, size_t t, size_t i, double v[3])
+{
+    if (t < 4 || t + 4 >= a->T) return false;
+    const double *p0 = a->tp + 3 * ((t - 4) * a->np + i), *p1 = a->tp + 3 * ((t + 4) * a->np + i);
+    if (!isfinite(p0[0]) || !isfinite(p1[0])) return false;
+    am_vec3_sub(p1, p0, v);
+    am_vec3_scale(v, 1.0 / 8.0, v);
+    return true;
+}
+
+/* Resting contact along n for a body that does not step by ami_contact_score's rule: the
+ * entries on the floor F (within eps) that move with one common velocity w (the per-axis median
+ * of theirs: a ground at rest, or the treadmill of an in-place clip), within a quarter of the
+ * body's mean speed relative to w, times the share of frames touching the floor; 0 when more
+ * than 1 % of the entries lie under it (not under the body). in (may be NULL) marks them. The
+ * prototype's DEV figures are in bench/RESULTS.md. */
+static double ami_still_score(const ami_al *a, const double n[3], double F, double *tmp, uint8_t *in)
+{
+    double eps = 0.015 * a->size;
+    size_t npts = a->T * a->np, k = 0, below = 0, total = 0, touch = 0;
+    double *vx = tmp, *vy = tmp + npts, *vz = tmp + 2 * npts;
+    for (size_t t = 0; t < a->T; t++) {
+        double lo1 = INFINITY, lo2 = INFINITY;
+        for (size_t i = 0; i < a->np; i++) {
+            const double *p = a->tp + 3 * (t * a->np + i);
+            if (!isfinite(p[0])) continue;
+            double h = am_vec3_dot(n, p) - F, v[3];
+            ami_two_lowest(h, &lo1, &lo2);
+            total++;
+            below += h < -2.0 * eps;
+            if (fabs(h) < eps && ami_tp_vel(a, t, i, v)) vx[k] = v[0], vy[k] = v[1], vz[k] = v[2], k++;
+        }
+        touch += fabs(lo2) < eps;
+    }
+    if (in) memset(in, 0, npts);
+    if (k < 5 || 100 * below > total) return 0.0;
+    double w[3] = {ami_quantile(vx, k, 0.5), ami_quantile(vy, k, 0.5), ami_quantile(vz, k, 0.5)};
+    double body = 0;
+    size_t nb = 0;
+    for (size_t t = 0; t < a->T; t++)
+        for (size_t i = 0; i < a->np; i++) {
+            double v[3];
+            if (!ami_tp_vel(a, t, i, v)) continue;
+            body += am_vec3_dist(v, w);
+            nb++;
+        }
+    double lim = 0.25 * (nb ? body / (double)nb : 0.0), still = 0;
+    for (size_t t = 0; t < a->T; t++)
+        for (size_t i = 0; i < a->np; i++) {
+            const double *p = a->tp + 3 * (t * a->np + i);
+            double v[3];
+            if (!isfinite(p[0]) || !(fabs(am_vec3_dot(n, p) - F) < eps) || !ami_tp_vel(a, t, i, v)) continue;
+            if (am_vec3_dist(v, w) < lim) {
+                still++;
+                if (in) in[t * a->np + i] = 1;
+            }
+        }
+    return still * (double)touch / (double)a->T;
+}
+
 /* The ground. Two cues of the lowest, slowest points:
  * - a body that steps: the plane on which points rest for a while and which they leave (feet
  *   that plant and lift), searched over a Fibonacci grid of directions, then refined by
@@ -527,10 +590,51 @@ static am_status ami_ground(ami_al *a, double u[3], double *g, size_t *inliers, 
         }
     }
     bool stepping = best >= 2.0 * (double)a->T / 3.0; /* two feet planted for a third of the clip */
-    const double *pts = stepping ? a->tp : a->slow;
-    size_t count = stepping ? npts : a->ns;
     double n[3], d = 0;
-    if (stepping) {
+    bool resting = false;
+    {
+        /* no feet that plant and lift: points that rest on a common ground */
+        double *vt = am_alloc_array(3 * npts + 1, sizeof(double));
+        if (!vt) {
+            am_free(tmp);
+            am_free(in);
+            return AM_FAIL(err, AM_E_NOMEM, "align: ground");
+        }
+        double bs = 0;
+        for (int i = 0; i < AMI_AL_STILL_DIRS; i++) {
+            double z = 1.0 - (2.0 * i + 1.0) / AMI_AL_STILL_DIRS, rr = sqrt(fmax(0.0, 1.0 - z * z)), ph = golden * i;
+            double m[3] = {rr * cos(ph), rr * sin(ph), z};
+            double F = ami_floor(a, m, tmp);
+            double sc = isfinite(F) ? ami_still_score(a, m, F, vt, NULL) : 0.0;
+            if (sc > bs) bs = sc, memcpy(n, m, sizeof m);
+        }
+        /* A side or the top also has extreme points that plant and lift (a swinging tail, a
+         * head): a stepping floor stands only when its contacts also rest about as well as the
+         * best resting floor's (half as many still contact entries). */
+        if (stepping && bs > 0) {
+            double F = ami_floor(a, bn, tmp);
+            stepping = isfinite(F) && ami_still_score(a, bn, F, vt, NULL) >= 0.5 * bs;
+        }
+        resting = !stepping && bs >= (double)a->T / 3.0; /* one contact entry for a third of the frames */
+        for (int round = 0; resting && round < 6; round++) {
+            double F = ami_floor(a, n, tmp);
+            ami_still_score(a, n, F, vt, in);
+            size_t k = 0;
+            for (size_t i = 0; i < npts; i++) k += in[i];
+            if (k < 3) break;
+            double dd;
+            ami_fit_plane(a->tp, in, npts, n, &dd);
+        }
+        if (resting) {
+            d = ami_floor(a, n, tmp);
+            ami_still_score(a, n, d, vt, in);
+        }
+        am_free(vt);
+    }
+    const double *pts = stepping || resting ? a->tp : a->slow;
+    size_t count = stepping || resting ? npts : a->ns;
+    if (resting) {
+    } else if (stepping) {
         memcpy(n, bn, sizeof n);
         for (int round = 0; round < 6; round++) {
             double F = ami_floor(a, n, tmp);
