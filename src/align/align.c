@@ -551,6 +551,14 @@ static double ami_still_score(const ami_al *a, const double n[3], double F, doub
     return still * (double)touch / (double)a->T;
 }
 
+/* Direction i of a Fibonacci grid of count directions over the sphere (near-uniform, no poles). */
+static void ami_sphere_dir(int i, int count, double n[3])
+{
+    const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
+    double z = 1.0 - (2.0 * i + 1.0) / count, rr = sqrt(fmax(0.0, 1.0 - z * z)), ph = golden * i;
+    n[0] = rr * cos(ph), n[1] = rr * sin(ph), n[2] = z;
+}
+
 /* The ground. Two cues of the lowest, slowest points:
  * - a body that steps: the plane on which points rest for a while and which they leave (feet
  *   that plant and lift), searched over a Fibonacci grid of directions, then refined by
@@ -564,7 +572,6 @@ static am_status ami_ground(ami_al *a, double u[3], double *g, size_t *inliers, 
 {
     *found = false;
     if (a->na < 30 || a->np < 3) return AM_OK;
-    const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
     double *tmp = am_alloc_array(a->T, sizeof(double));
     size_t npts = a->T * a->np;
     uint8_t *in = am_alloc(npts > a->ns ? npts : a->ns + 1);
@@ -580,8 +587,8 @@ static am_status ami_ground(ami_al *a, double u[3], double *g, size_t *inliers, 
             am_free(in);
             return AM_FAIL(err, AM_E_CANCELLED, "align stopped");
         }
-        double z = 1.0 - (2.0 * i + 1.0) / AMI_AL_DIRS, rr = sqrt(fmax(0.0, 1.0 - z * z)), ph = golden * i;
-        double n[3] = {rr * cos(ph), rr * sin(ph), z};
+        double n[3];
+        ami_sphere_dir(i, AMI_AL_DIRS, n);
         double F = ami_floor(a, n, tmp);
         double sc = isfinite(F) ? ami_contact_score(a, n, F, NULL) : 0.0;
         if (sc > best) {
@@ -602,8 +609,8 @@ static am_status ami_ground(ami_al *a, double u[3], double *g, size_t *inliers, 
         }
         double bs = 0;
         for (int i = 0; i < AMI_AL_STILL_DIRS; i++) {
-            double z = 1.0 - (2.0 * i + 1.0) / AMI_AL_STILL_DIRS, rr = sqrt(fmax(0.0, 1.0 - z * z)), ph = golden * i;
-            double m[3] = {rr * cos(ph), rr * sin(ph), z};
+            double m[3];
+            ami_sphere_dir(i, AMI_AL_STILL_DIRS, m);
             double F = ami_floor(a, m, tmp);
             double sc = isfinite(F) ? ami_still_score(a, m, F, vt, NULL) : 0.0;
             if (sc > bs) bs = sc, memcpy(n, m, sizeof m);
