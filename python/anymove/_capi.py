@@ -470,7 +470,7 @@ class am_decomposition(Structure):
                 ("err_visible_free", c_double), ("err_visible_articulated", c_double),
                 ("rig_mode", c_int), ("translating_count", c_size_t),
                 ("translating", POINTER(c_uint8)), ("noise_floor", c_double),
-                ("iterations", c_size_t), ("auto_count", c_size_t), ("auto_err", _dp),
+                ("iterations", c_size_t), ("polish", c_int), ("auto_count", c_size_t), ("auto_err", _dp),
                 ("time_init", c_double), ("time_solve", c_double), ("time_skeleton", c_double),
                 ("warnings", am_warning_list)]
 
