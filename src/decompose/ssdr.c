@@ -1073,7 +1073,7 @@ AMI_INLINE double ami_err_frames(const double *const *gt, const ami_v4 *wx, size
 
 /* One data pass; the --rig auto choice runs it after every pin it tries, so it has the
  * reconstruction kernel of the weight pass (was 13% of `rig` at 5,000 points x 200 frames). */
-AMI_HOT double ami_dec_error_visible(const ami_dec *d, const double *G)
+AMI_HOT static double ami_error_visible_kernel(const ami_dec *d, const double *G)
 {
     size_t T = d->T, N = d->N, ctstride = d->gs * 16;
     ami_columns(d, G);
@@ -1103,6 +1103,13 @@ AMI_HOT double ami_dec_error_visible(const ami_dec *d, const double *G)
         }
     }
     return cnt ? sum / (double)cnt : 0.0;
+}
+
+/* Exported through a plain function: Clang resolves a target_clones function only inside its
+ * own translation unit (the callers elsewhere see an undecorated declaration). */
+double ami_dec_error_visible(const ami_dec *d, const double *G)
+{
+    return ami_error_visible_kernel(d, G);
 }
 
 /* A point hidden in the reference frame has no rest position of its own: the fill carried it

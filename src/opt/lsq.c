@@ -326,7 +326,7 @@ AMI_HOT static void ami_band_backward(const double *ab, size_t n, size_t w, doub
     }
 }
 
-AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
+AMI_HOT static void ami_band_solve_kernel(const double *ab, size_t n, size_t w, double *b)
 {
     const size_t ld = w + 1;
     for (size_t i = 0; i < n; i++) {
@@ -334,6 +334,13 @@ AMI_HOT void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double
         b[i] = (b[i] - ami_band_dot(li, b, i > w ? i - w : 0, i)) / li[i];
     }
     ami_band_backward(ab, n, w, b);
+}
+
+/* Exported through a plain function: Clang resolves a target_clones function only inside its
+ * own translation unit (the callers elsewhere see an undecorated declaration). */
+void am_band_cholesky_solve(const double *ab, size_t n, size_t w, double *b)
+{
+    ami_band_solve_kernel(ab, n, w, b);
 }
 
 am_status am_dense_cholesky(double *a, size_t n, am_error *err)
