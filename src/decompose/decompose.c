@@ -358,10 +358,10 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     res->iterations = o.iterations;
     res->polish = -1;
     if (ours) {
-        bool kept = false;
-        if ((st = ami_dec_polish(&d, AMI_POLISH_ROUNDS, &kept, err)) < 0) goto fail;
+        bool kept = false, pass_done = false;
+        if ((st = ami_dec_polish(&d, AMI_POLISH_ROUNDS, &kept, &pass_done, err)) < 0) goto fail;
         res->polish = kept ? 1 : 0;
-        ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
+        if (!pass_done) ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
     }
     res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
     double t2 = am_now();

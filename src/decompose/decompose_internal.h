@@ -89,8 +89,10 @@ struct ami_work *ami_dec_work_alloc(size_t threads);
 
 /* polish.c: on data whose robust median residual is model error (clean), rounds of least-
  * squares weights, rests and transforms after the robust ones; kept (*kept, d->plain set)
- * when the visible error dropped, else the robust state is restored. */
-am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, am_error *err);
+ * when the visible error dropped, else the robust state is restored. *pass_done: the data was
+ * noisy and the refit's track-weight pass (ami_dec_pass_weights(d, true, false, false)) has
+ * already run. */
+am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, am_error *err);
 
 /* init.c */
 am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,

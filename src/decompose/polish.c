@@ -29,9 +29,10 @@
  * (about the log-midpoint of the dev clips' 0.024 % clean and 0.27 % degraded extremes) */
 #define AMI_POLISH_MAX_MED 1e-3
 
-am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, am_error *err)
+am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, am_error *err)
 {
     *kept = false;
+    *pass_done = false;
     if (!rounds || !d->robust) return AM_OK; /* the baseline is least squares already */
     size_t N = d->N, T = d->T, B = d->B;
     size_t ng = T * d->gs * 12;
@@ -46,17 +47,14 @@ am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, am_error *err)
         goto done;
     }
     /* the robust fit's median residual, measured on its final transforms */
-    double med_prev = d->med_res;
-    memcpy(cn, d->cn, N * sizeof(double));
     ami_dec_pass_weights(d, true, false, false);
     double med_robust = d->med_res;
     double err_robust = ami_dec_error_visible(d, d->G);
     if (!(med_robust < AMI_POLISH_MAX_MED * d->body)) {
-        /* noisy data: the robust fit as it was (the caller's next pass redoes p*, the track
-         * weights and the median from this Huber threshold and these track weights: results
-         * equal the code without the polish) */
-        d->med_res = med_prev;
-        memcpy(d->cn, cn, N * sizeof(double));
+        /* noisy data: the robust fit as it was, and the pass just run is the one the caller
+         * would run next from the same state (p*, the track weights and the median for the
+         * refit): it is not run twice, results equal the code without the polish */
+        *pass_done = true;
         goto done;
     }
     memcpy(G, d->G, ng * sizeof(double));
