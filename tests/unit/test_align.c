@@ -287,6 +287,32 @@ static am_synth_clip *ami_bake(const char *file, const char *clip, double scale)
     return c;
 }
 
+/* Every case of a baked-clip set, `trials` random transforms each from seed + its index, odd
+ * cases scaled by --length and even ones by --height. Up given (the truth's Z, moved): the merged
+ * row under `title`. Up found: each case is a figure of its own (docs/align.md), so each is
+ * checked (no trial failed, up within 1.5 degrees) and printed. */
+static void ami_bake_set(const char *title, const ami_bake_case *cases, size_t n, bool given_up, int trials,
+                         uint32_t seed)
+{
+    ami_stats all = {0};
+    for (size_t i = 0; i < n; i++) {
+        am_synth_clip *c = ami_bake(cases[i].file, cases[i].clip, cases[i].scale);
+        if (!c) continue;
+        char name[64];
+        snprintf(name, sizeof name, "%s %s%s", strrchr(cases[i].file, '/') + 1, cases[i].clip,
+                 given_up ? "" : ", up found");
+        ami_stats st = {0};
+        ami_trials(name, c->tracks, trials, seed + (uint32_t)i, i % 2 == 1, true, given_up, cases[i].fwd_deg,
+                   cases[i].scale_max, &st);
+        if (!given_up)
+            AM_CHECK_MSG(st.failures == 0 && st.up < 1.5, "%s: up %.3f deg, %d failed", name, st.up, st.failures);
+        if (!given_up || ami_verbose()) ami_report(name, &st);
+        ami_merge(&all, &st);
+        am_synth_clip_free(c);
+    }
+    if (given_up) ami_report(title, &all);
+}
+
 static void baked_clips_are_recovered_with_up_given(void)
 {
     static const ami_bake_case cases[] = {
@@ -297,20 +323,7 @@ static void baked_clips_are_recovered_with_up_given(void)
         {"data/gltf/quaternius/KnightCharacter.glb", "Run", 1.0, 1.0, 0.01},
         {"data/gltf/quaternius/Fox.glb", "Idle", 1.0, 1.0, 0.01},
     };
-    ami_stats all = {0};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        am_synth_clip *c = ami_bake(cases[i].file, cases[i].clip, cases[i].scale);
-        if (!c) continue;
-        char name[64];
-        snprintf(name, sizeof name, "%s %s", strrchr(cases[i].file, '/') + 1, cases[i].clip);
-        ami_stats st = {0};
-        ami_trials(name, c->tracks, 6, 300 + (uint32_t)i, i % 2 == 1, true, true, cases[i].fwd_deg,
-                   cases[i].scale_max, &st);
-        if (ami_verbose()) ami_report(name, &st);
-        ami_merge(&all, &st);
-        am_synth_clip_free(c);
-    }
-    ami_report("baked glTF, up given", &all);
+    ami_bake_set("baked glTF, up given", cases, sizeof cases / sizeof *cases, true, 6, 300);
 }
 
 /* Up found from the data (--up auto). Measured on every set above (docs/align.md): it meets 1
@@ -338,18 +351,7 @@ static void up_is_found_on_clips_that_stand(void)
     static const ami_bake_case cases[] = {
         {"data/gltf/quaternius/Husky.glb", "Idle", 1.0, 1.0, 0.01},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        am_synth_clip *c = ami_bake(cases[i].file, cases[i].clip, cases[i].scale);
-        if (!c) continue;
-        char name[64];
-        snprintf(name, sizeof name, "%s %s, up found", strrchr(cases[i].file, '/') + 1, cases[i].clip);
-        ami_stats st = {0};
-        ami_trials(name, c->tracks, 4, 500 + (uint32_t)i, i % 2 == 1, true, false, cases[i].fwd_deg,
-                   cases[i].scale_max, &st);
-        AM_CHECK_MSG(st.failures == 0 && st.up < 1.5, "%s: up %.3f deg, %d failed", name, st.up, st.failures);
-        ami_report(name, &st);
-        am_synth_clip_free(c);
-    }
+    ami_bake_set(NULL, cases, sizeof cases / sizeof *cases, false, 4, 500);
 }
 
 /* ---- bad input ---- */
