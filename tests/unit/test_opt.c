@@ -288,6 +288,45 @@ static void band_cholesky_solves_spd(void)
     AM_CHECK_STATUS(am_band_cholesky(bad, 2, 1, &err), AM_E_DEGENERATE);
 }
 
+/* ---- one problem in two forms: the same normal equations ---- */
+
+/* What a 3-parameter problem gives from one start: its gradient there, its solve's status,
+ * minimum, iterations and final cost. */
+typedef struct {
+    double gradient[3], x[3], cost;
+    uint32_t iterations;
+    am_status status;
+} ami_solved3;
+
+/* The prologue the form tests share: `eval` with user = &form, its gradient at x0 and its
+ * solve from there. */
+static ami_solved3 ami_solve3(am_lsq_eval_fn eval, int form, const double x0[3])
+{
+    ami_solved3 out = {0};
+    am_lsq_problem pb = {.param_count = 3, .eval = eval, .user = &form};
+    am_lsq *ws = NULL;
+    am_error err = {0};
+    AM_CHECK_OK(am_lsq_create(&pb, &ws, &err), &err);
+    memcpy(out.x, x0, sizeof out.x);
+    AM_CHECK_OK(am_lsq_gradient(ws, out.x, out.gradient, &err), &err);
+    am_lsq_report rep = {0};
+    out.status = am_lsq_solve(ws, out.x, NULL, &rep, &err);
+    out.iterations = rep.iterations;
+    out.cost = rep.final_cost;
+    am_lsq_free(ws);
+    return out;
+}
+
+/* The same steps, not just the same minimum: equal iterations, gradients and minima. */
+static void ami_check_same_steps(const ami_solved3 r[2], double gradient_tol, double x_tol)
+{
+    AM_CHECK(r[0].iterations == r[1].iterations);
+    for (int i = 0; i < 3; i++) {
+        AM_CHECK_NEAR(r[0].gradient[i], r[1].gradient[i], gradient_tol);
+        AM_CHECK_NEAR(r[0].x[i], r[1].x[i], x_tol);
+    }
+}
+
 /* A block may list its columns in any order, and one column twice: the normal equations are
  * those of the merged column. */
 static am_status ami_dup_eval(void *user, const double *x, am_lsq_sink *s)
@@ -311,31 +350,17 @@ static am_status ami_dup_eval(void *user, const double *x, am_lsq_sink *s)
 
 static void lsq_add_any_column_order(void)
 {
-    int merged[2] = {1, 0};
-    double g[2][3], xs[2][3];
-    uint32_t its[2];
+    static const int merged[2] = {1, 0};
+    static const double x0[3] = {0.3, -0.2, 0.7};
+    ami_solved3 r[2];
     for (int m = 0; m < 2; m++) {
-        am_lsq_problem pb = {.param_count = 3, .eval = ami_dup_eval, .user = &merged[m]};
-        am_lsq *ws = NULL;
-        am_error err = {0};
-        AM_CHECK_OK(am_lsq_create(&pb, &ws, &err), &err);
-        double x[3] = {0.3, -0.2, 0.7};
-        AM_CHECK_OK(am_lsq_gradient(ws, x, g[m], &err), &err);
-        am_lsq_report rep;
-        AM_CHECK_STATUS(am_lsq_solve(ws, x, NULL, &rep, &err), AM_OK);
-        its[m] = rep.iterations;
-        memcpy(xs[m], x, sizeof x);
-        AM_CHECK_NEAR(x[2], 0.25, 1e-9);
-        AM_CHECK_NEAR(x[0], 0.5, 1e-9);
-        AM_CHECK_NEAR(x[1], 0.25, 1e-9);
-        am_lsq_free(ws);
+        r[m] = ami_solve3(ami_dup_eval, merged[m], x0);
+        AM_CHECK_STATUS(r[m].status, AM_OK);
+        AM_CHECK_NEAR(r[m].x[2], 0.25, 1e-9);
+        AM_CHECK_NEAR(r[m].x[0], 0.5, 1e-9);
+        AM_CHECK_NEAR(r[m].x[1], 0.25, 1e-9);
     }
-    /* the same steps: the same normal equations, not just the same minimum */
-    AM_CHECK(its[0] == its[1]);
-    for (int i = 0; i < 3; i++) {
-        AM_CHECK_NEAR(g[0][i], g[1][i], 1e-14);
-        AM_CHECK_NEAR(xs[0][i], xs[1][i], 1e-14);
-    }
+    ami_check_same_steps(r, 1e-14, 1e-14);
 }
 
 /* The dense factor solves the same system as the band one with w = n - 1, and leaves the strict
@@ -424,29 +449,14 @@ static am_status ami_gram_eval(void *user, const double *x, am_lsq_sink *s)
 
 static void lsq_add_gram_equals_blocks(void)
 {
-    int gram[2] = {0, 1};
-    double g[2][3], xs[2][3], cost[2];
-    uint32_t its[2];
-    for (int m = 0; m < 2; m++) {
-        am_lsq_problem pb = {.param_count = 3, .eval = ami_gram_eval, .user = &gram[m]};
-        am_lsq *ws = NULL;
-        am_error err = {0};
-        AM_CHECK_OK(am_lsq_create(&pb, &ws, &err), &err);
-        double x[3] = {1.0, -2.0, 0.5};
-        AM_CHECK_OK(am_lsq_gradient(ws, x, g[m], &err), &err);
-        am_lsq_report rep;
-        AM_CHECK(am_lsq_solve(ws, x, NULL, &rep, &err) >= 0);
-        its[m] = rep.iterations;
-        cost[m] = rep.final_cost;
-        memcpy(xs[m], x, sizeof x);
-        am_lsq_free(ws);
+    static const double x0[3] = {1.0, -2.0, 0.5};
+    ami_solved3 r[2];
+    for (int gram = 0; gram < 2; gram++) {
+        r[gram] = ami_solve3(ami_gram_eval, gram, x0);
+        AM_CHECK(r[gram].status >= 0);
     }
-    AM_CHECK(its[0] == its[1]);
-    AM_CHECK_NEAR(cost[0], cost[1], 1e-12);
-    for (int i = 0; i < 3; i++) {
-        AM_CHECK_NEAR(g[0][i], g[1][i], 1e-12);
-        AM_CHECK_NEAR(xs[0][i], xs[1][i], 1e-10);
-    }
+    AM_CHECK_NEAR(r[0].cost, r[1].cost, 1e-12);
+    ami_check_same_steps(r, 1e-12, 1e-10);
 }
 
 #define AM_TESTS(X) X(lsq_rejects_invalid_problems) X(lsq_solves_rosenbrock) X(lsq_respects_bounds) \
