@@ -21,7 +21,8 @@
  * relocation at start, although only the video paths use them (`anymove rig` on 5,000 points
  * x 200 frames peaked at 55 MB, 32 MB of it these libraries). The sonames are the ones the
  * headers were built against. The table below is the process's one copy, written once under
- * pthread_once and read-only afterwards (like the silenced log it replaces). */
+ * pthread_once and read-only afterwards (like the silenced log it replaces). Every call goes
+ * through it (ami_av_api.f), so AMI_AV_FUNCS is the one list of what is used. */
 #define AMI_AV_FUNCS(X) \
     X(av_d2q) \
     X(av_find_best_stream) \
@@ -113,49 +114,6 @@ static void ami_av_init(void)
     ami_av_api.ok = true;
 }
 
-/* the calls below go through the table */
-#define av_d2q ami_av_api.av_d2q
-#define av_find_best_stream ami_av_api.av_find_best_stream
-#define av_frame_alloc ami_av_api.av_frame_alloc
-#define av_frame_free ami_av_api.av_frame_free
-#define av_frame_get_buffer ami_av_api.av_frame_get_buffer
-#define av_frame_make_writable ami_av_api.av_frame_make_writable
-#define av_frame_unref ami_av_api.av_frame_unref
-#define av_interleaved_write_frame ami_av_api.av_interleaved_write_frame
-#define av_log_set_callback ami_av_api.av_log_set_callback
-#define av_opt_set ami_av_api.av_opt_set
-#define av_packet_alloc ami_av_api.av_packet_alloc
-#define av_packet_free ami_av_api.av_packet_free
-#define av_packet_rescale_ts ami_av_api.av_packet_rescale_ts
-#define av_packet_unref ami_av_api.av_packet_unref
-#define av_read_frame ami_av_api.av_read_frame
-#define av_strerror ami_av_api.av_strerror
-#define av_write_trailer ami_av_api.av_write_trailer
-#define avcodec_alloc_context3 ami_av_api.avcodec_alloc_context3
-#define avcodec_find_encoder ami_av_api.avcodec_find_encoder
-#define avcodec_find_encoder_by_name ami_av_api.avcodec_find_encoder_by_name
-#define avcodec_free_context ami_av_api.avcodec_free_context
-#define avcodec_open2 ami_av_api.avcodec_open2
-#define avcodec_parameters_from_context ami_av_api.avcodec_parameters_from_context
-#define avcodec_parameters_to_context ami_av_api.avcodec_parameters_to_context
-#define avcodec_receive_frame ami_av_api.avcodec_receive_frame
-#define avcodec_receive_packet ami_av_api.avcodec_receive_packet
-#define avcodec_send_frame ami_av_api.avcodec_send_frame
-#define avcodec_send_packet ami_av_api.avcodec_send_packet
-#define avformat_alloc_output_context2 ami_av_api.avformat_alloc_output_context2
-#define avformat_close_input ami_av_api.avformat_close_input
-#define avformat_find_stream_info ami_av_api.avformat_find_stream_info
-#define avformat_free_context ami_av_api.avformat_free_context
-#define avformat_new_stream ami_av_api.avformat_new_stream
-#define avformat_open_input ami_av_api.avformat_open_input
-#define avformat_write_header ami_av_api.avformat_write_header
-#define avio_closep ami_av_api.avio_closep
-#define avio_open ami_av_api.avio_open
-#define sws_freeContext ami_av_api.sws_freeContext
-#define sws_getCachedContext ami_av_api.sws_getCachedContext
-#define sws_getContext ami_av_api.sws_getContext
-#define sws_scale ami_av_api.sws_scale
-
 /* Loads FFmpeg once per process; AM_E_UNSUPPORTED when its libraries are missing. */
 static am_status ami_av_once(am_error *err)
 {
@@ -167,7 +125,7 @@ static am_status ami_av_once(am_error *err)
 
 static const char *ami_av_err(int code, char buf[128])
 {
-    if (av_strerror(code, buf, 128) < 0) snprintf(buf, 128, "FFmpeg error %d", code);
+    if (ami_av_api.av_strerror(code, buf, 128) < 0) snprintf(buf, 128, "FFmpeg error %d", code);
     return buf;
 }
 
@@ -187,12 +145,12 @@ struct am_video_writer {
 
 static void ami_writer_free(am_video_writer *vw)
 {
-    if (vw->fmt && vw->opened_io) avio_closep(&vw->fmt->pb);
-    avformat_free_context(vw->fmt);
-    avcodec_free_context(&vw->enc);
-    av_frame_free(&vw->frame);
-    av_packet_free(&vw->pkt);
-    sws_freeContext(vw->sws);
+    if (vw->fmt && vw->opened_io) ami_av_api.avio_closep(&vw->fmt->pb);
+    ami_av_api.avformat_free_context(vw->fmt);
+    ami_av_api.avcodec_free_context(&vw->enc);
+    ami_av_api.av_frame_free(&vw->frame);
+    ami_av_api.av_packet_free(&vw->pkt);
+    ami_av_api.sws_freeContext(vw->sws);
     am_free(vw);
 }
 
@@ -227,21 +185,21 @@ am_status am_video_writer_open(const char *path, int width, int height, double f
     const char *ext = strrchr(path, '.');
     bool webm = ext && strcasecmp(ext, ".webm") == 0;
     /* the container from the final name's extension (the temporary's name keeps it too) */
-    int rc = avformat_alloc_output_context2(&vw->fmt, NULL, NULL, path);
+    int rc = ami_av_api.avformat_alloc_output_context2(&vw->fmt, NULL, NULL, path);
     if (rc < 0 || !vw->fmt) {
         ami_writer_free(vw);
         return AM_FAIL_AT(err, AM_E_USAGE, path, 0, 0, "no video container for this extension (.mp4, .mkv, .avi, .webm)");
     }
-    const AVCodec *codec = webm ? avcodec_find_encoder_by_name("libvpx-vp9") : avcodec_find_encoder_by_name("libx264");
-    if (!codec) codec = avcodec_find_encoder(AV_CODEC_ID_MPEG4);
-    vw->enc = codec ? avcodec_alloc_context3(codec) : NULL;
-    vw->frame = av_frame_alloc();
-    vw->pkt = av_packet_alloc();
+    const AVCodec *codec = ami_av_api.avcodec_find_encoder_by_name(webm ? "libvpx-vp9" : "libx264");
+    if (!codec) codec = ami_av_api.avcodec_find_encoder(AV_CODEC_ID_MPEG4);
+    vw->enc = codec ? ami_av_api.avcodec_alloc_context3(codec) : NULL;
+    vw->frame = ami_av_api.av_frame_alloc();
+    vw->pkt = ami_av_api.av_packet_alloc();
     if (!vw->enc || !vw->frame || !vw->pkt) {
         ami_writer_free(vw);
         return AM_FAIL(err, codec ? AM_E_NOMEM : AM_E_UNSUPPORTED, "no video encoder (libx264 or mpeg4)");
     }
-    AVRational rate = av_d2q(fps, 100000);
+    AVRational rate = ami_av_api.av_d2q(fps, 100000);
     vw->enc->width = vw->width;
     vw->enc->height = vw->height;
     vw->enc->time_base = av_inv_q(rate);
@@ -251,40 +209,40 @@ am_status am_video_writer_open(const char *path, int width, int height, double f
     /* one thread: the render runs on one core and the machine is shared */
     vw->enc->thread_count = 1;
     if (strcmp(codec->name, "libx264") == 0) {
-        av_opt_set(vw->enc->priv_data, "preset", "veryfast", 0);
-        av_opt_set(vw->enc->priv_data, "crf", "20", 0);
+        ami_av_api.av_opt_set(vw->enc->priv_data, "preset", "veryfast", 0);
+        ami_av_api.av_opt_set(vw->enc->priv_data, "crf", "20", 0);
     } else if (strcmp(codec->name, "libvpx-vp9") == 0) {
-        av_opt_set(vw->enc->priv_data, "deadline", "realtime", 0);
-        av_opt_set(vw->enc->priv_data, "cpu-used", "8", 0);
+        ami_av_api.av_opt_set(vw->enc->priv_data, "deadline", "realtime", 0);
+        ami_av_api.av_opt_set(vw->enc->priv_data, "cpu-used", "8", 0);
         vw->enc->bit_rate = 2000000;
     } else {
         vw->enc->bit_rate = (int64_t)(0.15 * vw->width * vw->height * fps);
         vw->enc->qmax = 8;
     }
     if (vw->fmt->oformat->flags & AVFMT_GLOBALHEADER) vw->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if ((rc = avcodec_open2(vw->enc, codec, NULL)) < 0) {
+    if ((rc = ami_av_api.avcodec_open2(vw->enc, codec, NULL)) < 0) {
         ami_writer_free(vw);
         return AM_FAIL_AT(err, AM_E_UNSUPPORTED, path, 0, 0, "%s encoder: %s", codec->name, ami_av_err(rc, eb));
     }
-    vw->st = avformat_new_stream(vw->fmt, NULL);
+    vw->st = ami_av_api.avformat_new_stream(vw->fmt, NULL);
     vw->frame->format = AV_PIX_FMT_YUV420P;
     vw->frame->width = vw->width;
     vw->frame->height = vw->height;
-    vw->sws = sws_getContext(vw->width, vw->height, AV_PIX_FMT_RGB24, vw->width, vw->height, AV_PIX_FMT_YUV420P,
-                             SWS_BILINEAR, NULL, NULL, NULL);
-    if (!vw->st || !vw->sws || av_frame_get_buffer(vw->frame, 0) < 0 ||
-        avcodec_parameters_from_context(vw->st->codecpar, vw->enc) < 0) {
+    vw->sws = ami_av_api.sws_getContext(vw->width, vw->height, AV_PIX_FMT_RGB24, vw->width, vw->height,
+                                        AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
+    if (!vw->st || !vw->sws || ami_av_api.av_frame_get_buffer(vw->frame, 0) < 0 ||
+        ami_av_api.avcodec_parameters_from_context(vw->st->codecpar, vw->enc) < 0) {
         ami_writer_free(vw);
         return AM_FAIL(err, AM_E_NOMEM, "video frame of %d x %d", width, height);
     }
     vw->st->time_base = vw->enc->time_base;
     vw->st->avg_frame_rate = rate;
-    if ((rc = avio_open(&vw->fmt->pb, vw->tmp, AVIO_FLAG_WRITE)) < 0) {
+    if ((rc = ami_av_api.avio_open(&vw->fmt->pb, vw->tmp, AVIO_FLAG_WRITE)) < 0) {
         ami_writer_free(vw);
         return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "%s", ami_av_err(rc, eb));
     }
     vw->opened_io = true;
-    if ((rc = avformat_write_header(vw->fmt, NULL)) < 0) {
+    if ((rc = ami_av_api.avformat_write_header(vw->fmt, NULL)) < 0) {
         am_video_writer_abort(vw);
         return AM_FAIL_AT(err, AM_E_WRITE, path, 0, 0, "video header: %s", ami_av_err(rc, eb));
     }
@@ -297,15 +255,15 @@ am_status am_video_writer_open(const char *path, int width, int height, double f
 static am_status ami_encode(am_video_writer *vw, AVFrame *frame, am_error *err)
 {
     char eb[128];
-    int rc = avcodec_send_frame(vw->enc, frame);
+    int rc = ami_av_api.avcodec_send_frame(vw->enc, frame);
     if (rc < 0) return AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "encoder: %s", ami_av_err(rc, eb));
     for (;;) {
-        rc = avcodec_receive_packet(vw->enc, vw->pkt);
+        rc = ami_av_api.avcodec_receive_packet(vw->enc, vw->pkt);
         if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return AM_OK;
         if (rc < 0) return AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "encoder: %s", ami_av_err(rc, eb));
-        av_packet_rescale_ts(vw->pkt, vw->enc->time_base, vw->st->time_base);
+        ami_av_api.av_packet_rescale_ts(vw->pkt, vw->enc->time_base, vw->st->time_base);
         vw->pkt->stream_index = vw->st->index;
-        rc = av_interleaved_write_frame(vw->fmt, vw->pkt);
+        rc = ami_av_api.av_interleaved_write_frame(vw->fmt, vw->pkt);
         if (rc < 0) return AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "%s", ami_av_err(rc, eb));
     }
 }
@@ -314,7 +272,7 @@ am_status am_video_writer_frame(am_video_writer *vw, const am_image *img, am_err
 {
     AMI_CHECK(err, img->width <= vw->width && img->height <= vw->height, AM_E_SHAPE,
               "frame of %d x %d for a video of %d x %d", img->width, img->height, vw->width, vw->height);
-    if (av_frame_make_writable(vw->frame) < 0) {
+    if (ami_av_api.av_frame_make_writable(vw->frame) < 0) {
         vw->failed = true;
         return AM_FAIL(err, AM_E_NOMEM, "video frame");
     }
@@ -336,7 +294,7 @@ am_status am_video_writer_frame(am_video_writer *vw, const am_image *img, am_err
     }
     const uint8_t *planes[1] = {src};
     int stride[1] = {vw->width * 3};
-    sws_scale(vw->sws, planes, stride, 0, vw->height, vw->frame->data, vw->frame->linesize);
+    ami_av_api.sws_scale(vw->sws, planes, stride, 0, vw->height, vw->frame->data, vw->frame->linesize);
     am_free(pad);
     vw->frame->pts = vw->pts++;
     am_status s = ami_encode(vw, vw->frame, err);
@@ -350,10 +308,10 @@ am_status am_video_writer_close(am_video_writer *vw, am_error *err)
     am_status s = vw->failed ? AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "a frame failed") : ami_encode(vw, NULL, err);
     char eb[128];
     int rc;
-    if (s == AM_OK && (rc = av_write_trailer(vw->fmt)) < 0)
+    if (s == AM_OK && (rc = ami_av_api.av_write_trailer(vw->fmt)) < 0)
         s = AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "video trailer: %s", ami_av_err(rc, eb));
     if (s == AM_OK) {
-        rc = avio_closep(&vw->fmt->pb);
+        rc = ami_av_api.avio_closep(&vw->fmt->pb);
         vw->opened_io = false;
         if (rc < 0) s = AM_FAIL_AT(err, AM_E_WRITE, vw->path, 0, 0, "%s", ami_av_err(rc, eb));
     }
@@ -382,11 +340,11 @@ struct am_video_reader {
 void am_video_reader_close(am_video_reader *vr)
 {
     if (!vr) return;
-    avcodec_free_context(&vr->dec);
-    avformat_close_input(&vr->fmt);
-    av_frame_free(&vr->frame);
-    av_packet_free(&vr->pkt);
-    sws_freeContext(vr->sws);
+    ami_av_api.avcodec_free_context(&vr->dec);
+    ami_av_api.avformat_close_input(&vr->fmt);
+    ami_av_api.av_frame_free(&vr->frame);
+    ami_av_api.av_packet_free(&vr->pkt);
+    ami_av_api.sws_freeContext(vr->sws);
     am_free(vr);
 }
 
@@ -398,31 +356,32 @@ am_status am_video_reader_open(const char *path, am_video_reader **out, am_video
     AMI_CHECK(err, vr, AM_E_NOMEM, "video reader");
     snprintf(vr->path, sizeof vr->path, "%s", path);
     char eb[128];
-    int rc = avformat_open_input(&vr->fmt, path, NULL, NULL);
+    int rc = ami_av_api.avformat_open_input(&vr->fmt, path, NULL, NULL);
     if (rc < 0) {
         am_video_reader_close(vr);
         return AM_FAIL_AT(err, rc == AVERROR(ENOENT) ? AM_E_READ : AM_E_FORMAT, path, 0, 0, "%s", ami_av_err(rc, eb));
     }
-    if ((rc = avformat_find_stream_info(vr->fmt, NULL)) < 0) {
+    if ((rc = ami_av_api.avformat_find_stream_info(vr->fmt, NULL)) < 0) {
         am_video_reader_close(vr);
         return AM_FAIL_AT(err, AM_E_FORMAT, path, 0, 0, "%s", ami_av_err(rc, eb));
     }
     const AVCodec *codec = NULL;
-    vr->stream = av_find_best_stream(vr->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    vr->stream = ami_av_api.av_find_best_stream(vr->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (vr->stream < 0 || !codec) {
         am_video_reader_close(vr);
         return AM_FAIL_AT(err, AM_E_FORMAT, path, 0, 0, "no video stream FFmpeg can decode");
     }
     AVStream *st = vr->fmt->streams[vr->stream];
-    vr->dec = avcodec_alloc_context3(codec);
-    vr->frame = av_frame_alloc();
-    vr->pkt = av_packet_alloc();
-    if (!vr->dec || !vr->frame || !vr->pkt || avcodec_parameters_to_context(vr->dec, st->codecpar) < 0) {
+    vr->dec = ami_av_api.avcodec_alloc_context3(codec);
+    vr->frame = ami_av_api.av_frame_alloc();
+    vr->pkt = ami_av_api.av_packet_alloc();
+    if (!vr->dec || !vr->frame || !vr->pkt ||
+        ami_av_api.avcodec_parameters_to_context(vr->dec, st->codecpar) < 0) {
         am_video_reader_close(vr);
         return AM_FAIL(err, AM_E_NOMEM, "video decoder");
     }
     vr->dec->thread_count = 1;
-    if ((rc = avcodec_open2(vr->dec, codec, NULL)) < 0) {
+    if ((rc = ami_av_api.avcodec_open2(vr->dec, codec, NULL)) < 0) {
         am_video_reader_close(vr);
         return AM_FAIL_AT(err, AM_E_FORMAT, path, 0, 0, "decoder: %s", ami_av_err(rc, eb));
     }
@@ -443,19 +402,19 @@ am_status am_video_reader_next(am_video_reader *vr, am_image *img, am_error *err
 {
     char eb[128];
     for (;;) {
-        int rc = avcodec_receive_frame(vr->dec, vr->frame);
+        int rc = ami_av_api.avcodec_receive_frame(vr->dec, vr->frame);
         if (rc == 0) break;
         if (rc == AVERROR_EOF) return AM_FAIL_AT(err, AM_E_EMPTY, vr->path, 0, 0, "no more frames");
         if (rc != AVERROR(EAGAIN)) return AM_FAIL_AT(err, AM_E_FORMAT, vr->path, 0, 0, "decoder: %s", ami_av_err(rc, eb));
         if (vr->draining) return AM_FAIL_AT(err, AM_E_EMPTY, vr->path, 0, 0, "no more frames");
-        rc = av_read_frame(vr->fmt, vr->pkt);
+        rc = ami_av_api.av_read_frame(vr->fmt, vr->pkt);
         if (rc < 0) {
             vr->draining = true;
-            avcodec_send_packet(vr->dec, NULL);
+            ami_av_api.avcodec_send_packet(vr->dec, NULL);
             continue;
         }
-        if (vr->pkt->stream_index == vr->stream) rc = avcodec_send_packet(vr->dec, vr->pkt);
-        av_packet_unref(vr->pkt);
+        if (vr->pkt->stream_index == vr->stream) rc = ami_av_api.avcodec_send_packet(vr->dec, vr->pkt);
+        ami_av_api.av_packet_unref(vr->pkt);
         if (rc < 0 && rc != AVERROR(EAGAIN))
             return AM_FAIL_AT(err, AM_E_FORMAT, vr->path, 0, 0, "decoder: %s", ami_av_err(rc, eb));
     }
@@ -464,19 +423,20 @@ am_status am_video_reader_next(am_video_reader *vr, am_image *img, am_error *err
         am_image_release(img);
         am_status s = am_image_init(img, w, h, err);
         if (s != AM_OK) {
-            av_frame_unref(vr->frame);
+            ami_av_api.av_frame_unref(vr->frame);
             return s;
         }
     }
-    vr->sws = sws_getCachedContext(vr->sws, w, h, (enum AVPixelFormat)vr->frame->format, w, h, AV_PIX_FMT_RGB24,
-                                   SWS_BILINEAR, NULL, NULL, NULL);
+    vr->sws = ami_av_api.sws_getCachedContext(vr->sws, w, h, (enum AVPixelFormat)vr->frame->format, w, h,
+                                              AV_PIX_FMT_RGB24, SWS_BILINEAR, NULL, NULL, NULL);
     if (!vr->sws) {
-        av_frame_unref(vr->frame);
+        ami_av_api.av_frame_unref(vr->frame);
         return AM_FAIL(err, AM_E_NOMEM, "pixel conversion");
     }
     uint8_t *planes[1] = {img->rgb};
     int stride[1] = {w * 3};
-    sws_scale(vr->sws, (const uint8_t *const *)vr->frame->data, vr->frame->linesize, 0, h, planes, stride);
-    av_frame_unref(vr->frame);
+    ami_av_api.sws_scale(vr->sws, (const uint8_t *const *)vr->frame->data, vr->frame->linesize, 0, h, planes,
+                         stride);
+    ami_av_api.av_frame_unref(vr->frame);
     return AM_OK;
 }
