@@ -204,8 +204,11 @@ static am_status ami_creature_fill(const json_t *doc, am_creature *c, am_error *
     return AM_OK;
 }
 
-static am_status ami_creature_from_doc(const json_t *doc, am_creature **out, am_error *err)
+/* An ami_json_reader: out is an am_creature **. */
+static am_status ami_creature_from_doc(const json_t *doc, const void *user, void *out_, am_error *err)
 {
+    (void)user;
+    am_creature **out = out_;
     am_creature *c = am_alloc(sizeof *c);
     AMI_CHECK(err, c, AM_E_NOMEM, "creature");
     am_status s = ami_creature_fill(doc, c, err);
@@ -221,21 +224,11 @@ am_status am_creature_parse(const char *text, size_t len, const char *source, am
                             am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_parse(text, len, source, &doc, err);
-    if (s == AM_OK) s = ami_creature_from_doc(doc, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, source);
-    return s;
+    return ami_json_parse_into(text, len, source, ami_creature_from_doc, NULL, out, err);
 }
 
 am_status am_creature_load(const char *path, am_creature **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_CREATURE_MAX_BYTES, &doc, err);
-    if (s == AM_OK) s = ami_creature_from_doc(doc, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, path);
-    return s;
+    return ami_json_load_into(path, AMI_CREATURE_MAX_BYTES, ami_creature_from_doc, NULL, out, err);
 }

@@ -133,6 +133,31 @@ am_status ami_json_load_file(const char *path, size_t max_bytes, json_t **out, a
     return s;
 }
 
+static am_status ami_json_read(am_status s, json_t *doc, const char *source, ami_json_reader read,
+                               const void *user, void *out, am_error *err)
+{
+    if (s == AM_OK) s = read(doc, user, out, err);
+    json_decref(doc);
+    if (s != AM_OK) am_error_set_file(err, source);
+    return s;
+}
+
+am_status ami_json_parse_into(const char *text, size_t len, const char *source, ami_json_reader read,
+                              const void *user, void *out, am_error *err)
+{
+    json_t *doc = NULL;
+    am_status s = ami_json_parse(text, len, source, &doc, err);
+    return ami_json_read(s, doc, source, read, user, out, err);
+}
+
+am_status ami_json_load_into(const char *path, size_t max_bytes, ami_json_reader read, const void *user,
+                             void *out, am_error *err)
+{
+    json_t *doc = NULL;
+    am_status s = ami_json_load_file(path, max_bytes, &doc, err);
+    return ami_json_read(s, doc, path, read, user, out, err);
+}
+
 /* ---- getters ---- */
 
 static const char *ami_json_type_want(json_type t)

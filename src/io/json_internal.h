@@ -90,6 +90,19 @@ AM_NODISCARD am_status ami_json_parse(const char *text, size_t len, const char *
 AM_NODISCARD am_status ami_json_load_file(const char *path, size_t max_bytes, json_t **out,
                                           am_error *err);
 
+/* A JSON format's reader: fills *out (out is the caller's result pointer, an am_rig ** for
+ * rig.json) from the parsed document; user is the format's other input (a rig, the source
+ * name) or NULL. */
+typedef am_status (*ami_json_reader)(const json_t *doc, const void *user, void *out, am_error *err);
+/* The parse and the load of a JSON format (rig.json, motion.json, creature.json, map.json):
+ * the document from text (or from the file at path, max_bytes as ami_json_load_file), then
+ * read; the document is freed either way and a failure names source (or path). */
+AM_NODISCARD am_status ami_json_parse_into(const char *text, size_t len, const char *source,
+                                           ami_json_reader read, const void *user, void *out,
+                                           am_error *err);
+AM_NODISCARD am_status ami_json_load_into(const char *path, size_t max_bytes, ami_json_reader read,
+                                          const void *user, void *out, am_error *err);
+
 /* ---- typed getters (v may be NULL: then it is "missing") ---- */
 
 /* The JSON type's name with an article, for messages: "an object", "a number", ... */

@@ -51,8 +51,11 @@ static am_status ami_map_table(const json_t *doc, const char *key, bool required
     return AM_OK;
 }
 
-static am_status ami_map_from_doc(const json_t *doc, am_bone_map **out, am_error *err)
+/* An ami_json_reader: out is an am_bone_map **. */
+static am_status ami_map_from_doc(const json_t *doc, const void *user, void *out_, am_error *err)
 {
+    (void)user;
+    am_bone_map **out = out_;
     AMI_TRY(ami_json_expect(doc, JSON_OBJECT, "", err));
     am_bone_map *m = am_alloc(sizeof *m);
     AMI_CHECK(err, m, AM_E_NOMEM, "map");
@@ -76,23 +79,13 @@ static am_status ami_map_from_doc(const json_t *doc, am_bone_map **out, am_error
 am_status am_bone_map_parse(const char *text, size_t len, const char *source, am_bone_map **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_parse(text, len, source, &doc, err);
-    if (s == AM_OK) s = ami_map_from_doc(doc, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, source);
-    return s;
+    return ami_json_parse_into(text, len, source, ami_map_from_doc, NULL, out, err);
 }
 
 am_status am_bone_map_load(const char *path, am_bone_map **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_MAP_MAX_BYTES, &doc, err);
-    if (s == AM_OK) s = ami_map_from_doc(doc, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, path);
-    return s;
+    return ami_json_load_into(path, AMI_MAP_MAX_BYTES, ami_map_from_doc, NULL, out, err);
 }
 
 static void ami_map_json(const am_bone_map *map, ami_jw *w)

@@ -268,9 +268,11 @@ static am_status ami_motion_fill(const json_t *doc, const am_rig *rig, am_motion
     return ami_json_extra_collect(doc, ami_motion_known_keys, &mo->extra_json, err);
 }
 
-static am_status ami_motion_from_doc(const json_t *doc, const am_rig *rig, am_motion **out,
-                                     am_error *err)
+/* An ami_json_reader: user is the rig, out an am_motion **. */
+static am_status ami_motion_from_doc(const json_t *doc, const void *user, void *out_, am_error *err)
 {
+    const am_rig *rig = user;
+    am_motion **out = out_;
     am_motion *mo = am_alloc(sizeof *mo);
     AMI_CHECK(err, mo, AM_E_NOMEM, "motion");
     ami_motion_tmp t = {0};
@@ -288,23 +290,13 @@ am_status am_motion_parse(const char *text, size_t len, const char *source, cons
                           am_motion **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_parse(text, len, source, &doc, err);
-    if (s == AM_OK) s = ami_motion_from_doc(doc, rig, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, source);
-    return s;
+    return ami_json_parse_into(text, len, source, ami_motion_from_doc, rig, out, err);
 }
 
 am_status am_motion_load(const char *path, const am_rig *rig, am_motion **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_MOTION_JSON_MAX_BYTES, &doc, err);
-    if (s == AM_OK) s = ami_motion_from_doc(doc, rig, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, path);
-    return s;
+    return ami_json_load_into(path, AMI_MOTION_JSON_MAX_BYTES, ami_motion_from_doc, rig, out, err);
 }
 
 /* motion.json in SPEC 4.3's order, then the kept extra keys. quat [T][B][4] and euler

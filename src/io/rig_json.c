@@ -165,9 +165,11 @@ static am_status ami_rig_parse_helpers(const json_t *doc, ami_rig_parse *p, am_r
     return AM_OK;
 }
 
-static am_status ami_rig_from_doc(const json_t *doc, const char *source, am_rig **out,
-                                  am_error *err)
+/* An ami_json_reader: user is the source's name, out an am_rig **. */
+static am_status ami_rig_from_doc(const json_t *doc, const void *user, void *out_, am_error *err)
 {
+    const char *source = user;
+    am_rig **out = out_;
     AMI_TRY(ami_json_expect(doc, JSON_OBJECT, "", err));
     ami_rig_parse p = {0};
     am_rig_desc d = {0};
@@ -212,23 +214,13 @@ am_status am_rig_parse(const char *text, size_t len, const char *source, am_rig 
                        am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_parse(text, len, source, &doc, err);
-    if (s == AM_OK) s = ami_rig_from_doc(doc, source, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, source);
-    return s;
+    return ami_json_parse_into(text, len, source, ami_rig_from_doc, source, out, err);
 }
 
 am_status am_rig_load(const char *path, am_rig **out, am_error *err)
 {
     *out = NULL;
-    json_t *doc = NULL;
-    am_status s = ami_json_load_file(path, AMI_RIG_MAX_BYTES, &doc, err);
-    if (s == AM_OK) s = ami_rig_from_doc(doc, path, out, err);
-    json_decref(doc);
-    if (s != AM_OK) am_error_set_file(err, path);
-    return s;
+    return ami_json_load_into(path, AMI_RIG_MAX_BYTES, ami_rig_from_doc, path, out, err);
 }
 
 /* Limits are stored in radians; degrees * pi/180 * 180/pi can come back one ulp off, and a
