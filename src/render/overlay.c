@@ -123,9 +123,8 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
         s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
     /* the clip's frames before the first drawn */
     for (size_t t = 0; s == AM_OK && vr && t < t0; t++) {
-        am_status rs = am_video_reader_next(vr, &clip, err);
-        if (rs == AM_E_EMPTY) am_video_reader_close(vr), vr = NULL, memset(err, 0, sizeof *err);
-        else s = rs;
+        am_status rs = ami_clip_next(&vr, &clip, err);
+        if (rs != AM_E_EMPTY) s = rs;
     }
     ami_stage stage = ami_stage_begin("overlay");
     for (size_t t = t0; s == AM_OK && t < t1; t++) {
@@ -135,12 +134,9 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
         }
         ami_layout_backdrop(&r, &L, &st);
         if (vr) {
-            am_status rs = am_video_reader_next(vr, &clip, err);
+            am_status rs = ami_clip_next(&vr, &clip, err);
             if (rs == AM_E_EMPTY) {
                 /* a clip shorter than the detections: the studio from here on */
-                am_video_reader_close(vr);
-                vr = NULL;
-                memset(err, 0, sizeof *err);
                 ami_warn(AM_WARN_MISSING_DATA, "%s ends at frame %zu of %zu: the studio after it", job->video, t, T);
             } else if (rs != AM_OK) {
                 s = rs;
@@ -266,9 +262,8 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
         s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
     for (size_t c = 0; s == AM_OK && c < C; c++)
         for (size_t t = 0; vr[c] && t < t0 && s == AM_OK; t++) {
-            am_status rs = am_video_reader_next(vr[c], &clip, err);
-            if (rs == AM_E_EMPTY) am_video_reader_close(vr[c]), vr[c] = NULL, memset(err, 0, sizeof *err);
-            else s = rs;
+            am_status rs = ami_clip_next(&vr[c], &clip, err);
+            if (rs != AM_E_EMPTY) s = rs;
         }
     ami_stage stage = ami_stage_begin("overlay");
     for (size_t t = t0; s == AM_OK && t < t1; t++) {
@@ -287,15 +282,11 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
             am_raster_clip(&r, cell[c][0], cell[c][1], cell[c][2], cell[c][3]);
             am_draw_rect(&r, r.clip[0], r.clip[1], r.clip[2], r.clip[3], st.wall, 1.0);
             if (vr[c]) {
-                am_status rs = am_video_reader_next(vr[c], &clip, err);
+                am_status rs = ami_clip_next(&vr[c], &clip, err);
                 if (rs == AM_OK) {
                     double A[6] = {sc, 0, du, 0, sc, dv};
                     ami_image_warp(&clip, A, &r, 0, 0, W, H, 0.0, 1.0);
-                } else if (rs == AM_E_EMPTY) {
-                    am_video_reader_close(vr[c]);
-                    vr[c] = NULL;
-                    memset(err, 0, sizeof *err);
-                } else {
+                } else if (rs != AM_E_EMPTY) {
                     s = rs;
                     break;
                 }

@@ -23,6 +23,10 @@ void ami_affine_invert(const double A[6], double inv[6]);
  * s (canvas px -> output px). */
 void ami_image_warp(const am_image *clip, const double A[6], am_raster *r, int x0, int y0,
                     int w, int h, double cu0, double s);
+/* The next frame of a clip drawn behind other frames: at the clip's end (AM_E_EMPTY) the
+ * reader is closed, *vr set NULL and err cleared, since a clip shorter than what is drawn on
+ * it is not a failure; the caller carries on without it (and may warn). */
+AM_NODISCARD am_status ami_clip_next(am_video_reader **vr, am_image *clip, am_error *err);
 /* A frame sink: a video file, one PNG (the first frame) or a folder of PNGs. */
 typedef struct ami_sink {
     int kind;                 /* 0 video, 1 one png, 2 folder */

@@ -156,15 +156,11 @@ am_status am_showcase_clip(const am_showcase_job *job, am_error *err)
         ami_layout_backdrop(&canvas, &L, &st);
         bool have_clip = false;
         if (vr) {
-            am_status rs = am_video_reader_next(vr, &clip, err);
+            am_status rs = ami_clip_next(&vr, &clip, err);
             if (rs == AM_OK) {
                 ami_image_warp(&clip, A, &canvas, 0, 0, CW, CH, 0.0, 1.0);
                 have_clip = true;
-            } else if (rs == AM_E_EMPTY) {
-                am_video_reader_close(vr);
-                vr = NULL;
-                memset(err, 0, sizeof *err);
-            } else {
+            } else if (rs != AM_E_EMPTY) {
                 s = rs;
                 break;
             }

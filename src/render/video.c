@@ -440,3 +440,14 @@ am_status am_video_reader_next(am_video_reader *vr, am_image *img, am_error *err
     ami_av_api.av_frame_unref(vr->frame);
     return AM_OK;
 }
+
+am_status ami_clip_next(am_video_reader **vr, am_image *clip, am_error *err)
+{
+    am_status s = am_video_reader_next(*vr, clip, err);
+    if (s == AM_E_EMPTY) {
+        am_video_reader_close(*vr);
+        *vr = NULL;
+        if (err) memset(err, 0, sizeof *err);
+    }
+    return s;
+}
