@@ -57,12 +57,13 @@ static am_tracks *ami_moved(const am_tracks *tr, double s, const double R[9], co
     return o;
 }
 
-static void ami_moved_free(am_tracks *o)
+/* Frees the tracks this file allocates (points and visible, with malloc; no faces). */
+static void ami_free_tracks(am_tracks *tr)
 {
-    if (!o) return;
-    free(o->points);
-    free(o->visible);
-    free(o);
+    if (!tr) return;
+    free(tr->points);
+    free(tr->visible);
+    free(tr);
 }
 
 /* The truth's height and length by align.h's definitions in the SPEC 1 world it is in
@@ -137,7 +138,7 @@ static void ami_trials(const char *name, const am_tracks *tr, int trials, uint32
         if (status != AM_OK) {
             am_test_fail(__FILE__, __LINE__, "%s trial %d: %s (%s)", name, k, am_status_name(status), err.info);
             st->failures++;
-            ami_moved_free(m);
+            ami_free_tracks(m);
             continue;
         }
         /* the composite of truth and recovery should be the identity similarity */
@@ -179,7 +180,7 @@ static void ami_trials(const char *name, const am_tracks *tr, int trials, uint32
                      "%s trial %d: up %.3f deg, forward %.3f deg%s, scale %.3f %%", name, k, up, fwd,
                      sign < 0 ? " (reversed)" : "", 100 * se);
         am_align_result_free(r);
-        ami_moved_free(m);
+        ami_free_tracks(m);
     }
 }
 
@@ -366,14 +367,6 @@ static am_tracks *ami_new_tracks(size_t T, size_t N)
     tr->visible = malloc(T * N);
     memset(tr->visible, 1, T * N);
     return tr;
-}
-
-static void ami_free_tracks(am_tracks *tr)
-{
-    if (!tr) return;
-    free(tr->points);
-    free(tr->visible);
-    free(tr);
 }
 
 static void bad_input_fails_with_its_status(void)
