@@ -50,6 +50,43 @@ static void ami_solve_help(FILE *out)
             "                --rig examples/creatures/wolf/rig.json -o out/wolf_solve4\n");
 }
 
+/* What both solves write from their motion: motion.json, the angles (csv and mot) and
+ * animation.glb. */
+static am_status ami_solve_write_motion(const am_rig *rig, const am_motion *mo, am_outset *set, am_error *err)
+{
+    am_status s = am_motion_write(mo, am_outset_path(set, "motion.json"), err);
+    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, mo, err);
+    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, mo, err);
+    if (s == AM_OK) {
+        const am_motion *clips[1] = {mo};
+        const char *clip_names[1] = {"capture"};
+        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), err);
+    }
+    return s;
+}
+
+/* Both solves' end, from the status so far: report.txt and the pictures (pic filled but for
+ * the gate text, the report), then the outputs committed and the report printed, or the
+ * failure reported and the outputs dropped. The exit code. */
+static int ami_solve_finish(am_status s, const am_buf *rep, am_cli_pictures *pic, am_outset *set, bool quiet, double t0,
+                            am_error *err)
+{
+    if (s == AM_OK)
+        s = rep->failed ? AM_FAIL(err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep->data, rep->len, err);
+    if (s == AM_OK) {
+        pic->gate_text = rep->data;
+        s = am_cli_write_pictures("solve", pic, set, err);
+    }
+    int rc;
+    if (s != AM_OK) {
+        rc = am_cli_fail_out("solve", set, err);
+    } else if ((rc = am_cli_commit("solve", set)) == 0) {
+        if (!quiet) fwrite(rep->data, 1, rep->len, stdout);
+        am_cli_stage_end(t0, "solve");
+    }
+    return rc;
+}
+
 /* The N-camera solve: det.npz (either layout) and a calibration. */
 static int ami_solve_cameras(const char *det_path, const char *cal_path, const am_calib_read_opts *ro, const char *rig_path,
                              const char *cr_path, const am_capture_opts *co, am_mv_solve_opts *mo, am_cli_pictures *pic,
@@ -63,7 +100,6 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
     am_mv_solve_result *res = NULL;
     am_buf rep = {0};
     double t0 = am_now();
-    int rc = 0;
     am_status s = am_rig_load(rig_path, &rig, &err);
     if (s == AM_OK && cr_path) s = am_creature_load(cr_path, &cr, &err);
     if (s == AM_OK) s = am_calib_load(cal_path, ro, &cal, &err);
@@ -81,14 +117,7 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
         if (s != AM_OK && !err.file[0]) am_error_set_file(&err, det_path);
         if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
-    if (s == AM_OK) s = am_motion_write(res->fit->motion, am_outset_path(set, "motion.json"), &err);
-    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->fit->motion, &err);
-    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->fit->motion, &err);
-    if (s == AM_OK) {
-        const am_motion *clips[1] = {res->fit->motion};
-        const char *clip_names[1] = {"capture"};
-        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), &err);
-    }
+    if (s == AM_OK) s = ami_solve_write_motion(rig, res->fit->motion, set, &err);
     if (s == AM_OK) {
         am_fit_report(res->fit, &rep);
         am_buf_printf(&rep, "time offsets (frames added to each camera's index, %s):", res->offsets_found ? "found" : "as given");
@@ -97,20 +126,11 @@ static int ami_solve_cameras(const char *det_path, const char *cal_path, const a
             if (isfinite(res->gap_px[c])) am_buf_printf(&rep, " (gap %.1f px, %.1f unshifted)", res->gap_px[c], res->gap0_px[c]);
         }
         am_buf_printf(&rep, "\n");
-        s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
-    }
-    if (s == AM_OK) {
         /* reprojection per camera; the renders through the calibrated cameras and in 3/4 */
         pic->title = det_path, pic->rig = rig, pic->motion = res->fit->motion, pic->mdet = det, pic->cameras = cal;
-        pic->creature = cr, pic->gate_text = rep.data;
-        s = am_cli_write_pictures("solve", pic, set, &err);
+        pic->creature = cr;
     }
-    if (s != AM_OK) {
-        rc = am_cli_fail_out("solve", set, &err);
-    } else if ((rc = am_cli_commit("solve", set)) == 0) {
-        if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
-        am_cli_stage_end(t0, "solve");
-    }
+    int rc = ami_solve_finish(s, &rep, pic, set, quiet, t0, &err);
     am_buf_free(&rep);
     am_mv_solve_result_free(res);
     am_mdet_free(det);
@@ -226,29 +246,12 @@ int am_cmd_solve(int argc, char **argv)
         if (s != AM_OK && !err.file[0]) am_error_set_file(&err, det_path);
         if (s == AM_OK) am_cli_print_warnings("solve", &res->warnings);
     }
-    if (s == AM_OK) s = am_motion_write(res->motion, am_outset_path(set, "motion.json"), &err);
-    if (s == AM_OK) s = am_angles_csv_write(am_outset_path(set, "angles.csv"), rig, res->motion, &err);
-    if (s == AM_OK) s = am_angles_mot_write(am_outset_path(set, "angles.mot"), rig, res->motion, &err);
-    if (s == AM_OK) {
-        const am_motion *clips[1] = {res->motion};
-        const char *clip_names[1] = {"capture"};
-        s = am_cli_write_animation(AM_CLI_FMT_GLB, rig, clips, clip_names, 1, NULL, am_outset_path(set, "animation.glb"), &err);
-    }
+    if (s == AM_OK) s = ami_solve_write_motion(rig, res->motion, set, &err);
     if (s == AM_OK) {
         am_capture_report(res, &rep);
-        s = rep.failed ? AM_FAIL(&err, AM_E_NOMEM, "report") : am_file_write(am_outset_path(set, "report.txt"), rep.data, rep.len, &err);
-    }
-    if (s == AM_OK) {
         pic.title = det_path, pic.rig = rig, pic.motion = res->motion, pic.det = det, pic.creature = cr;
-        pic.gate_text = rep.data;
-        s = am_cli_write_pictures("solve", &pic, set, &err);
     }
-    if (s != AM_OK) {
-        rc = am_cli_fail_out("solve", set, &err);
-    } else if ((rc = am_cli_commit("solve", set)) == 0) {
-        if (!quiet) fwrite(rep.data, 1, rep.len, stdout);
-        am_cli_stage_end(t0, "solve");
-    }
+    rc = ami_solve_finish(s, &rep, &pic, set, quiet, t0, &err);
     am_buf_free(&rep);
     am_capture_result_free(res);
     am_det_free(det);
