@@ -73,17 +73,9 @@ am_status ami_det_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
     const am_array *fuv = NULL, *a = NULL;
-    AMI_TRY(ami_npz_need_float(path, z, "front_uv", &fuv, err));
-    if (fuv->ndim != 3 || fuv->shape[2] != 2) {
-        ami_npy_shape_str(fuv, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "front_uv has shape %s, expected [T,J,2]", sh);
-    }
+    static const char *const dims[2] = {"frames", "joints"};
+    AMI_TRY(ami_npz_need_lead(path, z, "front_uv", 3, 2, "[T,J,2]", dims, &fuv, err));
     size_t T = fuv->shape[0], J = fuv->shape[1];
-    if (T == 0 || J == 0) {
-        ami_npy_shape_str(fuv, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "front_uv has shape %s: no %s", sh,
-                          T == 0 ? "frames" : "joints");
-    }
     static const char *const others[3] = {"side_uv", "front_conf", "side_conf"};
     for (int k = 0; k < 3; k++) {
         AMI_TRY(ami_npz_need_float(path, z, others[k], &a, err));

@@ -43,17 +43,9 @@ static am_status ami_joints_check(const am_npz *z, const char *path, am_error *e
 {
     char sh[128];
     const am_array *a = NULL;
-    AMI_TRY(ami_npz_need_float(path, z, "joints", &a, err));
-    if (a->ndim != 3 || a->shape[2] != 3) {
-        ami_npy_shape_str(a, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "joints has shape %s, expected [T,J,3]", sh);
-    }
+    static const char *const dims[2] = {"frames", "joints"};
+    AMI_TRY(ami_npz_need_lead(path, z, "joints", 3, 3, "[T,J,3]", dims, &a, err));
     size_t T = a->shape[0], J = a->shape[1];
-    if (T == 0 || J == 0) {
-        ami_npy_shape_str(a, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "joints has shape %s: no %s", sh,
-                          T == 0 ? "frames" : "joints");
-    }
     AMI_TRY(ami_npz_need_strings(path, z, "names", J, &a, err));
     AMI_TRY(ami_npz_need_scalar(path, z, "fps", &a, err));
     if (!am_npz_find(z, "conf")) return AM_OK;

@@ -154,17 +154,9 @@ static am_status ami_mdet_check(const am_npz *z, const char *path, am_error *err
     if (ami_mdet_is_two_view(z)) return ami_det_check(z, path, err);
     char sh[128];
     const am_array *uv = NULL, *a = NULL;
-    AMI_TRY(ami_npz_need_float(path, z, "uv", &uv, err));
-    if (uv->ndim != 4 || uv->shape[3] != 2) {
-        ami_npy_shape_str(uv, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "uv has shape %s, expected [C,T,J,2]", sh);
-    }
+    static const char *const dims[3] = {"cameras", "frames", "joints"};
+    AMI_TRY(ami_npz_need_lead(path, z, "uv", 4, 2, "[C,T,J,2]", dims, &uv, err));
     const size_t C = uv->shape[0], T = uv->shape[1], J = uv->shape[2];
-    if (!C || !T || !J) {
-        ami_npy_shape_str(uv, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "uv has shape %s: no %s", sh,
-                          !C ? "cameras" : !T ? "frames" : "joints");
-    }
     AMI_TRY(ami_npz_need_float(path, z, "conf", &a, err));
     const size_t want[3] = {C, T, J};
     if (!ami_shape_is_n(a, 3, want)) {

@@ -23,6 +23,12 @@ bool ami_shape_is_n(const am_array *a, int ndim, const size_t *d);
 /* The named float array (float32/float64), or AM_E_SCHEMA (missing) / AM_E_DTYPE. */
 AM_NODISCARD am_status ami_npz_need_float(const char *path, const am_npz *z, const char *name,
                                           const am_array **out, am_error *err);
+/* The named float array that gives a stage file its sizes: ndim dimensions, the last of them
+ * `last`, no other 0. AM_E_SHAPE "name has shape [..], expected want"; AM_E_EMPTY "name has
+ * shape [..]: no dims[k]" for the first leading dimension k that is 0 (dims: "frames", ...). */
+AM_NODISCARD am_status ami_npz_need_lead(const char *path, const am_npz *z, const char *name, int ndim,
+                                         size_t last, const char *want, const char *const *dims,
+                                         const am_array **out, am_error *err);
 /* The named string array, of shape [n] (n = 0: any length): AM_E_SCHEMA, AM_E_DTYPE, AM_E_SHAPE. */
 AM_NODISCARD am_status ami_npz_need_strings(const char *path, const am_npz *z, const char *name,
                                             size_t n, const am_array **out, am_error *err);

@@ -1,5 +1,6 @@
 /* Checks the stage-file readers share (det.npz, tracks.npz, joints.npz, N-camera det.npz):
  * npy_internal.h. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,26 @@ am_status ami_npz_need_float(const char *path, const am_npz *z, const char *name
     if (a->dtype != AM_DTYPE_F32 && a->dtype != AM_DTYPE_F64)
         return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0, "%s has dtype %s, expected float32 or float64", name,
                           am_dtype_name(a->dtype));
+    *out = a;
+    return AM_OK;
+}
+
+am_status ami_npz_need_lead(const char *path, const am_npz *z, const char *name, int ndim, size_t last,
+                            const char *want, const char *const *dims, const am_array **out, am_error *err)
+{
+    assert(ndim >= 1 && ndim <= AM_MAX_DIMS && want && dims);
+    char sh[128];
+    const am_array *a = NULL;
+    AMI_TRY(ami_npz_need_float(path, z, name, &a, err));
+    if (a->ndim != ndim || a->shape[ndim - 1] != last) {
+        ami_npy_shape_str(a, sh, sizeof sh);
+        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "%s has shape %s, expected %s", name, sh, want);
+    }
+    for (int k = 0; k + 1 < ndim; k++)
+        if (a->shape[k] == 0) {
+            ami_npy_shape_str(a, sh, sizeof sh);
+            return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "%s has shape %s: no %s", name, sh, dims[k]);
+        }
     *out = a;
     return AM_OK;
 }

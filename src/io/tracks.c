@@ -20,31 +20,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool ami_is_float(const am_array *a)
-{
-    return a->dtype == AM_DTYPE_F32 || a->dtype == AM_DTYPE_F64;
-}
-
 /* Every dtype and shape, from the headers alone (no array has data yet). */
 static am_status ami_tracks_check(const am_npz *z, const char *path, am_error *err)
 {
     char sh[128];
-    const am_array *pts = am_npz_find(z, "points");
-    if (!pts) return AM_FAIL_AT(err, AM_E_SCHEMA, path, 0, 0, "missing array 'points'");
-    if (!ami_is_float(pts))
-        return AM_FAIL_AT(err, AM_E_DTYPE, path, 0, 0,
-                          "points has dtype %s, expected float32 or float64",
-                          am_dtype_name(pts->dtype));
-    if (pts->ndim != 3 || pts->shape[2] != 3) {
-        ami_npy_shape_str(pts, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_SHAPE, path, 0, 0, "points has shape %s, expected [T,N,3]", sh);
-    }
+    static const char *const dims[2] = {"frames", "points"};
+    const am_array *pts = NULL;
+    AMI_TRY(ami_npz_need_lead(path, z, "points", 3, 3, "[T,N,3]", dims, &pts, err));
     size_t T = pts->shape[0], N = pts->shape[1];
-    if (T == 0 || N == 0) {
-        ami_npy_shape_str(pts, sh, sizeof sh);
-        return AM_FAIL_AT(err, AM_E_EMPTY, path, 0, 0, "points has shape %s: no %s", sh,
-                          T == 0 ? "frames" : "points");
-    }
     const am_array *vis = am_npz_find(z, "visible");
     if (vis) {
         if (vis->dtype != AM_DTYPE_BOOL && vis->dtype != AM_DTYPE_U8)
