@@ -121,11 +121,7 @@ static am_status ami_overlay_two_view(const am_overlay_job *job, am_error *err)
     size_t t0 = 0, t1 = 0;
     if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
         s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
-    /* the clip's frames before the first drawn */
-    for (size_t t = 0; s == AM_OK && vr && t < t0; t++) {
-        am_status rs = ami_clip_next(&vr, &clip, err);
-        if (rs != AM_E_EMPTY) s = rs;
-    }
+    if (s == AM_OK) s = ami_clip_skip(&vr, t0, &clip, err);
     ami_stage stage = ami_stage_begin("overlay");
     for (size_t t = t0; s == AM_OK && t < t1; t++) {
         if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {
@@ -261,10 +257,7 @@ static am_status ami_overlay_cameras(const am_overlay_job *job, am_error *err)
     if (s == AM_OK && !ami_frame_range(T, job->first, job->count, &t0, &t1))
         s = AM_FAIL(err, AM_E_VALUE, "frames from %zu: the detections have %zu", job->first, T);
     for (size_t c = 0; s == AM_OK && c < C; c++)
-        for (size_t t = 0; vr[c] && t < t0 && s == AM_OK; t++) {
-            am_status rs = ami_clip_next(&vr[c], &clip, err);
-            if (rs != AM_E_EMPTY) s = rs;
-        }
+        s = ami_clip_skip(&vr[c], t0, &clip, err);
     ami_stage stage = ami_stage_begin("overlay");
     for (size_t t = t0; s == AM_OK && t < t1; t++) {
         if (!ami_progress("overlay", (double)(t - t0) / (double)(t1 - t0))) {

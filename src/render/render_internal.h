@@ -27,6 +27,8 @@ void ami_image_warp(const am_image *clip, const double A[6], am_raster *r, int x
  * reader is closed, *vr set NULL and err cleared, since a clip shorter than what is drawn on
  * it is not a failure; the caller carries on without it (and may warn). */
 AM_NODISCARD am_status ami_clip_next(am_video_reader **vr, am_image *clip, am_error *err);
+/* ami_clip_next n times (or until the clip ends): the clip's frames before the first drawn. */
+AM_NODISCARD am_status ami_clip_skip(am_video_reader **vr, size_t n, am_image *clip, am_error *err);
 /* A frame sink: a video file, one PNG (the first frame) or a folder of PNGs. */
 typedef struct ami_sink {
     int kind;                 /* 0 video, 1 one png, 2 folder */

@@ -451,3 +451,13 @@ am_status ami_clip_next(am_video_reader **vr, am_image *clip, am_error *err)
     }
     return s;
 }
+
+am_status ami_clip_skip(am_video_reader **vr, size_t n, am_image *clip, am_error *err)
+{
+    am_status s = AM_OK;
+    for (size_t t = 0; s == AM_OK && *vr && t < n; t++) {
+        am_status rs = ami_clip_next(vr, clip, err);
+        if (rs != AM_E_EMPTY) s = rs;
+    }
+    return s;
+}
