@@ -152,16 +152,22 @@ def main():
                 x = [r[key] for r in ok]
                 return "%.2f / %.2f" % (max(x), np.median(x)) if x else "-"
             cues = sorted(set("%s/%s/%s" % (r["cue"]["up"], r["cue"]["forward"], r["cue"]["forward_sign"]) for r in ok))
-            msg = "" if not fail else " (" + [r["msg"] for r in rs if not r["ok"]][0][-60:] + ")"
+            msg = "" if not fail else " (" + [r["msg"] for r in rs if not r["ok"]][0][-60:].replace("|", "/") + ")"
             print("| %s | %s | %s | %s | %s | %s | %d%s | %s |" % (half(n), n, mode, mm("up"), mm("fwd"), mm("scale"),
                                                              fail, msg, ",".join(cues)))
             meet = fail == 0 and ok and max(r["up"] for r in ok) < 1 and max(r["fwd"] for r in ok) < 1
             meet_s = fail == 0 and ok and max(r["scale"] for r in ok) < 1
-            summ.setdefault((half(n), mode), [0, 0, 0])
-            summ[(half(n), mode)][0] += 1; summ[(half(n), mode)][1] += bool(meet); summ[(half(n), mode)][2] += bool(meet_s)
+            meet_u = fail == 0 and ok and max(r["up"] for r in ok) < 1
+            x = summ.setdefault((half(n), mode), [0] * 8)
+            x[0] += 1; x[1] += bool(meet); x[2] += bool(meet_s); x[3] += bool(meet_u)
+            # trials: up within 1 deg, 1-5 deg, wrong (> 5 deg, exit 0: a silent wrong answer), refused (exit != 0)
+            x[4] += sum(r["up"] < 1 for r in ok); x[5] += sum(1 <= r["up"] <= 5 for r in ok)
+            x[6] += sum(r["up"] > 5 for r in ok); x[7] += fail
     print()
-    for (h, m), (c, ang, sc) in sorted(summ.items()):
-        print("%s, up %s: %d clips, %d within 1 deg (up and forward, every trial), %d within 1 %% scale" % (h, m, c, ang, sc))
+    for (h, m), (c, ang, sc, u1, t1, t5, tw, tf) in sorted(summ.items()):
+        print("%s, up %s: %d clips, %d up within 1 deg (every trial), %d up and forward within 1 deg, %d within 1 %% "
+              "scale; trials: %d up < 1 deg, %d 1-5 deg, %d wrong (> 5 deg), %d refused (exit != 0)"
+              % (h, m, c, u1, ang, sc, t1, t5, tw, tf))
     if a.json:
         json.dump({"%s|%s" % k: v for k, v in rows.items()}, open(a.json, "w"), default=float)
 
