@@ -561,7 +561,6 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
  * chose as well on the dev clips but worse on held-out ones (Spider 1 0.506 -> 0.564,
  * bench/RESULTS.md): the scores of half the entries are too noisy a guide. */
 #define AMI_CV_FOLDS 4
-#define AMI_CV_FOLDS_FITTED 4 /* of the K folds, the ones hidden and fitted in turn: all */
 #define AMI_CV_FRAMES 120 /* the window the folds are fitted on: the middle of a longer clip */
 #define AMI_CV_SEED 12u
 #define AMI_CV_MIN_NOISE 1e-4 /* of the body size: below it the points are taken as exact */
@@ -582,7 +581,7 @@ typedef struct ami_cv {
     am_fit_input sub;
     am_joints win;
     am_fit_opts so;
-    size_t W, a0, Q, folds_fitted;
+    size_t W, a0, Q;
     double step;           /* log2 of the walk's step */
     double *data;          /* [W][Q][3] the window's points, a fold hidden */
     uint8_t *fold;         /* [W][Q] an observed entry's fold, UINT8_MAX if not observed */
@@ -591,8 +590,8 @@ typedef struct ami_cv {
     size_t evals, fits;
 } ami_cv;
 
-/* The mean squared distance to the hidden entries with the multiplier 2^lm, over the folds
- * fitted; the scores of the multipliers already fitted are kept. */
+/* The mean squared distance to the hidden entries with the multiplier 2^lm, each fold hidden
+ * and fitted in turn; the scores of the multipliers already fitted are kept. */
 static am_status ami_cv_eval(ami_cv *c, double lm, double *score, am_error *err)
 {
     for (size_t e = 0; e < c->evals; e++)
@@ -605,8 +604,8 @@ static am_status ami_cv_eval(ami_cv *c, double lm, double *score, am_error *err)
     const size_t W = c->W, Q = c->Q, J = c->k->J;
     double sum = 0.0;
     size_t n = 0;
-    for (size_t f = 0; f < c->folds_fitted; f++) {
-        if (!ami_progress("fit: smoothing", (double)c->fits++ / (4.0 * (double)c->folds_fitted)))
+    for (size_t f = 0; f < AMI_CV_FOLDS; f++) {
+        if (!ami_progress("fit: smoothing", (double)c->fits++ / (4.0 * AMI_CV_FOLDS)))
             return AM_FAIL(err, AM_E_CANCELLED, "fit stopped while choosing the smoothness");
         memcpy(c->data, src->joints + c->a0 * Q * 3, W * Q * 3 * sizeof(double));
         for (size_t i = 0; i < W * Q; i++)
@@ -641,8 +640,7 @@ static am_status ami_smooth_cv(const ami_clip *k, const am_fit_opts *opts, doubl
 {
     const am_joints *src = k->in->points;
     const size_t T = k->T, Q = src->joint_count, J = k->J;
-    ami_cv c = {.k = k, .Q = Q, .W = T < AMI_CV_FRAMES ? T : AMI_CV_FRAMES, .folds_fitted = AMI_CV_FOLDS_FITTED,
-                .step = 1.0};
+    ami_cv c = {.k = k, .Q = Q, .W = T < AMI_CV_FRAMES ? T : AMI_CV_FRAMES, .step = 1.0};
     c.a0 = (T - c.W) / 2;
     const size_t W = c.W;
     am_status st = AM_OK;
