@@ -145,7 +145,7 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
             bool is_trans = k < 3, is_rot = k >= 3 && k < 6;
             const size_t bone = k < AMI_FIT_ROOT_PARAMS ? 0 : (k - AMI_FIT_ROOT_PARAMS) / 3 + 1;
             if (t + 2 < T && f->temporal >= 2) {
-                double wa = is_trans ? f->acc_w_trans : f->acc_w[bone];
+                double wa = (is_trans ? f->acc_w_trans : f->acc_w[bone]) * (f->smooth_t ? f->smooth_t[(f->t0 + t + 1) * B + bone] : 1.0);
                 int32_t cc[3] = {(int32_t)(t * P + k), (int32_t)((t + 1) * P + k), (int32_t)((t + 2) * P + k)};
                 double r = x[cc[0]] - 2.0 * x[cc[1]] + x[cc[2]];
                 if (is_rot) r += f->d[3 * (t + 1) + (k - 3)] - f->d[3 * t + (k - 3)];
@@ -154,7 +154,7 @@ static am_status ami_fit_eval(void *user, const double *x, am_lsq_sink *s)
                 am_lsq_add(s, 1, &r, 3, cc, Ja, &accel_loss);
             }
             if (t + 1 < T && !is_trans) {
-                double wv = f->vel_w[bone];
+                double wv = f->vel_w[bone] * (f->smooth_t ? fmin(f->smooth_t[(f->t0 + t) * B + bone], f->smooth_t[(f->t0 + t + 1) * B + bone]) : 1.0);
                 int32_t cc[2] = {(int32_t)(t * P + k), (int32_t)((t + 1) * P + k)};
                 double r = x[cc[1]] - x[cc[0]];
                 if (is_rot) r += f->d[3 * t + (k - 3)];

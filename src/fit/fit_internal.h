@@ -102,6 +102,9 @@ typedef struct ami_fit {
      * Euler angles (root entry: the root rotation), and the root translation's */
     const double *acc_w, *vel_w;
     double acc_w_trans;
+    const double *smooth_t;     /* [Tc][B] the smoothness's multiplier at each frame and bone (the
+                                   root's entry: the root's rotation and path; clip-wide, read at
+                                   t0), or NULL: 1 everywhere */
     /* per-frame FK of the current evaluation: pose [T][B][16], axes [T][B][9], joints [T][J][3] */
     double *pose, *axes, *joints;
     double scale;               /* current Cauchy scale, px */
