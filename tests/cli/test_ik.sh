@@ -80,6 +80,24 @@ ra=$(/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score "$k/rigid.json" "$k/r
 rf=$(/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" "$k/fixed/motion.json" | jq .ratio)
 if [ -n "$ra" ] && [ -n "$rf" ] && awk -v a="$ra" -v f="$rf" 'BEGIN {exit !(a <= f)}'; then
   am_pass ik_smooth_auto_no_worse; else am_fail ik_smooth_auto_no_worse "auto ratio $ra > fixed $rf"; fi
+# A fast strike (issue 12): the Quaternius Snake's Attack (21 frames at 30 fps), noised as above.
+# One smoothness for the whole clip flattens the strike's two frames (ratio 0.529 with the
+# cross-validated multiplier alone); the smoothness lowered where the first fit's residuals
+# exceed the noise gives 0.520 when written.
+if [ -e "$D/gltf/quaternius/Snake.glb" ]; then
+  k=$TMP/snake
+  "$AM_BIN" convert "$D/gltf/quaternius/Snake.glb" --clip 0 -o "$k" -q 2>/dev/null
+  jq 'del(.loc, .joints, .joint_names)' "$k/motion.json" > "$k/rigid0.json"
+  "$AM_BIN" fk "$k/rig.json" --motion "$k/rigid0.json" > "$k/fk.json" 2>/dev/null
+  jq -s '.[0] + {joints: .[1].joints, joint_names: .[1].joint_names}' "$k/rigid0.json" "$k/fk.json" > "$k/rigid.json"
+  /usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" make "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" --seed 1
+  expect ik_strike_auto 0 '' -- "$AM_BIN" ik "$k/noisy.npz" --rig "$k/rig.json" --reference "$k/rigid.json" -o "$k/auto" -q
+  rs=$(/usr/bin/python3 "$AM_SOURCE/bench/ik_noise.py" score "$k/rigid.json" "$k/rig.json" "$k/noisy.npz" "$k/auto/motion.json" | jq .ratio)
+  if [ -n "$rs" ] && awk -v a="$rs" 'BEGIN {exit !(a < 0.525)}'; then
+    am_pass ik_strike_smoothed_less_there; else am_fail ik_strike_smoothed_less_there "strike ratio $rs >= 0.525"; fi
+else
+  am_fail shared_snake "$D/gltf/quaternius/Snake.glb is missing"
+fi
 expect ik_smooth_bad 2 'auto or a positive' -- "$AM_BIN" ik "$TMP/fox_noisy.npz" --rig "$TMP/fox/rig.json" --smooth 0 -o "$TMP/x"
 expect ik_smooth_analytic 2 'not with --analytic' -- "$AM_BIN" ik "$TMP/fox_noisy.npz" --rig "$TMP/fox/rig.json" --smooth auto --analytic -o "$TMP/x"
 expect ik_glb_walk 0 '' -- "$AM_BIN" ik "$TMP/fox/motion.json" --rig "$TMP/fox/rig.json" --reference "$TMP/fox/motion.json" -o "$TMP/fox_walk_ik" -q
