@@ -744,9 +744,9 @@ done:
  * kept). On noise alone E stays within the K deviations (the weights stay 1 almost
  * everywhere). K, the +-1 pool, the 1 / rho and the one refit were chosen on the dev clips
  * (bench/RESULTS.md, issue 12 stop 25): K = 2 or 4, two refits, or no pooling did as well or
- * within 0.001; a factor 1 / rho^2 or rho^-0.5 was worse (0.3481 and 0.3431 against 0.3405),
- * per frame alone (one factor for every bone) a little worse (0.3409, jump clips 0.3946 against
- * 0.3914). *lowered: some weight was lowered. */
+ * within 0.001; 1 / rho^2 was worse (dev mean 0.3481 against 0.3405), and so was rho^-0.5 with one
+ * factor per frame (0.3431); one factor per frame for every bone a little worse (0.3409, jump
+ * clips 0.3946 against 0.3914). *lowered: some weight was lowered. */
 #define AMI_LOCAL_K 3.0
 #define AMI_LOCAL_POOL 1
 static am_status ami_smooth_local(ami_clip *k, const am_fit_result *res, bool *lowered, am_error *err)
