@@ -43,8 +43,10 @@ enum {
     AM_FIT_NO_SWAP_REPAIR = 1u << 2, /* 2D left/right labels kept as read */
     AM_FIT_NO_LIMITS = 1u << 3,      /* joint limits ignored (angles unbounded) */
     AM_FIT_SMOOTH_AUTO = 1u << 4     /* with 3D input alone, smooth_points chosen per clip by
-                                        cross-validation over the observed entries (run.c;
-                                        docs/ik.md); smooth_points is then ignored */
+                                        cross-validation over the observed entries, then one
+                                        refit that lowers a bone's smoothness in the frames
+                                        where the first fit misses its joints by more than the
+                                        noise (run.c; docs/ik.md); smooth_points is then ignored */
 };
 
 /* All-zero gives every default. Weights are in pixels of residual per unit; a 3D observation
