@@ -171,7 +171,7 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     d.mres = am_alloc_array(N, sizeof(double));
     d.F = am_alloc_array(bc * T * 12, sizeof(double));
     d.sup = am_alloc_array(bc * T, sizeof(double));
-    d.Gt = am_alloc_array(T * bc * 16, sizeof(double));
+    d.Gt = am_alloc_array((T + 3) / 4 * bc * 48, sizeof(double)); /* ami_quads */
     d.threads = o.threads;
     d.work = ami_dec_work_alloc(d.threads);
     if (d.threads > 1) {

@@ -37,7 +37,7 @@ typedef struct ami_dec {
     int32_t *idx_old;        /* [N][4] */
     double *G;               /* [T][gs][12] rest -> frame transforms, [R | t] */
     size_t gs;               /* bone stride of G: bcap while clustering, then B */
-    double *Gt;              /* [T][gs][16] G by columns (4 x (3 + pad)), for reconstruction */
+    double *Gt;              /* [ceil(T / 4)][gs][12][4] G in blocks of four frames (ami_quads) */
     double *cn;              /* [N] robust per-track weight */
     double *mres;            /* [N] mean visible residual norm of each track (-1: none) */
     bool f_ready;            /* F and H hold the current weights' sums (fused pass) */

@@ -113,7 +113,7 @@ static double ami_hist_quantile(const ami_hist *h, double q)
 AMI_HOT static void ami_accum_point(ami_dec *d, size_t n, double *Fs, double *Hs);
 static void ami_accum_clear(ami_dec *d);
 static void ami_fill_unsupported(ami_dec *d);
-static void ami_columns(const ami_dec *d, const double *G);
+static void ami_quads(const ami_dec *d, const double *G);
 
 /* ---- frame sums of the transforms ---- */
 void ami_dec_stats(ami_dec *d)
@@ -220,12 +220,89 @@ ami_work *ami_dec_work_alloc(size_t threads) { return am_alloc_array(threads, si
 /* One frame loop over point n: the reconstruction from its active bones, the pseudo-
  * observations (Huber-clipped, EM-filled), their residual statistics, and the right-hand
  * sides sum_t G_ct^T p*_t of the first MC weight candidates (MC a constant, so their
- * accumulators stay in registers). Same operations in the same order as separate loops. */
+ * accumulators stay in registers). Same operations in the same order as separate loops.
+ *
+ * Four frames at a time, one vector per coordinate (structure of arrays): the per-entry work
+ * (reconstruction, residual, Huber factor, float rounding) is element-wise, so each lane
+ * sees the scalar loop's operations exactly; only the sums that run along the frames (the
+ * statistics, the candidates' right-hand sides) are taken lane by lane in frame order. The
+ * scalar form was ~45 instructions per entry on one lane, most of the pass. */
+typedef float ami_f4 __attribute__((vector_size(16)));
+typedef int64_t ami_m4 __attribute__((vector_size(32))); /* lane masks: all ones or zero */
+
+/* lane l all ones where bit l is set */
+#define AMI_M(b) (-(int64_t)((b) & 1))
+#define AMI_MROW(i) {AMI_M(i), AMI_M((i) >> 1), AMI_M((i) >> 2), AMI_M((i) >> 3)}
+static const ami_m4 ami_lane_mask[16] = {AMI_MROW(0),  AMI_MROW(1),  AMI_MROW(2),  AMI_MROW(3),
+                                         AMI_MROW(4),  AMI_MROW(5),  AMI_MROW(6),  AMI_MROW(7),
+                                         AMI_MROW(8),  AMI_MROW(9),  AMI_MROW(10), AMI_MROW(11),
+                                         AMI_MROW(12), AMI_MROW(13), AMI_MROW(14), AMI_MROW(15)};
+#undef AMI_MROW
+#undef AMI_M
+
+/* bit l = visibility flag l (flags are 0 or 1) */
+AMI_INLINE unsigned ami_vis_bits(const uint8_t *vi)
+{
+    uint32_t u;
+    memcpy(&u, vi, sizeof u);
+    return (u * 0x01020408u) >> 24; /* byte 3 of the product = f0 + 2 f1 + 4 f2 + 8 f3 */
+}
+
+/* lanes of a where m is set, else of b (a macro: a function returning a 32-byte vector
+ * changes the ABI of the baseline clone) */
+#define AMI_SEL(m, a, b) ((ami_v4)((((ami_m4)(a)) & (m)) | (((ami_m4)(b)) & ~(m))))
+
+/* 12 floats x y z of four frames -> three double vectors (conversion is exact) */
+AMI_INLINE void ami_load_xyz4(const float *o, ami_v4 *x, ami_v4 *y, ami_v4 *z)
+{
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    ami_f4 A, B, C;
+    memcpy(&A, o, sizeof A);
+    memcpy(&B, o + 4, sizeof B);
+    memcpy(&C, o + 8, sizeof C);
+    ami_f4 X = __builtin_shufflevector(__builtin_shufflevector(A, B, 0, 3, 6, 7), C, 0, 1, 2, 5);
+    ami_f4 Y = __builtin_shufflevector(__builtin_shufflevector(A, B, 1, 4, 7, 7), C, 0, 1, 2, 6);
+    ami_f4 Z = __builtin_shufflevector(__builtin_shufflevector(A, B, 2, 5, 5, 5), C, 0, 1, 4, 7);
+    *x = __builtin_convertvector(X, ami_v4);
+    *y = __builtin_convertvector(Y, ami_v4);
+    *z = __builtin_convertvector(Z, ami_v4);
+#else
+    *x = (ami_v4){o[0], o[3], o[6], o[9]};
+    *y = (ami_v4){o[1], o[4], o[7], o[10]};
+    *z = (ami_v4){o[2], o[5], o[8], o[11]};
+#endif
+}
+
+/* the reconstruction of four frames from NA (1-4; 0: na) bones: per coordinate i,
+ * r_i += ((w0 G_i0 + w1 G_i1) + w2 G_i2) + w3 G_i3, as the column form did lane by lane.
+ * q[a]: bone a's block of Gq (12 vectors (i, j) over the four frames). */
+AMI_INLINE void ami_recon4(const double *const *q, const ami_v4 *wx, size_t na, const int NA, ami_v4 *r0,
+                           ami_v4 *r1, ami_v4 *r2)
+{
+    ami_v4 z = {0, 0, 0, 0}, x = z, y = z, w = z;
+    for (size_t a = 0; a < (NA > 0 ? (size_t)NA : na); a++) {
+        const double *Q = q[a];
+        double w0 = wx[a][0], w1 = wx[a][1], w2 = wx[a][2], w3 = wx[a][3];
+        ami_v4 g0, g1, g2, g3; /* one row at a time: a local array of all 12 was copied */
+#define AMI_ROW(i, acc)                                                                            \
+    memcpy(&g0, Q + (i) * 16, sizeof g0);                                                          \
+    memcpy(&g1, Q + (i) * 16 + 4, sizeof g1);                                                      \
+    memcpy(&g2, Q + (i) * 16 + 8, sizeof g2);                                                      \
+    memcpy(&g3, Q + (i) * 16 + 12, sizeof g3);                                                     \
+    acc += w0 * g0 + w1 * g1 + w2 * g2 + w3 * g3;
+        AMI_ROW(0, x)
+        AMI_ROW(1, y)
+        AMI_ROW(2, w)
+#undef AMI_ROW
+    }
+    *r0 = x, *r1 = y, *r2 = w;
+}
+
 typedef struct {
     size_t T, n, na;
-    const double *const *gt;   /* [na] Gt columns of the active bones, frame 0 */
+    const double *const *gq;   /* [na] Gq blocks of the active bones, frames 0-3 */
     const ami_v4 *wx;          /* [na] w_a [r;1] */
-    size_t ctstride;
+    size_t qstride;            /* doubles from one block of four frames to the next */
     const double *const *gc;   /* [MC] G rows of the candidates, frame 0 */
     size_t gstride;
     const float *ob;
@@ -236,81 +313,104 @@ typedef struct {
     ami_hist *hist;
 } ami_pass_in;
 
-AMI_INLINE void ami_pstar_frames(const ami_pass_in *in, const int NA, const int MC, ami_v4 *acc,
-                                 double *msum_out, size_t *mcount_out, double *p2sum_out)
+/* Frames t0 .. t0 + nl - 1 (nl <= 4; o, v hold 4 frames, lanes >= nl unseen) of the frame
+ * loop: see ami_pstar_frames. */
+AMI_INLINE void ami_pstar_block(const ami_pass_in *in, const int NA, const int MC, size_t t0, const int nl,
+                                const float *o, const uint8_t *v, float *ps, const double *const *q,
+                                ami_v4 *a0, ami_v4 *a1, ami_v4 *a2, ami_v4 *a3, double *msum, size_t *mcount,
+                                double *p2sum)
 {
-    size_t T = in->T, n = in->n, na = in->na, ctstride = in->ctstride, gstride = in->gstride;
-    const float *ob = in->ob;
-    const uint8_t *vi = in->vi;
-    float *ps = in->ps;
-    double delta = in->delta, delta2 = in->delta2, msum = 0.0, p2sum = 0.0;
-    size_t mcount = 0;
-    ami_v4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
-    /* NA > 0: that many active bones, their w [r;1] held in registers; NA == 0: any count */
-    double x00 = 0, x01 = 0, x02 = 0, x03 = 0, x10 = 0, x11 = 0, x12 = 0, x13 = 0;
-    double x20 = 0, x21 = 0, x22 = 0, x23 = 0, x30 = 0, x31 = 0, x32 = 0, x33 = 0;
-    const double *gt0 = NA > 0 ? in->gt[0] : NULL, *gt1 = NA > 1 ? in->gt[1] : gt0;
-    const double *gt2 = NA > 2 ? in->gt[2] : gt0, *gt3 = NA > 3 ? in->gt[3] : gt0;
-    if (NA > 0) x00 = in->wx[0][0], x01 = in->wx[0][1], x02 = in->wx[0][2], x03 = in->wx[0][3];
-    if (NA > 1) x10 = in->wx[1][0], x11 = in->wx[1][1], x12 = in->wx[1][2], x13 = in->wx[1][3];
-    if (NA > 2) x20 = in->wx[2][0], x21 = in->wx[2][1], x22 = in->wx[2][2], x23 = in->wx[2][3];
-    if (NA > 3) x30 = in->wx[3][0], x31 = in->wx[3][1], x32 = in->wx[3][2], x33 = in->wx[3][3];
-    for (size_t t = 0; t < T; t++) {
-        /* columns of G times w [r;1]: vertical FMAs only, no horizontal sums */
-        ami_v4 r4 = {0, 0, 0, 0};
-#define AMI_RECON(C, w0, w1, w2, w3)                                                               \
-    do {                                                                                           \
-        ami_v4 c0, c1, c2, c3;                                                                     \
-        memcpy(&c0, C, sizeof c0);                                                                 \
-        memcpy(&c1, C + 4, sizeof c1);                                                             \
-        memcpy(&c2, C + 8, sizeof c2);                                                             \
-        memcpy(&c3, C + 12, sizeof c3);                                                            \
-        r4 += w0 * c0 + w1 * c1 + w2 * c2 + w3 * c3;                                               \
-    } while (0)
-        if (NA > 0) {
-            AMI_RECON(gt0 + t * ctstride, x00, x01, x02, x03);
-            if (NA > 1) AMI_RECON(gt1 + t * ctstride, x10, x11, x12, x13);
-            if (NA > 2) AMI_RECON(gt2 + t * ctstride, x20, x21, x22, x23);
-            if (NA > 3) AMI_RECON(gt3 + t * ctstride, x30, x31, x32, x33);
-        } else {
-            for (size_t a = 0; a < na; a++)
-                AMI_RECON(in->gt[a] + t * ctstride, in->wx[a][0], in->wx[a][1], in->wx[a][2], in->wx[a][3]);
-        }
-#undef AMI_RECON
-        double rc0 = r4[0], rc1 = r4[1], rc2 = r4[2];
-        double p0, p1, p2;
-        if (vi[t]) {
-            double e0 = ob[t * 3] - rc0, e1 = ob[t * 3 + 1] - rc1, e2 = ob[t * 3 + 2] - rc2;
-            double e2n = e0 * e0 + e1 * e1 + e2 * e2; /* squared: no sqrt per entry */
-            if (((t + n) & 7) == 0) ami_hist_add(in->hist, sqrt(e2n)); /* a 1/8 sample is plenty */
-            msum += e2n;
-            mcount++;
-            double f = e2n > delta2 ? delta / sqrt(e2n) : 1.0;
-            p0 = rc0 + f * e0, p1 = rc1 + f * e1, p2 = rc2 + f * e2;
-        } else if (in->em) {
-            p0 = rc0, p1 = rc1, p2 = rc2;
-        } else {
-            p0 = ob[t * 3], p1 = ob[t * 3 + 1], p2 = ob[t * 3 + 2];
-        }
-        float f0 = (float)p0, f1 = (float)p1, f2 = (float)p2;
-        ps[t * 3] = f0, ps[t * 3 + 1] = f1, ps[t * 3 + 2] = f2;
-        p2sum += (double)f0 * f0 + (double)f1 * f1 + (double)f2 * f2;
-        /* (Y, z) += R^T p, t.p: rows of G times p, the float-rounded p* as stored */
-        double q0 = f0, q1 = f1, q2 = f2;
+    ami_v4 rc0, rc1, rc2, o0, o1, o2;
+    ami_recon4(q, in->wx, in->na, NA, &rc0, &rc1, &rc2);
+    ami_load_xyz4(o, &o0, &o1, &o2);
+    unsigned vb = ami_vis_bits(v);
+    ami_m4 vm = ami_lane_mask[vb];
+    ami_v4 e0 = o0 - rc0, e1 = o1 - rc1, e2 = o2 - rc2;
+    ami_v4 e2n = e0 * e0 + e1 * e1 + e2 * e2; /* squared: no sqrt per entry */
+    if (vb) {
+        /* a 1/8 sample is plenty: frames with (t + n) % 8 == 0, at most one per block */
+        unsigned l = (unsigned)((8 - ((t0 + in->n) & 7)) & 7);
+        if (l < (unsigned)nl && (vb >> l & 1)) ami_hist_add(in->hist, sqrt(e2n[l]));
+        ami_v4 zero = {0, 0, 0, 0}, ms = AMI_SEL(vm, e2n, zero); /* + 0.0 leaves the sum as it is */
+        *msum += ms[0];
+        *msum += ms[1];
+        *msum += ms[2];
+        *msum += ms[3];
+        *mcount += (size_t)__builtin_popcount(vb);
+    }
+    ami_v4 f = {1.0, 1.0, 1.0, 1.0};
+    unsigned hb = 0;
+    ami_m4 over = (ami_m4)(e2n > in->delta2) & vm;
+    for (int l = 0; l < 4; l++) hb |= over[l] ? 1u << l : 0u;
+    if (hb)
+        for (int l = 0; l < 4; l++)
+            if (hb >> l & 1) f[l] = in->delta / sqrt(e2n[l]);
+    ami_v4 p0 = rc0 + f * e0, p1 = rc1 + f * e1, p2 = rc2 + f * e2;
+    if (!in->em) rc0 = o0, rc1 = o1, rc2 = o2; /* hidden entries: the filled observations */
+    p0 = AMI_SEL(vm, p0, rc0), p1 = AMI_SEL(vm, p1, rc1), p2 = AMI_SEL(vm, p2, rc2);
+    ami_f4 f0 = __builtin_convertvector(p0, ami_f4), f1 = __builtin_convertvector(p1, ami_f4);
+    ami_f4 f2 = __builtin_convertvector(p2, ami_f4);
+    if (nl == 4) {
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+        ami_f4 A = __builtin_shufflevector(__builtin_shufflevector(f0, f1, 0, 4, 1, 5), f2, 0, 1, 4, 2);
+        ami_f4 B = __builtin_shufflevector(__builtin_shufflevector(f1, f2, 1, 5, 2, 6), f0, 0, 1, 6, 2);
+        ami_f4 C = __builtin_shufflevector(__builtin_shufflevector(f0, f1, 3, 7, 3, 7), f2, 6, 0, 1, 7);
+        memcpy(ps, &A, sizeof A);
+        memcpy(ps + 4, &B, sizeof B);
+        memcpy(ps + 8, &C, sizeof C);
+#else
+        for (int l = 0; l < 4; l++) ps[l * 3] = f0[l], ps[l * 3 + 1] = f1[l], ps[l * 3 + 2] = f2[l];
+#endif
+    } else {
+        for (int l = 0; l < nl; l++) ps[l * 3] = f0[l], ps[l * 3 + 1] = f1[l], ps[l * 3 + 2] = f2[l];
+    }
+    /* (Y, z) += R^T p, t.p: rows of G times p, the float-rounded p* as stored */
+    ami_v4 q0 = __builtin_convertvector(f0, ami_v4), q1 = __builtin_convertvector(f1, ami_v4);
+    ami_v4 q2 = __builtin_convertvector(f2, ami_v4);
+    ami_v4 pp = q0 * q0 + q1 * q1 + q2 * q2;
+    for (int l = 0; l < nl; l++) {
+        *p2sum += pp[l];
+        double s0 = q0[l], s1 = q1[l], s2 = q2[l];
+        size_t t = t0 + (size_t)l;
 #define AMI_YACC(i, ai)                                                                            \
     if (MC > i) {                                                                                  \
-        const double *G = in->gc[i] + t * gstride;                                                 \
+        const double *G = in->gc[i] + t * in->gstride;                                             \
         ami_v4 g0, g1, g2;                                                                         \
         memcpy(&g0, G, sizeof g0);                                                                 \
         memcpy(&g1, G + 4, sizeof g1);                                                             \
         memcpy(&g2, G + 8, sizeof g2);                                                             \
-        ai += q0 * g0 + q1 * g1 + q2 * g2;                                                         \
+        *ai += s0 * g0 + s1 * g1 + s2 * g2;                                                        \
     }
         AMI_YACC(0, a0)
         AMI_YACC(1, a1)
         AMI_YACC(2, a2)
         AMI_YACC(3, a3)
 #undef AMI_YACC
+    }
+}
+
+AMI_INLINE void ami_pstar_frames(const ami_pass_in *in, const int NA, const int MC, ami_v4 *acc,
+                                 double *msum_out, size_t *mcount_out, double *p2sum_out)
+{
+    size_t T = in->T, na = in->na;
+    double msum = 0.0, p2sum = 0.0;
+    size_t mcount = 0;
+    ami_v4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+    const double *q[AMI_K];
+    for (size_t a = 0; a < na; a++) q[a] = in->gq[a];
+    size_t t0 = 0;
+    for (; t0 + 4 <= T; t0 += 4) {
+        ami_pstar_block(in, NA, MC, t0, 4, in->ob + t0 * 3, in->vi + t0, in->ps + t0 * 3, q, &a0, &a1, &a2, &a3,
+                        &msum, &mcount, &p2sum);
+        for (size_t a = 0; a < na; a++) q[a] += in->qstride;
+    }
+    if (t0 < T) { /* the last frames, from copies padded to four (the padding lanes unseen) */
+        float o[12] = {0};
+        uint8_t v[4] = {0};
+        memcpy(o, in->ob + t0 * 3, (T - t0) * 3 * sizeof(float));
+        memcpy(v, in->vi + t0, T - t0);
+        ami_pstar_block(in, NA, MC, t0, (int)(T - t0), o, v, in->ps + t0 * 3, q, &a0, &a1, &a2, &a3, &msum,
+                        &mcount, &p2sum);
     }
     if (MC > 0) acc[0] = a0;
     if (MC > 1) acc[1] = a1;
@@ -373,9 +473,9 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         size_t na = 0;
         for (int k = 0; k < AMI_K; k++)
             if (wn[k] > 0.0) gb[na] = d->G + (size_t)ix[k] * 12, aw[na] = wn[k], na++;
-        size_t gstride = d->gs * 12, ctstride = d->gs * 16;
-        const double *gt[AMI_K];
-        for (size_t a = 0; a < na; a++) gt[a] = d->Gt + (size_t)(gb[a] - d->G) / 12 * 16;
+        size_t gstride = d->gs * 12, qstride = d->gs * 48;
+        const double *gq[AMI_K];
+        for (size_t a = 0; a < na; a++) gq[a] = d->Gt + (size_t)(gb[a] - d->G) / 12 * 48;
         ami_v4 wx[AMI_K];
         for (size_t a = 0; a < na; a++) wx[a] = (ami_v4){aw[a] * r[0], aw[a] * r[1], aw[a] * r[2], aw[a]};
         const double *gc[AMI_MAXC];
@@ -383,7 +483,7 @@ AMI_HOT static void *ami_weights_worker(void *arg)
         for (size_t c = 0; c < m; c++) gc[c] = d->G + (size_t)cand[c] * 12, acc[c] = (ami_v4){0, 0, 0, 0};
         size_t done = 0; /* candidates whose sums the frame loop already made */
         if (update_pstar) {
-            ami_pass_in in = {T, n, na, gt, wx, ctstride, gc, gstride, ob, vi, ps, d->em, delta, delta2, &w->hist};
+            ami_pass_in in = {T, n, na, gq, wx, qstride, gc, gstride, ob, vi, ps, d->em, delta, delta2, &w->hist};
             size_t mc = solve_weights ? (m < 4 ? m : 4) : 0;
             /* constant bone and candidate counts: everything per point in registers (points
              * blend 1-2 bones on occluded clips, 3 on clean ones: 1.8 vs 2.9 on average) */
@@ -573,7 +673,7 @@ void ami_dec_pass_weights(ami_dec *d, bool update_pstar, bool solve_weights, boo
         memcpy(d->idx_old, d->idx, sizeof(int32_t) * N * AMI_K);
         ami_dec_stats(d);
     }
-    if (update_pstar) ami_columns(d, d->G); /* column-major copy of G for the reconstruction kernel */
+    if (update_pstar) ami_quads(d, d->G); /* G in blocks of four frames for the reconstruction */
     double delta = (d->robust && !d->plain && d->med_res > 0.0) ? d->huber * d->med_res : INFINITY;
     double delta2 = delta * delta;
     double lam = d->alpha * (double)T * d->med_res * d->med_res;
@@ -1032,42 +1132,57 @@ static void ami_fill_unsupported(ami_dec *d)
     }
 }
 
-/* G by columns into d->Gt (the layout the reconstruction kernels read): only the passes that
- * read Gt write it, each before reading, so it is scratch between them. */
-static void ami_columns(const ami_dec *d, const double *G)
+/* G into d->Gt in the layout the reconstruction kernels read: blocks of four frames, per
+ * bone 12 vectors (entry (i, j) of [R | t] over the four frames), the last block padded with
+ * zeros. Only the passes that read Gt write it, each before reading, so it is scratch
+ * between them. */
+static void ami_quads(const ami_dec *d, const double *G)
 {
-    for (size_t t = 0; t < d->T; t++)
+    size_t T = d->T, gs = d->gs;
+    for (size_t t = 0; t < (T + 3) / 4 * 4; t++)
         for (size_t k = 0; k < d->B; k++) {
-            const double *g = G + (t * d->gs + k) * 12;
-            double *C = d->Gt + (t * d->gs + k) * 16;
-            for (int j = 0; j < 4; j++) C[j * 4] = g[j], C[j * 4 + 1] = g[4 + j], C[j * 4 + 2] = g[8 + j], C[j * 4 + 3] = 0.0;
+            double *Q = d->Gt + (t / 4 * gs + k) * 48 + t % 4;
+            const double *g = G + (t * gs + k) * 12;
+            for (int e = 0; e < 12; e++) Q[e * 4] = t < T ? g[e] : 0.0;
         }
 }
 
+/* Visible residual norms of four frames (lanes >= nl unseen) added in frame order. */
+AMI_INLINE void ami_err_block(const double *const *q, const ami_v4 *wx, size_t na, const int NA, const float *o,
+                              const uint8_t *v, double *sum, size_t *cnt)
+{
+    unsigned vb = ami_vis_bits(v);
+    if (!vb) return;
+    ami_v4 r0, r1, r2, o0, o1, o2;
+    ami_recon4(q, wx, na, NA, &r0, &r1, &r2);
+    ami_load_xyz4(o, &o0, &o1, &o2);
+    ami_v4 e0 = o0 - r0, e1 = o1 - r1, e2 = o2 - r2;
+    ami_v4 e2n = e0 * e0 + e1 * e1 + e2 * e2;
+    for (int l = 0; l < 4; l++)
+        if (vb >> l & 1) *sum += sqrt(e2n[l]);
+    *cnt += (size_t)__builtin_popcount(vb);
+}
+
 /* Sum of visible residual norms of one point with NA (1-4; 0: any count) active bones: the
- * reconstruction as in ami_pstar_frames (columns of G times w [r;1], vertical FMAs only). */
-AMI_INLINE double ami_err_frames(const double *const *gt, const ami_v4 *wx, size_t na, const int NA, size_t T,
-                                 size_t ctstride, const float *o, const uint8_t *vi, size_t *cnt)
+ * reconstruction of ami_pstar_frames (ami_recon4), four frames at a time. */
+AMI_INLINE double ami_err_frames(const double *const *gq, const ami_v4 *wx, size_t na, const int NA, size_t T,
+                                 size_t qstride, const float *o, const uint8_t *vi, size_t *cnt)
 {
     double sum = 0.0;
-    size_t c = 0;
-    for (size_t t = 0; t < T; t++) {
-        if (!vi[t]) continue;
-        ami_v4 r4 = {0, 0, 0, 0};
-        for (size_t a = 0; a < (NA > 0 ? (size_t)NA : na); a++) {
-            const double *C = gt[a] + t * ctstride;
-            ami_v4 c0, c1, c2, c3;
-            memcpy(&c0, C, sizeof c0);
-            memcpy(&c1, C + 4, sizeof c1);
-            memcpy(&c2, C + 8, sizeof c2);
-            memcpy(&c3, C + 12, sizeof c3);
-            r4 += wx[a][0] * c0 + wx[a][1] * c1 + wx[a][2] * c2 + wx[a][3] * c3;
-        }
-        double e0 = o[t * 3] - r4[0], e1 = o[t * 3 + 1] - r4[1], e2 = o[t * 3 + 2] - r4[2];
-        sum += sqrt(e0 * e0 + e1 * e1 + e2 * e2);
-        c++;
+    const double *q[AMI_K];
+    for (size_t a = 0; a < na; a++) q[a] = gq[a];
+    size_t t0 = 0;
+    for (; t0 + 4 <= T; t0 += 4) {
+        ami_err_block(q, wx, na, NA, o + t0 * 3, vi + t0, &sum, cnt);
+        for (size_t a = 0; a < na; a++) q[a] += qstride;
     }
-    *cnt += c;
+    if (t0 < T) {
+        float ob[12] = {0};
+        uint8_t v[4] = {0};
+        memcpy(ob, o + t0 * 3, (T - t0) * 3 * sizeof(float));
+        memcpy(v, vi + t0, T - t0);
+        ami_err_block(q, wx, na, NA, ob, v, &sum, cnt);
+    }
     return sum;
 }
 
@@ -1075,31 +1190,31 @@ AMI_INLINE double ami_err_frames(const double *const *gt, const ami_v4 *wx, size
  * reconstruction kernel of the weight pass (was 13% of `rig` at 5,000 points x 200 frames). */
 AMI_HOT static double ami_error_visible_kernel(const ami_dec *d, const double *G)
 {
-    size_t T = d->T, N = d->N, ctstride = d->gs * 16;
-    ami_columns(d, G);
+    size_t T = d->T, N = d->N, qstride = d->gs * 48;
+    ami_quads(d, G);
     double sum = 0.0;
     size_t cnt = 0;
     for (size_t n = 0; n < N; n++) {
         const double *r = d->rest + n * 3;
         const int32_t *ix = d->idx + n * AMI_K;
         const double *wn = d->w + n * AMI_K;
-        const double *gt[AMI_K];
+        const double *gq[AMI_K];
         ami_v4 wx[AMI_K];
         size_t na = 0;
         for (int k = 0; k < AMI_K; k++)
             if (wn[k] > 0.0) {
-                gt[na] = d->Gt + (size_t)ix[k] * 16;
+                gq[na] = d->Gt + (size_t)ix[k] * 48;
                 wx[na] = (ami_v4){wn[k] * r[0], wn[k] * r[1], wn[k] * r[2], wn[k]};
                 na++;
             }
         const uint8_t *vi = d->vis + n * T;
         const float *o = d->obs + n * T * 3;
         switch (na) {
-        case 1: sum += ami_err_frames(gt, wx, na, 1, T, ctstride, o, vi, &cnt); break;
-        case 2: sum += ami_err_frames(gt, wx, na, 2, T, ctstride, o, vi, &cnt); break;
-        case 3: sum += ami_err_frames(gt, wx, na, 3, T, ctstride, o, vi, &cnt); break;
-        case 4: sum += ami_err_frames(gt, wx, na, 4, T, ctstride, o, vi, &cnt); break;
-        default: sum += ami_err_frames(gt, wx, na, 0, T, ctstride, o, vi, &cnt); break;
+        case 1: sum += ami_err_frames(gq, wx, na, 1, T, qstride, o, vi, &cnt); break;
+        case 2: sum += ami_err_frames(gq, wx, na, 2, T, qstride, o, vi, &cnt); break;
+        case 3: sum += ami_err_frames(gq, wx, na, 3, T, qstride, o, vi, &cnt); break;
+        case 4: sum += ami_err_frames(gq, wx, na, 4, T, qstride, o, vi, &cnt); break;
+        default: sum += ami_err_frames(gq, wx, na, 0, T, qstride, o, vi, &cnt); break;
         }
     }
     return cnt ? sum / (double)cnt : 0.0;
