@@ -357,13 +357,15 @@ static am_status ami_decompose(const am_tracks *tr, am_tracks *release, const am
     }
     res->iterations = o.iterations;
     res->polish = -1;
+    double err_vis = -1.0; /* the polish measured it on the state it left (the pass below keeps G, w, rest) */
     if (ours) {
         bool kept = false, pass_done = false;
-        if ((st = ami_dec_polish(&d, AMI_POLISH_ROUNDS, &kept, &pass_done, err)) < 0) goto fail;
+        if ((st = ami_dec_polish(&d, AMI_POLISH_ROUNDS, &kept, &pass_done, &err_vis, err)) < 0) goto fail;
         res->polish = kept ? 1 : 0;
         if (!pass_done) ami_dec_pass_weights(&d, true, false, false); /* track weights for the refit */
     }
-    res->err_visible_free = 100.0 * ami_dec_error_visible(&d, d.G) / d.body;
+    if (!(err_vis >= 0.0)) err_vis = ami_dec_error_visible(&d, d.G);
+    res->err_visible_free = 100.0 * err_vis / d.body;
     double t2 = am_now();
     res->time_solve = t2 - t1;
     ami_stage_end(&stage);

@@ -91,8 +91,10 @@ struct ami_work *ami_dec_work_alloc(size_t threads);
  * squares weights, rests and transforms after the robust ones; kept (*kept, d->plain set)
  * when the visible error dropped, else the robust state is restored. *pass_done: the data was
  * noisy and the refit's track-weight pass (ami_dec_pass_weights(d, true, false, false)) has
- * already run. */
-am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, am_error *err);
+ * already run. *err_vis: ami_dec_error_visible of the state it leaves (measured on the way;
+ * -1 when it did not run). */
+am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, double *err_vis,
+                         am_error *err);
 
 /* init.c */
 am_status ami_dec_graph(ami_dec *d, const int32_t *faces, size_t face_count, size_t knn,

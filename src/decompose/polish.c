@@ -29,10 +29,11 @@
  * (about the log-midpoint of the dev clips' 0.024 % clean and 0.27 % degraded extremes) */
 #define AMI_POLISH_MAX_MED 1e-3
 
-am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, am_error *err)
+am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done, double *err_vis, am_error *err)
 {
     *kept = false;
     *pass_done = false;
+    *err_vis = -1.0;
     if (!rounds || !d->robust) return AM_OK; /* the baseline is least squares already */
     size_t N = d->N, T = d->T, B = d->B;
     size_t ng = T * d->gs * 12;
@@ -50,6 +51,7 @@ am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done,
     ami_dec_pass_weights(d, true, false, false);
     double med_robust = d->med_res;
     double err_robust = ami_dec_error_visible(d, d->G);
+    *err_vis = err_robust;
     if (!(med_robust < AMI_POLISH_MAX_MED * d->body)) {
         /* noisy data: the robust fit as it was, and the pass just run is the one the caller
          * would run next from the same state (p*, the track weights and the median for the
@@ -72,7 +74,8 @@ am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done,
         ami_dec_pass_transforms(d, 1);
     }
     ami_dec_pass_weights(d, true, false, false);
-    if (!(ami_dec_error_visible(d, d->G) <= err_robust)) {
+    double err_plain = ami_dec_error_visible(d, d->G);
+    if (!(err_plain <= err_robust)) {
         d->plain = false;
         memcpy(d->G, G, ng * sizeof(double));
         memcpy(d->rest, rest, N * 3 * sizeof(double));
@@ -83,6 +86,7 @@ am_status ami_dec_polish(ami_dec *d, size_t rounds, bool *kept, bool *pass_done,
         d->f_ready = false; /* F and H summed the polish's weights */
     } else {
         *kept = true;
+        *err_vis = err_plain;
     }
 done:
     am_free(G);

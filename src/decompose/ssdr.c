@@ -595,8 +595,11 @@ AMI_HOT static void *ami_weights_worker(void *arg)
          * 0.39 -> 0.36 %, synthetic biped 1.11 -> 1.05 %) */
         double lam_n = lam;
         if (d->em) {
-            size_t nv = 0;
-            for (size_t t = 0; t < T; t++) nv += vi[t];
+            size_t nv = mcount; /* the frame loop counted the visible frames (flags are 0 or 1) */
+            if (!update_pstar) {
+                nv = 0;
+                for (size_t t = 0; t < T; t++) nv += vi[t];
+            }
             lam_n = lam * (double)T / (double)(nv ? nv : 1);
         }
         ami_weights_qp(E, m, nbw > 0.0 ? lam_n : 0.0, wb, AMI_K, wsol);
