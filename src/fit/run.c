@@ -961,10 +961,12 @@ static am_status ami_fit_run(const am_fit_input *in, const am_fit_opts *opts, am
                                  (double)b / (double)T, err)) < 0)
                 goto done;
             res->windows++;
+            /* The next window starts from this one's solution where they overlap (the second
+             * pass starts from the first's everywhere: solved_end is T then). */
+            if (solved_end < b) solved_end = b;
             if (b == T) break;
             c0 = commit_end;
         }
-        solved_end = T;
         ami_stage_end(&stage);
     }
 
