@@ -31,6 +31,34 @@ void am_plant_spot(const double *joints, size_t J, double fps, const double grou
     for (int d = 0; d < 3; d++) spot[d] /= (double)(e - s + 1);
 }
 
+/* The run of planted frames of contact ci that holds frame t: [*s, *e]. */
+static void ami_plant_run(const uint8_t *plant, size_t T, size_t C, size_t ci, size_t t, size_t *s, size_t *e)
+{
+    size_t a = t, b = t;
+    while (a > 0 && plant[(a - 1) * C + ci]) a--;
+    while (b + 1 < T && plant[(b + 1) * C + ci]) b++;
+    *s = a;
+    *e = b;
+}
+
+/* Whether the plants of contact ci holding frames ta and tb are one spot: their spots, both
+ * carried to frame ta by the ground, within `grow` of each other. Growing plants meet across
+ * the few frames of a shuffle (a foot that slides low along the ground from one spot to the
+ * next): merged into one run, the foot lock pinned both at their mean, centimetres from each. */
+static bool ami_same_spot(const double *joints, size_t J, double fps, const double vg[3], size_t j,
+                          const uint8_t *plant, size_t T, size_t C, size_t ci, size_t ta, size_t tb, double grow)
+{
+    size_t sa, ea, sb, eb;
+    double pa[3], pb[3];
+    ami_plant_run(plant, T, C, ci, ta, &sa, &ea);
+    ami_plant_run(plant, T, C, ci, tb, &sb, &eb);
+    am_plant_spot(joints, J, fps, vg, j, sa, ea, pa);
+    am_plant_spot(joints, J, fps, vg, j, sb, eb, pb);
+    double dx = pb[0] + vg[0] * ((double)sb - (double)sa) / fps - pa[0];
+    double dy = pb[1] + vg[1] * ((double)sb - (double)sa) / fps - pa[1];
+    return hypot(dx, dy) <= grow;
+}
+
 static int ami_cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -127,15 +155,23 @@ am_status am_plants_find(const double *joints, size_t T, size_t J, double fps, c
                     double dx = p[0] - vg[0] * ((double)k - (double)t) / fps - spot[0];
                     double dy = p[1] - vg[1] * ((double)k - (double)t) / fps - spot[1];
                     if (p[2] - spot[2] > o.grow_height || hypot(dx, dy) > o.grow) break;
+                    /* Joining the next plant over: only if it is the same spot (a gap of one
+                     * free frame keeps two spots two plants). */
+                    long nx = k + dir;
+                    if (nx >= 0 && nx < (long)T && plant[(size_t)nx * C + ci] &&
+                        !ami_same_spot(joints, J, fps, vg, j, plant, T, C, ci, t, (size_t)nx, o.grow))
+                        break;
                     plant[(size_t)k * C + ci] = 1;
                 }
             }
             t = e + 1;
             while (t < T && plant[t * C + ci]) t++;
         }
-        /* Fill one-frame holes, then drop plants shorter than 3 frames. */
+        /* Fill one-frame holes of one spot, then drop plants shorter than 3 frames. */
         for (size_t t = 1; t + 1 < T; t++)
-            if (!plant[t * C + ci] && plant[(t - 1) * C + ci] && plant[(t + 1) * C + ci]) plant[t * C + ci] = 1;
+            if (!plant[t * C + ci] && plant[(t - 1) * C + ci] && plant[(t + 1) * C + ci] &&
+                ami_same_spot(joints, J, fps, vg, j, plant, T, C, ci, t - 1, t + 1, o.grow))
+                plant[t * C + ci] = 1;
         for (size_t t = 0; t < T;) {
             if (!plant[t * C + ci]) {
                 t++;

@@ -552,8 +552,55 @@ static void sync_check_rejects_bad_data(void)
     AM_CHECK(failed >= 5); /* the four views' copies and the ratios */
 }
 
+/* A foot that plants, shuffles low along the ground 9 cm in a few frames and plants again is two
+ * plants. Grown toward each other over the shuffle, they met (or left a one-frame hole that was
+ * filled) into one run, whose single spot (their mean) the foot lock then pinned both halves to,
+ * ~5 cm from each (exam.py's dino seed 3: toe_R 3 % of the body off over 11 frames). */
+static void plants_do_not_merge_across_a_shuffle(void)
+{
+    enum { T = 40, J = 1 };
+    /* the shuffle's frames 18, 19 (and 20): the plants grow over their ends, 1.5 cm from
+     * their spots (x = 0 and x = 0.09); in the first, the middle frame is a one-frame hole */
+    const double shuffle[2][3] = {{0.015, 0.045, 0.075}, {0.015, 0.075, 0.09}};
+    for (int v = 0; v < 2; v++) {
+        double joints[T * J * 3];
+        for (int t = 0; t < T; t++) {
+            joints[3 * t] = t < 18 ? 0.0 : t > 20 ? 0.09 : shuffle[v][t - 18];
+            joints[3 * t + 1] = 0.0;
+            joints[3 * t + 2] = 0.004;
+        }
+        const int32_t joint[1] = {0};
+        const double floor_z[1] = {0.0};
+        uint8_t plant[T];
+        double plant_z[T], vg[3];
+        am_error err = {0};
+        AM_CHECK_OK(am_plants_find(joints, T, J, 30.0, joint, floor_z, 1, NULL, plant, plant_z, vg, &err), &err);
+        AM_CHECK(vg[0] == 0.0 && vg[1] == 0.0);
+        AM_CHECK(plant[0] && plant[17] && plant[21] && plant[T - 1]);
+        /* two runs, every frame within the grow distance of its own plant's spot */
+        size_t runs = 0;
+        for (size_t t = 0; t < T; t++) {
+            if (!plant[t] || (t > 0 && plant[t - 1])) continue;
+            size_t e = t;
+            while (e + 1 < T && plant[e + 1]) e++;
+            double spot[3];
+            am_plant_spot(joints, J, 30.0, vg, 0, t, e, spot);
+            for (size_t k = t; k <= e; k++)
+                AM_CHECK_MSG(fabs(joints[3 * k] - spot[0]) <= AM_PLANT_GROW + 1e-12,
+                             "variant %d: frame %zu is %.3f m from its plant's spot", v, k, fabs(joints[3 * k] - spot[0]));
+            runs++;
+        }
+        AM_CHECK_MSG(runs == 2, "variant %d: %zu plants, 2 expected", v, runs);
+        /* a one-frame hole inside one spot is still filled */
+        joints[3 * 8 + 2] = 0.05;
+        AM_CHECK_OK(am_plants_find(joints, T, J, 30.0, joint, floor_z, 1, NULL, plant, plant_z, vg, &err), &err);
+        AM_CHECK(plant[7] && plant[8] && plant[9]);
+    }
+}
+
 #define AM_TESTS(X) X(capture_fk_matches_rig_fk) X(capture_joint_jacobian_matches_numeric) \
     X(exam_is_deterministic_and_within_limits) X(solve_recovers_exam) X(solve_detects_squashed_front) \
     X(solve_rejects_bad_input) X(solve_survives_garbage_readings) X(solve_repairs_whole_frame_swaps) \
-    X(sync_check_known_correlation) X(sync_check_known_lag) X(sync_check_rejects_bad_data)
+    X(sync_check_known_correlation) X(sync_check_known_lag) X(sync_check_rejects_bad_data) \
+    X(plants_do_not_merge_across_a_shuffle)
 AM_TEST_MAIN(AM_TESTS)
