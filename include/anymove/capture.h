@@ -109,7 +109,8 @@ typedef struct am_capture_opts {
     double scale_end_px;     /* Cauchy scale at the end; default 6 */
     double w_accel;          /* px per rad/frame^2 of Euler acceleration, for a bone whose
                                 farthest keypoint is 25 cm from its head (scaled by the square
-                                root of that lever); default 150 */
+                                root of that lever); default 225 (am_fit's 150 is the 3D
+                                points' default; bench/RESULTS.md, issue 12 accuracy) */
     double w_accel_trans;    /* px per m/frame^2 of root acceleration; default 2000 */
     double w_vel;            /* px per rad/frame of Euler velocity; default 1 */
     double w_rest;           /* px per rad pulling angles to rest; default 0.5 */

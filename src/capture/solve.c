@@ -15,6 +15,10 @@ static am_capture_opts ami_capture_opts_defaults(const am_capture_opts *in)
     /* The fit's weights and iterations pass through as given: zero takes am_fit's defaults. */
     if (o.front_v_weight <= 0) o.front_v_weight = 1.0;
     if (o.max_lag <= 0) o.max_lag = 12;
+    /* Two views smooth a little more than am_fit's default (150, the 3D points'): chosen on the
+     * dev creatures of both exam generators with the noise-following weights (bench/RESULTS.md,
+     * "Issue 12: accuracy"); the weights' level is the confidences', as before. */
+    if (o.w_accel <= 0) o.w_accel = 225.0;
     return o;
 }
 
