@@ -97,9 +97,7 @@ enum {
     AM_CAPTURE_NO_WARP = 1u << 0,        /* never time-warp the front view */
     AM_CAPTURE_NO_SWAP_REPAIR = 1u << 1, /* keep front L/R labels as read */
     AM_CAPTURE_NO_FOOT_LOCK = 1u << 2,   /* skip the final per-plant IK pin */
-    AM_CAPTURE_NO_CONTACTS = 1u << 3,    /* one fit, no plants */
-    AM_CAPTURE_CONF_AS_READ = 1u << 4    /* weight readings by their confidence as read, not by
-                                            the noise measured against it (docs/capture.md) */
+    AM_CAPTURE_NO_CONTACTS = 1u << 3     /* one fit, no plants */
 };
 
 /* All-zero gives every default. Weights are in pixels of residual per unit. */

@@ -74,11 +74,4 @@ am_status ami_sync_measure(const ami_cap *c, const long *foot_joint, size_t foot
  * front time-warped onto the side view when the lag cuts the gap (unless AM_CAPTURE_NO_WARP). */
 am_status ami_sync_check(ami_cap *c, am_capture_sync *sync, am_error *err);
 
-/* conf_noise.c: one view's confidences [T][J] (0 = unseen) replaced in place by weights that
- * follow its measured noise: min(1, level exp(slope (1 - conf))), slope <= 0 the fitted
- * d log(variance) / d conf (into *slope; NaN and the confidences kept when too few readings or
- * one confidence), level keeping the mean of the seen entries.
- * uv [T][J][2]. AM_E_NOMEM. */
-am_status ami_conf_noise_weights(const double *uv, double *conf, size_t T, size_t J, double *slope, am_error *err);
-
 #endif

@@ -232,13 +232,6 @@ static am_status ami_capture_solve(const am_det *det, const am_rig *rig, const a
      * the fit's start. */
     ami_stage stage = ami_stage_begin("solve: sync and init");
     if ((st = ami_sync_check(&c, &res->sync, err)) < 0) goto done;
-    /* The readings' weights from the noise each view shows at each confidence (conf_noise.c);
-     * after the sync check, whose warp leaves the front frames it shifted out unseen. */
-    if (!(c.o.flags & AM_CAPTURE_CONF_AS_READ)) {
-        double slope[2];
-        if ((st = ami_conf_noise_weights(c.fuv, c.fconf, T, J, &slope[0], err)) < 0) goto done;
-        if ((st = ami_conf_noise_weights(c.suv, c.sconf, T, J, &slope[1], err)) < 0) goto done;
-    }
     if ((st = ami_cap_mdet(&c, &md, err)) < 0) goto done;
     md->fps = det->fps > 0 && isfinite(det->fps) ? det->fps : 30.0;
     if ((st = am_cameras_from_layout(&c.L, &cal, err)) < 0) goto done;
