@@ -5,6 +5,8 @@ ASAN_BUILD ?= build-asan
 RELEASE_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
+# `make test` also builds clang's Release here when set (.ci/run does), beside the tests.
+CLANG_RELEASE_BUILD ?=
 # The tests that run library calls on several threads (ThreadSanitizer checks them).
 TSAN_TARGETS := test_concurrency test_context test_decompose
 TSAN_TESTS := test_concurrency test_context_threads test_decompose
@@ -12,7 +14,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all build deps demo test test-fast python-test asan release tsan fuzz bench clean
+.PHONY: all build deps demo test test-fast python-test asan release tsan tsan-build tsan-test fuzz bench clean
 
 all: build
 
@@ -34,20 +36,25 @@ release:
 	@cmake --build $(RELEASE_BUILD) -j $(JOBS)
 
 # ThreadSanitizer (clang): builds the threaded tests and runs them; any report fails them.
-tsan:
+tsan: tsan-build
+	@$(MAKE) tsan-test
+
+tsan-build:
 	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAM_TSAN=ON >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+
+tsan-test:
 	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
 
 demo: deps build
 	@bash examples/demo.sh $(BUILD)/anymove
 
 # Every test: the optimized build, then the AddressSanitizer + UBSan build, then the threaded
-# tests under ThreadSanitizer; the Release build only has to compile warning-free.
-test: deps build asan release
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
-	@$(MAKE) tsan
+# tests under ThreadSanitizer; the Release build only has to compile warning-free. It and the
+# TSan build compile at nice 19 beside the others (scripts/test.sh says why).
+test: deps
+	@BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) RELEASE_BUILD=$(RELEASE_BUILD) TSAN_BUILD=$(TSAN_BUILD) \
+	  JOBS=$(JOBS) CLANG_RELEASE_BUILD=$(CLANG_RELEASE_BUILD) bash scripts/test.sh
 
 # The Python binding (python/): its pytest suite against build/libanymove.so and build/anymove
 # (also one of the tests `make test` runs).
