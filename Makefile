@@ -52,7 +52,7 @@ demo: deps build
 # Every test: the optimized build, then the AddressSanitizer + UBSan build, then the threaded
 # tests under ThreadSanitizer; the Release build only has to compile warning-free. It and the
 # TSan build compile at nice 19 beside the others (scripts/test.sh says why).
-test: deps
+test:
 	@BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) RELEASE_BUILD=$(RELEASE_BUILD) TSAN_BUILD=$(TSAN_BUILD) \
 	  JOBS=$(JOBS) CLANG_RELEASE_BUILD=$(CLANG_RELEASE_BUILD) bash scripts/test.sh
 

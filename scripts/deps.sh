@@ -3,8 +3,14 @@
 # packages (and Blender, one of the consumers our GLBs are tested in) (as root; otherwise prints the exact apt-get line and stops), and the npm test
 # tools (the Khronos glTF Validator) into .deps/npm, which git ignores.
 # Quick when everything is present: it only checks.
+# `scripts/deps.sh debian` stops after the Debian packages and `scripts/deps.sh npm` does only
+# the npm tools: `make test` builds while npm downloads (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+what=${1:-all}
+case "$what" in all | debian | npm) ;; *) echo "usage: scripts/deps.sh [all|debian|npm]" >&2; exit 2 ;; esac
+
+if [ "$what" != npm ]; then
 
 PACKAGES=(build-essential cmake pkg-config libjansson-dev libzip-dev zlib1g-dev libsuitesparse-dev
           libhdf5-dev
@@ -31,6 +37,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+
+fi
+[ "$what" != debian ] || exit 0
 
 if [ ! -f .deps/npm/node_modules/gltf-validator/package.json ]; then
   echo "scripts/deps.sh: installing the Khronos glTF Validator (npm gltf-validator) into .deps/npm" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test` (the Makefile passes BUILD, ASAN_BUILD, RELEASE_BUILD, TSAN_BUILD, JOBS and
-# CLANG_RELEASE_BUILD): the optimized build's tests, then the ASan + UBSan build's, then the
-# threaded tests under ThreadSanitizer.
+# CLANG_RELEASE_BUILD): what is missing installed (scripts/deps.sh), then the optimized build's
+# tests, the ASan + UBSan build's, and the threaded tests under ThreadSanitizer.
 #
 # The builds whose tests come later or that only have to compile warning-free (gcc Release, the
 # TSan build, and clang's Release when CLANG_RELEASE_BUILD names a folder, as in .ci/run) compile
@@ -16,6 +16,11 @@ cd "$(dirname "$0")/.."
 : "${TSAN_BUILD:=build-tsan}" "${JOBS:=2}" "${CLANG_RELEASE_BUILD:=}"
 export BUILD ASAN_BUILD RELEASE_BUILD TSAN_BUILD JOBS
 cpu_file=$(mktemp)
+
+# What the builds need first; the npm test tools download while they compile.
+bash scripts/deps.sh debian
+bash scripts/deps.sh npm &
+npm_pid=$!
 
 # in_background LOG CMD...: CMD at nice 19 in its own process group, output to LOG; sets bg_pid.
 in_background() {
@@ -36,7 +41,7 @@ if [ -n "$CLANG_RELEASE_BUILD" ]; then
   bg_pids+=("$bg_pid"); bg_logs+=("$CLANG_RELEASE_BUILD/build.log"); bg_names+=("clang Release build")
 fi
 # a failing foreground phase stops the background builds too
-trap 'for p in "${bg_pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done; rm -f "$cpu_file"' EXIT
+trap 'kill "$npm_pid" 2>/dev/null || true; for p in "${bg_pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done; rm -f "$cpu_file"' EXIT
 
 # phase NAME CMD...: CMD, then the wall and CPU seconds it took (the CPU of the processes it
 # waited for, from bash's `times`, which must run in this shell: a $(...) would reset it; the
@@ -55,6 +60,7 @@ run_ctest() { (cd "$1" && shift && ctest --output-on-failure -j "$JOBS" "$@"); }
 
 phase "build ($BUILD)" make build
 phase "ASan + UBSan build ($ASAN_BUILD)" make asan
+wait "$npm_pid"
 phase "tests ($BUILD)" run_ctest "$BUILD"
 phase "tests under ASan + UBSan ($ASAN_BUILD)" run_ctest "$ASAN_BUILD"
 
