@@ -27,9 +27,13 @@ in_background() {
   local log=$1
   shift
   mkdir -p "$(dirname "$log")"
-  # setsid: its own group, so that renice -g reaches every compiler it starts
-  setsid nice -n 19 "$@" >"$log" 2>&1 </dev/null &
+  # set -m: its own process group (renice -g and kill reach every compiler it starts), in this
+  # session; a new one (setsid) would be its own autogroup, where nice 19 means nothing beside
+  # the tests (Linux with sched_autogroup_enabled, as here, weighs sessions against each other)
+  set -m
+  nice -n 19 "$@" >"$log" 2>&1 </dev/null &
   bg_pid=$!
+  set +m
 }
 bg_pids=()
 bg_logs=()
